@@ -1,0 +1,43 @@
+# Every target works on a fresh clone with only python3 and make:
+# the first run creates .venv from requirements.txt.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+BOOK   := $(PY) -m scripts
+FORCE_FLAG := $(if $(FORCE),--force,)
+
+.PHONY: check numbers html pdf test bench clean venv
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+check: $(STAMP)
+	$(BOOK) check $(FORCE_FLAG)
+
+numbers: $(STAMP)
+	$(BOOK) numbers $(FORCE_FLAG)
+
+html: $(STAMP)
+	$(BOOK) html $(FORCE_FLAG)
+
+pdf: $(STAMP)
+	$(BOOK) pdf $(FORCE_FLAG)
+
+test: $(STAMP)
+	$(BOOK) check
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(BOOK) bench
+
+clean:
+	rm -rf _book _build .pytest_cache .hypothesis
+	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +

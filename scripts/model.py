@@ -1,0 +1,137 @@
+"""Plain data passed between the pipeline stages.
+
+    qmd.parse_chapter  -> ParsedChapter   (what the source says)
+    execute.run_chapter -> ChapterRun     (what the kernel produced)
+    check / ledger / render read both.
+
+Everything here is JSON-serialisable through `to_dict` / `from_dict` so the
+cache can store a ChapterRun and the renderer can reuse it without
+re-executing anything. This module imports nothing heavy.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem, located in a source file.
+
+    kind is a short slug: invariant, cell-error, inline-error, inline-empty,
+    unknown-ref, unknown-citation, duplicate-label, grid-table-inline,
+    missing-chapter, yaml, front-matter, unclosed-fence, kernel-died, timeout,
+    encoding, ledger, render.
+    """
+    path: str                 # relative to the project root, POSIX separators
+    line: int                 # 1-based; 0 when the finding is about the whole file
+    kind: str
+    reason: str               # one line
+    col: int | None = None    # 1-based
+    label: str | None = None  # the cell label, when there is one
+    detail: str = ""          # multi-line: traceback, expression, …
+
+    def location(self) -> str:
+        loc = f"{self.path}:{self.line}"
+        return f"{loc}:{self.col}" if self.col else loc
+
+
+@dataclass
+class CodeCell:
+    """A ```{python} cell. Line numbers are 1-based lines of the .qmd file."""
+    index: int                # order among the chapter's cells, from 0
+    fence_line: int           # the opening ```{python} line
+    first_code_line: int      # the line of the first line of `source`
+    end_line: int             # the closing fence line
+    source: str               # the cell body exactly as written, option lines included
+    options: dict = field(default_factory=dict)   # parsed leading `#| key: value` lines
+
+    @property
+    def label(self) -> str | None:
+        value = self.options.get("label")
+        return str(value) if value is not None else None
+
+
+@dataclass
+class InlineExpr:
+    """An inline `{python} expr` in the markdown."""
+    index: int                # order among the chapter's inline expressions, from 0
+    line: int
+    col: int                  # column of the opening backtick, 1-based
+    expr: str
+    start: int                # character offsets of the whole `...` span in the text
+    end: int
+    cells_before: int         # number of code cells that precede it in the document
+
+
+@dataclass
+class ParsedChapter:
+    path: str
+    text: str
+    front_matter: dict = field(default_factory=dict)
+    cells: list[CodeCell] = field(default_factory=list)
+    inlines: list[InlineExpr] = field(default_factory=list)
+    labels: list[tuple[str, int]] = field(default_factory=list)        # (label, line) defined here
+    references: list[tuple[str, int, int]] = field(default_factory=list)  # (label, line, col) of @refs
+    citations: list[tuple[str, int, int]] = field(default_factory=list)   # (key, line, col)
+    findings: list[Finding] = field(default_factory=list)              # problems found by reading alone
+
+
+@dataclass
+class Output:
+    """One output of a cell.
+
+    kind: markdown (IPython Markdown / output: asis), text (plain repr or
+    stream), html, image/png or image/svg+xml (data base64 for png), error.
+    """
+    kind: str
+    data: str
+
+
+@dataclass
+class CellRun:
+    index: int
+    outputs: list[Output] = field(default_factory=list)
+    raised: bool = False      # the cell raised (allowed only with error: true)
+
+
+@dataclass
+class InlineRun:
+    index: int
+    kind: str                 # markdown | text
+    text: str                 # what is inserted into the page
+
+
+@dataclass
+class ChapterRun:
+    """The executed result of one chapter: enough to report, ledger and render."""
+    path: str
+    cache_key: str = ""
+    cells: list[CellRun] = field(default_factory=list)
+    inlines: list[InlineRun] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    invariants: int = 0       # check() calls executed
+    seconds: float = 0.0
+    cached: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ChapterRun":
+        return cls(
+            path=data["path"],
+            cache_key=data.get("cache_key", ""),
+            cells=[CellRun(index=c["index"], raised=c.get("raised", False),
+                           outputs=[Output(**o) for o in c.get("outputs", [])])
+                   for c in data.get("cells", [])],
+            inlines=[InlineRun(**i) for i in data.get("inlines", [])],
+            findings=[Finding(**f) for f in data.get("findings", [])],
+            invariants=data.get("invariants", 0),
+            seconds=data.get("seconds", 0.0),
+            cached=data.get("cached", False),
+        )
+
+
+def finding_from_dict(data: dict) -> Finding:
+    names = {f.name for f in fields(Finding)}
+    return Finding(**{k: v for k, v in data.items() if k in names})
