@@ -1,0 +1,240 @@
+"""Per-chapter cache of executed results under `_build/cache/`.
+
+A chapter's key is a sha256 over everything its results depend on:
+
+- the chapter's path and text,
+- every file under `mlsys/` (sorted relative paths and their bytes),
+- the Python version and the versions of the packages a chapter's output
+  can depend on (read from installed distribution metadata, never by
+  importing the packages),
+- the kernel: name and argv of the `python3` kernelspec,
+- the execute options the checker passes in (timeout, …), if any.
+
+An entry `_build/cache/<key>.json` holds ``{"key", "checksum", "run"}`` where
+`checksum` is the sha256 of the canonical JSON of `run`. An entry that does not
+parse, belongs to another key or fails its checksum is deleted and treated as
+missing: never trusted. Writes go to a temp file in the same directory and are
+moved into place with os.replace, so a reader sees a whole entry or none; a
+torn write (power loss) fails its checksum and is recomputed.
+
+Stdlib only, and fast: a fully cached `make check` computes every key.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from scripts.model import ChapterRun, ParsedChapter
+
+CACHE_DIR = Path("_build") / "cache"
+FORMAT_VERSION = 1   # bump when the entry layout or the key recipe changes
+
+# Distributions whose versions can change what a chapter produces.
+PACKAGES = ("pint", "pandas", "numpy", "matplotlib", "tabulate",
+            "ipykernel", "nbclient", "jupyter_client", "ipython")
+
+_environment_digest: str | None = None   # per process: versions cannot change under us
+
+
+# ------------------------------------------------------------------ the key
+
+def _normalise(name: str) -> str:
+    return name.lower().replace("-", "_").replace(".", "_")
+
+
+def package_versions(names=PACKAGES) -> dict[str, str]:
+    """Installed version of each distribution ("" when not installed).
+
+    Reads the `<name>-<version>.dist-info` directory names on sys.path, which is
+    what importlib.metadata consults, without its ~50 ms import; falls back to
+    importlib.metadata for anything the scan did not find (e.g. egg installs).
+    """
+    wanted = {_normalise(n): n for n in names}
+    found: dict[str, str] = {}
+    for entry in sys.path:
+        try:
+            with os.scandir(entry or ".") as listing:
+                for item in listing:
+                    stem, dot, suffix = item.name.rpartition(".")
+                    if suffix != "dist-info" or "-" not in stem:
+                        continue
+                    dist, _, version = stem.partition("-")
+                    name = wanted.get(_normalise(dist))
+                    if name and name not in found:
+                        found[name] = version
+        except OSError:
+            continue
+    missing = [n for n in names if n not in found]
+    if missing:
+        from importlib import metadata
+        for name in missing:
+            try:
+                found[name] = metadata.version(name)
+            except metadata.PackageNotFoundError:
+                found[name] = ""
+    return {name: found[name] for name in names}
+
+
+def kernel_spec() -> dict:
+    """Name and argv of the `python3` kernelspec the executor will start.
+
+    Looked up where `ipykernel install --sys-prefix` puts it (the venv's
+    share/jupyter/kernels), then the user's; when none is installed the kernel
+    is ipykernel's built-in one for this interpreter.
+    """
+    candidates = [Path(sys.prefix) / "share" / "jupyter" / "kernels" / "python3",
+                  Path.home() / ".local" / "share" / "jupyter" / "kernels" / "python3"]
+    for folder in candidates:
+        try:
+            spec = json.loads((folder / "kernel.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        return {"name": "python3", "argv": spec.get("argv", []), "source": str(folder)}
+    return {"name": "python3", "argv": [sys.executable, "-m", "ipykernel_launcher"],
+            "source": "builtin"}
+
+
+def environment_digest() -> str:
+    """Digest of Python, package versions and kernelspec; computed once per process."""
+    global _environment_digest
+    if _environment_digest is None:
+        facts = {"python": sys.version, "implementation": sys.implementation.name,
+                 "packages": package_versions(), "kernel": kernel_spec()}
+        _environment_digest = _sha256_json(facts)
+    return _environment_digest
+
+
+def forget_environment() -> None:
+    """Drop the per-process environment digest (tests that fake a version change)."""
+    global _environment_digest
+    _environment_digest = None
+
+
+def mlsys_digest(root: Path) -> str:
+    """sha256 over the sorted relative paths and bytes of every file under root/mlsys."""
+    digest = hashlib.sha256()
+    base = Path(root) / "mlsys"
+    files = []
+    for folder, dirs, names in os.walk(base, followlinks=True):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        files.extend(Path(folder) / n for n in names if not n.endswith((".pyc", ".pyo")))
+    for path in sorted(files, key=lambda p: p.relative_to(base).as_posix()):
+        data = path.read_bytes()
+        rel = path.relative_to(base).as_posix().encode()
+        digest.update(b"%d:%s%d:" % (len(rel), rel, len(data)))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def chapter_key(root: Path, parsed: ParsedChapter, options: dict | None = None,
+                *, mlsys: str | None = None) -> str:
+    """The cache key of one chapter (hex sha256).
+
+    `options` are the execute options that affect results (timeout, …).
+    `mlsys` lets a caller keying many chapters pass `mlsys_digest(root)` once.
+    """
+    parts = {
+        "format": FORMAT_VERSION,
+        "path": parsed.path,
+        "text": parsed.text,
+        "mlsys": mlsys if mlsys is not None else mlsys_digest(root),
+        "environment": environment_digest(),
+        "options": options or {},
+    }
+    return _sha256_json(parts)
+
+
+def _canonical(data) -> bytes:
+    return json.dumps(data, sort_keys=True, ensure_ascii=False,
+                      separators=(",", ":"), default=str).encode("utf-8")
+
+
+def _sha256_json(data) -> str:
+    return hashlib.sha256(_canonical(data)).hexdigest()
+
+
+# ------------------------------------------------------------------ entries
+
+def cache_dir(root: Path) -> Path:
+    return Path(root) / CACHE_DIR
+
+
+def entry_path(root: Path, key: str) -> Path:
+    return cache_dir(root) / f"{key}.json"
+
+
+def _discard(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def load(root: Path, key: str) -> ChapterRun | None:
+    """The cached run for `key`, marked `cached=True`; None when missing or not intact.
+
+    A damaged entry (bad JSON, wrong key, checksum mismatch, wrong shape) is deleted.
+    """
+    path = entry_path(root, key)
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        entry = json.loads(raw)
+        payload = entry["run"]
+        if entry.get("key") != key or entry.get("format") != FORMAT_VERSION:
+            raise ValueError("entry for another key or format")
+        if entry.get("checksum") != hashlib.sha256(_canonical(payload)).hexdigest():
+            raise ValueError("checksum mismatch")
+        run = ChapterRun.from_dict(payload)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        _discard(path)
+        return None
+    run.cache_key = key
+    run.cached = True
+    return run
+
+
+def store(root: Path, key: str, run: ChapterRun) -> None:
+    """Write the entry for `key` atomically (temp file in the cache dir + os.replace)."""
+    folder = cache_dir(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    payload = run.to_dict()
+    payload["cache_key"] = key
+    payload["cached"] = False
+    entry = {"format": FORMAT_VERSION, "key": key,
+             "checksum": hashlib.sha256(_canonical(payload)).hexdigest(), "run": payload}
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(_canonical(entry))
+        os.replace(tmp, folder / f"{key}.json")
+    except BaseException:
+        _discard(Path(tmp))
+        raise
+
+
+def prune(root: Path, keep: set[str]) -> int:
+    """Delete entries whose key is not in `keep` and stray temp files; returns the count."""
+    folder = cache_dir(root)
+    removed = 0
+    if not folder.is_dir():
+        return 0
+    for path in folder.iterdir():
+        stray = path.name.endswith(".tmp")
+        stale = path.suffix == ".json" and path.stem not in keep
+        if stray or stale:
+            _discard(path)
+            removed += 1
+    return removed
+
+
+def clear(root: Path) -> None:
+    """Remove the whole cache directory."""
+    shutil.rmtree(cache_dir(root), ignore_errors=True)

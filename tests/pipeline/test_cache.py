@@ -1,0 +1,182 @@
+"""The per-chapter cache: what the key depends on, and that entries are never trusted blindly."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from scripts import cache
+from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Output, ParsedChapter
+
+
+@pytest.fixture
+def book(tmp_path):
+    (tmp_path / "mlsys").mkdir()
+    (tmp_path / "mlsys" / "__init__.py").write_text("from .constants import *\n")
+    (tmp_path / "mlsys" / "constants.py").write_text("GPU_MTTF_HOURS = 50_000\n")
+    return tmp_path
+
+
+def parsed(text="# A\n\n`{python} 1 + 1`\n", path="contents/a.qmd") -> ParsedChapter:
+    return ParsedChapter(path=path, text=text)
+
+
+def sample_run(path="contents/a.qmd") -> ChapterRun:
+    return ChapterRun(
+        path=path,
+        cells=[CellRun(index=0, outputs=[Output("markdown", "| a |\n|---|\n| > 99.9 % → |"),
+                                         Output("image/png", "iVBORw0KGgo=")])],
+        inlines=[InlineRun(index=0, kind="text", text="2")],
+        findings=[Finding(path=path, line=3, kind="invariant", reason="x < y", label="tbl-a")],
+        invariants=4, seconds=1.25)
+
+
+# ------------------------------------------------------------------- the key
+
+def test_key_is_stable(book):
+    assert cache.chapter_key(book, parsed()) == cache.chapter_key(book, parsed())
+
+
+def test_key_changes_with_the_chapter_text(book):
+    assert cache.chapter_key(book, parsed()) != cache.chapter_key(book, parsed(text="# A\n\nmore\n"))
+
+
+def test_key_changes_with_the_chapter_path(book):
+    assert cache.chapter_key(book, parsed()) != cache.chapter_key(book, parsed(path="contents/b.qmd"))
+
+
+def test_key_changes_when_any_mlsys_file_changes(book):
+    before = cache.chapter_key(book, parsed())
+    (book / "mlsys" / "constants.py").write_text("GPU_MTTF_HOURS = 40_000\n")   # same size
+    edited = cache.chapter_key(book, parsed())
+    (book / "mlsys" / "data").mkdir()
+    (book / "mlsys" / "data" / "table.csv").write_text("a,b\n")
+    added = cache.chapter_key(book, parsed())
+    assert len({before, edited, added}) == 3
+
+
+def test_key_ignores_bytecode_caches(book):
+    before = cache.chapter_key(book, parsed())
+    (book / "mlsys" / "__pycache__").mkdir()
+    (book / "mlsys" / "__pycache__" / "constants.cpython-311.pyc").write_bytes(b"\0junk")
+    assert cache.chapter_key(book, parsed()) == before
+
+
+def test_key_does_not_change_when_another_chapter_changes(book):
+    (book / "contents").mkdir()
+    (book / "contents" / "b.qmd").write_text("first")
+    before = cache.chapter_key(book, parsed())
+    (book / "contents" / "b.qmd").write_text("second")
+    assert cache.chapter_key(book, parsed()) == before
+
+
+def test_key_changes_with_a_package_version(book, monkeypatch):
+    before = cache.chapter_key(book, parsed())
+    real = cache.package_versions()
+    monkeypatch.setattr(cache, "package_versions", lambda names=cache.PACKAGES: {**real, "pint": "0.0.1"})
+    cache.forget_environment()
+    try:
+        assert cache.chapter_key(book, parsed()) != before
+    finally:
+        monkeypatch.undo()
+        cache.forget_environment()
+    assert cache.chapter_key(book, parsed()) == before
+
+
+def test_key_changes_with_the_kernel_and_the_options(book, monkeypatch):
+    before = cache.chapter_key(book, parsed())
+    assert cache.chapter_key(book, parsed(), {"timeout": 5}) != before
+    monkeypatch.setattr(cache, "kernel_spec", lambda: {"name": "python3", "argv": ["other"]})
+    cache.forget_environment()
+    try:
+        assert cache.chapter_key(book, parsed()) != before
+    finally:
+        monkeypatch.undo()
+        cache.forget_environment()
+
+
+def test_package_versions_match_importlib_metadata():
+    from importlib import metadata
+    versions = cache.package_versions()
+    assert set(versions) == set(cache.PACKAGES)
+    for name, version in versions.items():
+        assert version == metadata.version(name)
+
+
+def test_computing_a_key_imports_nothing_heavy(tmp_path):
+    code = ("import sys; from scripts import cache; from scripts.model import ParsedChapter;"
+            "cache.chapter_key('.', ParsedChapter(path='a.qmd', text='x'));"
+            "heavy = {'pint', 'pandas', 'numpy', 'matplotlib', 'jupyter_client', 'nbclient',"
+            " 'IPython', 'ipykernel'} & set(sys.modules); print(sorted(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=cache.Path(__file__).parents[2],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+# ------------------------------------------------------------------ entries
+
+def test_store_then_load_round_trips(book):
+    key = cache.chapter_key(book, parsed())
+    run = sample_run()
+    cache.store(book, key, run)
+    loaded = cache.load(book, key)
+    assert loaded is not None and loaded.cached and loaded.cache_key == key
+    assert loaded.cells == run.cells and loaded.inlines == run.inlines
+    assert loaded.findings == run.findings and loaded.invariants == 4
+
+
+def test_missing_entry_is_none(book):
+    assert cache.load(book, "0" * 64) is None
+
+
+@pytest.mark.parametrize("damage", ["truncate", "tamper", "garbage", "empty", "wrong-key", "shape"])
+def test_damaged_entry_is_ignored_deleted_and_recomputed(book, damage):
+    key = cache.chapter_key(book, parsed())
+    cache.store(book, key, sample_run())
+    path = cache.entry_path(book, key)
+    raw = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(raw[: len(raw) // 2])
+    elif damage == "tamper":                       # valid JSON, one published value changed
+        entry = json.loads(raw)
+        entry["run"]["inlines"][0]["text"] = "3"
+        path.write_text(json.dumps(entry))
+    elif damage == "garbage":
+        path.write_bytes(b"\xff\xfe not json")
+    elif damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "wrong-key":                    # an intact entry copied under another name
+        other = "f" * 64
+        cache.entry_path(book, other).write_bytes(raw)
+        path = cache.entry_path(book, other)
+        key = other
+    elif damage == "shape":                        # checksum consistent, payload not a run
+        payload = {"not": "a run"}
+        entry = {"format": cache.FORMAT_VERSION, "key": key, "run": payload,
+                 "checksum": cache.hashlib.sha256(cache._canonical(payload)).hexdigest()}
+        path.write_bytes(cache._canonical(entry))
+    assert cache.load(book, key) is None
+    assert not path.exists()
+    cache.store(book, key, sample_run())           # the recomputed result is stored again
+    assert cache.load(book, key) is not None
+
+
+def test_store_is_atomic_and_leaves_no_temp_files(book):
+    for n in range(3):
+        cache.store(book, f"{n:064x}", sample_run())
+    cache.store(book, f"{0:064x}", sample_run())
+    names = sorted(p.name for p in cache.cache_dir(book).iterdir())
+    assert names == [f"{n:064x}.json" for n in range(3)]
+
+
+def test_prune_keeps_only_current_keys_and_clear_removes_all(book):
+    for n in range(3):
+        cache.store(book, f"{n:064x}", sample_run())
+    (cache.cache_dir(book) / ".stray.tmp").write_text("half")
+    assert cache.prune(book, {f"{1:064x}"}) == 3
+    assert [p.name for p in cache.cache_dir(book).iterdir()] == [f"{1:064x}.json"]
+    cache.clear(book)
+    assert not cache.cache_dir(book).exists()
+    assert cache.prune(book, set()) == 0
