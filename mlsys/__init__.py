@@ -1,0 +1,18 @@
+"""mlsys: the science behind every number in the book.
+
+Layers (a lower one never imports a higher one):
+
+* :mod:`mlsys.constants`  – ``ureg``, ``Q_``, unit shortcuts, constants with sources
+* :mod:`mlsys.formulas`   – validated pure functions returning Quantities or floats
+* :mod:`mlsys.formatting` – display strings, Markdown tables, the ``check`` guard
+
+Everything public is re-exported here. Plotting lives in ``mlsys.plotting``
+(imported explicitly; it pulls in matplotlib).
+"""
+
+from mlsys import constants, formatting, formulas
+from mlsys.constants import *  # noqa: F403
+from mlsys.formatting import *  # noqa: F403
+from mlsys.formulas import *  # noqa: F403
+
+__all__ = [*constants.__all__, *formulas.__all__, *formatting.__all__]

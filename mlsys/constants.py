@@ -1,0 +1,291 @@
+"""Units and every input number of the book, each with a description and a source.
+
+Layer 1 of ``mlsys`` (imports nothing else from the package).
+
+* ``ureg`` is the package's single pint ``UnitRegistry``; ``Q_`` builds Quantities.
+* ``GB``, ``TB``, ``byte``, ``second``, ``minute``, ``hour``, ``day`` are unit
+  shortcuts (``GB`` is the decimal gigabyte, 1e9 byte).
+* Every constant is a plain ``int`` or ``float`` whose name carries its unit
+  (``GPU_MTTF_HOURS``, ``HEARTBEAT_TIMEOUT_S``, ``CHECKPOINT_WRITE_BW_GBS``);
+  counts and fractions are dimensionless.
+
+Provenance lives beside the numbers, not inside them: each constant is declared
+with :func:`_declare`, which records a :class:`Constant` row (name, value, unit,
+description, source) in a module-level registry and returns the plain number.
+Read it with :func:`constant_info` or :func:`list_constants`; the source is a
+citation key of the book's ``references.bib`` (see :data:`CITATION_KEYS`) or one
+of the markers in :data:`SOURCE_MARKERS`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import pint
+
+# --------------------------------------------------------------------------- units
+
+ureg = pint.UnitRegistry()
+Q_ = ureg.Quantity
+pint.set_application_registry(ureg)
+
+byte = ureg.byte
+GB = ureg.gigabyte  # decimal: 1e9 byte
+TB = ureg.terabyte  # decimal: 1e12 byte
+second = ureg.second
+minute = ureg.minute
+hour = ureg.hour
+day = ureg.day
+
+# ---------------------------------------------------------------------- provenance
+
+#: Citation keys of the book's references.bib that a constant may cite.
+CITATION_KEYS = frozenset({
+    "young1974", "daly2006", "grattafiori2024", "wan2025", "ma2025", "tung2026",
+    "si2025", "douillard2026", "zhong2024", "qin2025", "erdil2025", "sinha2026",
+    "metr2026", "yao2025", "barroso2018",
+})
+
+#: Non-citation sources: a modelling choice of ours, or a definition/convention.
+SOURCE_MARKERS = frozenset({"assumption", "convention"})
+
+
+class Constant(NamedTuple):
+    """One row of the constants table (``pandas.DataFrame(list_constants())`` works)."""
+
+    name: str
+    value: int | float
+    unit: str  # pint-parsable unit string; "" for counts, ratios and fractions
+    description: str
+    source: str  # a key of CITATION_KEYS or a SOURCE_MARKERS marker
+
+
+_REGISTRY: dict[str, Constant] = {}
+
+
+def _declare(name: str, value: int | float, unit: str, description: str, source: str):
+    """Record a constant's provenance and return its value unchanged (a plain number)."""
+    if name in _REGISTRY:
+        raise ValueError(f"constant {name} declared twice")
+    if type(value) not in (int, float) or not math.isfinite(value):
+        raise TypeError(f"{name}: value must be a finite int or float, got {value!r}")
+    if source not in CITATION_KEYS | SOURCE_MARKERS:
+        raise ValueError(f"{name}: unknown source {source!r}")
+    if not description.strip() or "\n" in description:
+        raise ValueError(f"{name}: description must be one non-empty line")
+    ureg.parse_units(unit)  # fails loudly on a unit pint cannot read
+    _REGISTRY[name] = Constant(name, value, unit, description, source)
+    return value
+
+
+def constant_info(name: str) -> Constant:
+    """The provenance row of the constant called ``name`` (KeyError if unknown)."""
+    return _REGISTRY[name]
+
+
+def list_constants() -> list[Constant]:
+    """All constants in declaration order, as (name, value, unit, description, source) rows."""
+    return list(_REGISTRY.values())
+
+
+# ------------------------------------------------------- component reliability
+
+GPU_MTTF_HOURS = _declare(
+    "GPU_MTTF_HOURS", 50_000, "hour",
+    "Steady-state MTTF of a datacenter GPU (useful-life regime; consistent with Meta and Google 2024 fleet reports)",
+    "barroso2018")
+HBM_MTTF_HOURS = _declare(
+    "HBM_MTTF_HOURS", 200_000, "hour",
+    "Steady-state MTTF of one HBM memory stack", "barroso2018")
+NIC_MTTF_HOURS = _declare(
+    "NIC_MTTF_HOURS", 150_000, "hour",
+    "Steady-state MTTF of a network interface card", "barroso2018")
+PSU_MTTF_HOURS = _declare(
+    "PSU_MTTF_HOURS", 100_000, "hour",
+    "Steady-state MTTF of a power supply unit", "barroso2018")
+PCIE_SWITCH_MTTF_HOURS = _declare(
+    "PCIE_SWITCH_MTTF_HOURS", 200_000, "hour",
+    "Steady-state MTTF of a PCIe switch", "barroso2018")
+CABLE_MTTF_HOURS = _declare(
+    "CABLE_MTTF_HOURS", 500_000, "hour",
+    "Steady-state MTTF of an optical cable with its transceiver", "barroso2018")
+TOR_SWITCH_MTTF_HOURS = _declare(
+    "TOR_SWITCH_MTTF_HOURS", 300_000, "hour",
+    "Steady-state MTTF of a top-of-rack switch", "barroso2018")
+
+# ------------------------------------------------------------ node and cluster
+
+GPUS_PER_HOST = _declare(
+    "GPUS_PER_HOST", 8, "", "GPUs in one training node (8-GPU server)", "convention")
+NICS_PER_HOST = _declare(
+    "NICS_PER_HOST", 2, "", "Network interface cards in the reference node", "assumption")
+PSUS_PER_HOST = _declare(
+    "PSUS_PER_HOST", 2, "", "Power supply units in the reference node", "assumption")
+
+CLUSTER_SMALL_GPUS = _declare(
+    "CLUSTER_SMALL_GPUS", 256, "", "Reference cluster size: small", "assumption")
+CLUSTER_1K_GPUS = _declare(
+    "CLUSTER_1K_GPUS", 1_024, "", "Reference cluster size: one thousand GPUs", "assumption")
+CLUSTER_MEDIUM_GPUS = _declare(
+    "CLUSTER_MEDIUM_GPUS", 2_048, "", "Reference cluster size: medium", "assumption")
+CLUSTER_LARGE_GPUS = _declare(
+    "CLUSTER_LARGE_GPUS", 8_192, "", "Reference cluster size: large", "assumption")
+CLUSTER_MEGA_GPUS = _declare(
+    "CLUSTER_MEGA_GPUS", 100_000, "", "Reference cluster size: frontier scale", "assumption")
+WORKED_EXAMPLE_GPUS = _declare(
+    "WORKED_EXAMPLE_GPUS", 10_000, "",
+    "Cluster size of the checkpoint-interval worked example", "assumption")
+WORKED_EXAMPLE_DOUBLED_GPUS = _declare(
+    "WORKED_EXAMPLE_DOUBLED_GPUS", 20_000, "",
+    "Doubled cluster size of the worked example (halves the cluster MTBF)", "assumption")
+
+# -------------------------------------------------- recovery and checkpointing
+
+HEARTBEAT_TIMEOUT_S = _declare(
+    "HEARTBEAT_TIMEOUT_S", 30, "second",
+    "Failure detection latency: heartbeat timeout before a node is declared dead", "assumption")
+RESCHEDULE_TIME_S = _declare(
+    "RESCHEDULE_TIME_S", 60, "second",
+    "Time to allocate and admit a replacement node", "assumption")
+CHECKPOINT_WRITE_BW_GBS = _declare(
+    "CHECKPOINT_WRITE_BW_GBS", 100, "GB/s",
+    "Aggregate checkpoint write (and reload) bandwidth to parallel storage", "assumption")
+BYTES_PER_PARAM_MIXED_ADAM = _declare(
+    "BYTES_PER_PARAM_MIXED_ADAM", 16, "byte",
+    "Training state per parameter, mixed precision with Adam (2+2+4+4+4 bytes)", "convention")
+OVERHEAD_CHECKPOINT = _declare(
+    "OVERHEAD_CHECKPOINT", 0.03, "",
+    "Fraction of wall time spent writing checkpoints at large scale", "assumption")
+OVERHEAD_FAILURE_RECOVERY = _declare(
+    "OVERHEAD_FAILURE_RECOVERY", 0.10, "",
+    "Fraction of wall time lost to detection, restart and replay at large scale", "assumption")
+
+EXAMPLE_CHECKPOINT_COST_MIN = _declare(
+    "EXAMPLE_CHECKPOINT_COST_MIN", 1, "minute",
+    "Illustrative checkpoint cost C in the failure-budget example", "assumption")
+EXAMPLE_DETECT_MIN = _declare(
+    "EXAMPLE_DETECT_MIN", 1, "minute",
+    "Illustrative detection time D in the failure-budget example", "assumption")
+EXAMPLE_RECOVER_MIN = _declare(
+    "EXAMPLE_RECOVER_MIN", 1, "minute",
+    "Illustrative recovery time R in the failure-budget example", "assumption")
+
+# --------------------------------------------------------------- availability
+
+REPLICA_AVAILABILITY = _declare(
+    "REPLICA_AVAILABILITY", 0.99, "",
+    "Availability of one serving replica in the stacking example", "assumption")
+
+# ---------------------------------------------------------- time conventions
+
+HOURS_PER_YEAR = _declare(
+    "HOURS_PER_YEAR", 8_760, "hour/year", "Hours in a 365-day year", "convention")
+SECONDS_PER_MINUTE = _declare(
+    "SECONDS_PER_MINUTE", 60, "second/minute", "Seconds in a minute", "convention")
+JOB_1_DAY_HOURS = _declare(
+    "JOB_1_DAY_HOURS", 24, "hour", "Job length for failure-probability tables: one day", "assumption")
+JOB_1_WEEK_HOURS = _declare(
+    "JOB_1_WEEK_HOURS", 168, "hour", "Job length for failure-probability tables: one week", "assumption")
+JOB_30_DAYS_HOURS = _declare(
+    "JOB_30_DAYS_HOURS", 720, "hour", "Job length for failure-probability tables: 30 days", "assumption")
+
+# -------------------------------------------- Llama 3 pre-training (grattafiori2024)
+
+LLAMA3_SNAPSHOT_DAYS = _declare(
+    "LLAMA3_SNAPSHOT_DAYS", 54, "day",
+    "Length of the Llama 3 405B pre-training window whose interruptions were tallied", "grattafiori2024")
+LLAMA3_MAX_GPUS = _declare(
+    "LLAMA3_MAX_GPUS", 16_384, "", "Largest number of H100 GPUs used by Llama 3 pre-training", "grattafiori2024")
+LLAMA3_INTERRUPTIONS_TOTAL = _declare(
+    "LLAMA3_INTERRUPTIONS_TOTAL", 466, "", "Job interruptions in the Llama 3 window", "grattafiori2024")
+LLAMA3_INTERRUPTIONS_PLANNED = _declare(
+    "LLAMA3_INTERRUPTIONS_PLANNED", 47, "",
+    "Planned interruptions (maintenance, upgrades) in the Llama 3 window", "grattafiori2024")
+LLAMA3_INTERRUPTIONS_UNEXPECTED = _declare(
+    "LLAMA3_INTERRUPTIONS_UNEXPECTED", 419, "",
+    "Unexpected interruptions in the Llama 3 window", "grattafiori2024")
+LLAMA3_GPU_SHARE_OF_UNEXPECTED = _declare(
+    "LLAMA3_GPU_SHARE_OF_UNEXPECTED", 0.587, "",
+    "Fraction of unexpected Llama 3 interruptions attributed to GPUs (incl. HBM)", "grattafiori2024")
+LLAMA3_EFFECTIVE_TRAINING_MIN = _declare(
+    "LLAMA3_EFFECTIVE_TRAINING_MIN", 0.90, "",
+    "Lower bound on Llama 3 effective training time (reported as more than 90 %)", "grattafiori2024")
+PROJECTION_GPUS = _declare(
+    "PROJECTION_GPUS", 100_000, "",
+    "Scale to which the Llama 3 interruption rate is projected (per-GPU rate held fixed)", "assumption")
+
+# --------------------------------------------------------------- ByteRobust (wan2025)
+
+BYTEROBUST_ETTR_MAX = _declare(
+    "BYTEROBUST_ETTR_MAX", 0.97, "", "Best effective training time ratio reported by ByteRobust", "wan2025")
+BYTEROBUST_GPUS = _declare(
+    "BYTEROBUST_GPUS", 9_600, "", "Hopper GPUs in the ByteRobust production job", "wan2025")
+BYTEROBUST_DURATION_MONTHS = _declare(
+    "BYTEROBUST_DURATION_MONTHS", 3, "month", "Duration of the ByteRobust production job", "wan2025")
+BYTEROBUST_CKPT_OVERHEAD_MAX = _declare(
+    "BYTEROBUST_CKPT_OVERHEAD_MAX", 0.009, "",
+    "Upper bound on training slowdown from checkpointing at every step in ByteRobust", "wan2025")
+
+# --------------------------------------- silent data corruption (ma2025, tung2026)
+
+MA2025_FLAGGED_NODES = _declare(
+    "MA2025_FLAGGED_NODES", 15, "", "Nodes flagged unhealthy in the Ma et al. comparison", "ma2025")
+MA2025_HEALTHY_NODES = _declare(
+    "MA2025_HEALTHY_NODES", 15, "", "Healthy control nodes in the Ma et al. comparison", "ma2025")
+TUNG2026_MODEL_SMS = _declare(
+    "TUNG2026_MODEL_SMS", 2, "", "Streaming multiprocessors in the reduced GPU model of Tung et al.", "tung2026")
+TUNG2026_MICROBENCHMARKS = _declare(
+    "TUNG2026_MICROBENCHMARKS", 63, "", "CUDA micro-benchmarks used for fault injection by Tung et al.", "tung2026")
+TUNG2026_NAN_INF_SHARE = _declare(
+    "TUNG2026_NAN_INF_SHARE", 0.0101, "",
+    "Fraction of injected corruptions that produced NaN or Inf values", "tung2026")
+TUNG2026_SINGLE_BIT_SHARE_MAX = _declare(
+    "TUNG2026_SINGLE_BIT_SHARE_MAX", 0.40, "",
+    "Upper bound on the single-bit fraction of non-special bit-flip corruptions", "tung2026")
+
+# --------------------------------------------------------------- NCCLX (si2025)
+
+NCCLX_LATENCY_RATIO_CROSS_RACK = _declare(
+    "NCCLX_LATENCY_RATIO_CROSS_RACK", 7, "", "Cross-rack latency relative to same-rack (approx.)", "si2025")
+NCCLX_LATENCY_RATIO_CROSS_ZONE = _declare(
+    "NCCLX_LATENCY_RATIO_CROSS_ZONE", 15, "", "Cross-zone latency relative to same-rack (approx.)", "si2025")
+NCCLX_LATENCY_RATIO_CROSS_BUILDING = _declare(
+    "NCCLX_LATENCY_RATIO_CROSS_BUILDING", 30, "",
+    "Cross-building latency relative to same-rack (approx.)", "si2025")
+NCCLX_FABRIC_GPUS_MIN = _declare(
+    "NCCLX_FABRIC_GPUS_MIN", 100_000, "", "Lower bound on GPUs in the NCCLX training fabric", "si2025")
+
+# ---------------------------------------------------- Decoupled DiLoCo (douillard2026)
+
+DILOCO_SIMULATED_CHIPS = _declare(
+    "DILOCO_SIMULATED_CHIPS", 1_200_000, "", "Accelerator chips in the Decoupled DiLoCo simulation", "douillard2026")
+DILOCO_CHIP_INTERRUPTION_YEARS = _declare(
+    "DILOCO_CHIP_INTERRUPTION_YEARS", 1, "year",
+    "Mean interval between interruptions of one chip in the simulation", "douillard2026")
+DILOCO_LEARNERS = _declare(
+    "DILOCO_LEARNERS", 8, "", "Independent learners in the Decoupled DiLoCo simulation", "douillard2026")
+DILOCO_GOODPUT = _declare(
+    "DILOCO_GOODPUT", 0.88, "", "Goodput kept by Decoupled DiLoCo in the simulation", "douillard2026")
+DILOCO_ELASTIC_DP_GOODPUT = _declare(
+    "DILOCO_ELASTIC_DP_GOODPUT", 0.58, "",
+    "Goodput of elastic data parallelism in the same simulation", "douillard2026")
+DILOCO_CROSS_REGION_PARAMS = _declare(
+    "DILOCO_CROSS_REGION_PARAMS", 12_000_000_000, "",
+    "Parameters of the model trained across regions with Decoupled DiLoCo", "douillard2026")
+
+# ------------------------------------------------------------ DistServe (zhong2024)
+
+DISTSERVE_REQUEST_RATE_GAIN_MAX = _declare(
+    "DISTSERVE_REQUEST_RATE_GAIN_MAX", 7.4, "",
+    "Best factor of more requests served within SLO by DistServe", "zhong2024")
+DISTSERVE_SLO_TIGHTENING_MAX = _declare(
+    "DISTSERVE_SLO_TIGHTENING_MAX", 12.6, "",
+    "Best factor of tighter SLO met by DistServe", "zhong2024")
+
+
+__all__ = [
+    "ureg", "Q_", "byte", "GB", "TB", "second", "minute", "hour", "day",
+    "Constant", "CITATION_KEYS", "SOURCE_MARKERS", "constant_info", "list_constants",
+    *_REGISTRY,
+]

@@ -1,0 +1,247 @@
+"""Display helpers: numbers to strings, Markdown objects, and the invariant guard.
+
+Layer 3 of ``mlsys``. Nothing here computes science: these functions only convert
+units for display, round, and lay out text. pandas, tabulate and IPython are
+imported lazily, inside the functions that need them.
+
+Every formatter refuses values that would mislead a reader: NaN or infinity, and a
+non-zero value that would print as zero at the requested precision.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+
+import pint
+
+__all__ = [
+    "InvariantError", "check", "fmt", "fmt_percent", "fmt_duration", "sci",
+    "md_math", "md_table",
+]
+
+
+class InvariantError(ValueError):
+    """A claim the text makes about a computed number does not hold."""
+
+
+def check(condition, message: str) -> None:
+    """Raise :class:`InvariantError` with ``message`` when ``condition`` is false.
+
+    ``condition`` must be a bool (Python or NumPy); anything else is a TypeError,
+    so that ``check(value, ...)`` cannot silently test a number's truthiness.
+    """
+    is_numpy_bool = getattr(condition, "dtype", None) is not None and condition.dtype.kind == "b"
+    if not isinstance(condition, bool) and not (is_numpy_bool and condition.shape == ()):
+        raise TypeError(f"check() needs a bool condition, got {type(condition).__name__}")
+    if not condition:
+        raise InvariantError(message)
+
+
+# ---------------------------------------------------------------------- numbers
+
+
+def _finite_number(value, name: str = "value") -> float | int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"refusing to format {value}: {name} must be finite")
+    return value
+
+
+def _check_precision(precision) -> int:
+    if isinstance(precision, bool) or not isinstance(precision, numbers.Integral) or precision < 0:
+        raise ValueError(f"precision must be a non-negative integer, got {precision!r}")
+    return int(precision)
+
+
+def _fixed(value, precision: int, commas: bool, allow_zero: bool) -> str:
+    """Fixed-point text of ``value``; refuses a non-zero value that rounds to zero."""
+    text = f"{value:{',' if commas else ''}.{precision}f}"
+    if value != 0 and float(text.replace(",", "")) == 0:
+        if not allow_zero:
+            raise ValueError(
+                f"{value!r} would print as {text.lstrip('-')} at precision {precision}; "
+                "raise the precision or pass allow_zero=True"
+            )
+        text = text.lstrip("-")  # never print "-0.0"
+    return text
+
+
+def fmt(value, unit=None, precision: int = 1, commas: bool = True, allow_zero: bool = False) -> str:
+    """The number alone as text: ``fmt(5172.41, precision=0)`` gives ``"5,172"``.
+
+    A Quantity is converted to ``unit`` first (``unit`` is required for a
+    dimensioned Quantity, since the text carries no unit). Raises ``ValueError``
+    for NaN or infinity, and when a non-zero value would print as 0 (unless
+    ``allow_zero``).
+    """
+    p = _check_precision(precision)
+    if isinstance(value, pint.Quantity):
+        if unit is None and not value.dimensionless:
+            raise ValueError(
+                f"value is a Quantity in {value.units}; pass unit= to choose the unit to print"
+            )
+        value = value.m_as(unit or "dimensionless")
+    elif unit is not None:
+        raise ValueError("unit= applies to Quantities only; this value is a plain number")
+    return _fixed(_finite_number(value), p, commas, allow_zero)
+
+
+def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
+    """A ratio as a percentage: ``fmt_percent(0.587)`` gives ``"58.7%"``.
+
+    Refuses NaN/infinity, a non-zero ratio that would print as 0%, and a ratio
+    other than 1 that would print as 100%. With ``bounded=True`` such values are
+    shown as ``"< 0.1%"`` or ``"> 99.9%"`` (at precision 1) instead.
+    """
+    p = _check_precision(precision)
+    if isinstance(ratio, pint.Quantity):
+        ratio = ratio.m_as("dimensionless")
+    r = _finite_number(ratio, "ratio")
+    percent = r * 100
+    text = f"{percent:,.{p}f}"
+    step = 10.0 ** -p
+    smallest, largest = f"{step:.{p}f}", f"{100 - step:.{p}f}"
+    if r != 0 and float(text.replace(",", "")) == 0:
+        if bounded:
+            return f"< {smallest}%" if r > 0 else f"> -{smallest}%"
+        raise ValueError(f"ratio {r!r} would print as 0%; raise the precision or pass bounded=True")
+    if r != 1 and text == f"{100:.{p}f}":
+        if bounded:
+            return f"> {largest}%" if r < 1 else f"< {100 + step:.{p}f}%"
+        raise ValueError(
+            f"ratio {r!r} would print as 100%; raise the precision or pass bounded=True"
+        )
+    return f"{text}%"
+
+
+_DURATION_STEPS = (("second", 60), ("minute", 60), ("hour", 24), ("day", math.inf))
+
+
+def fmt_duration(quantity, precision: int = 1) -> str:
+    """A time Quantity in the largest fitting unit: ``"45 seconds"``, ``"1 minute"``,
+    ``"52.6 minutes"``, ``"4.1 hours"``, ``"215.5 days"``.
+
+    Seconds below one minute, minutes below one hour, hours below one day, days
+    beyond. Rounds to ``precision`` decimals and drops a trailing ``.0``; the unit
+    is singular exactly when the number prints as 1. Plain numbers are refused
+    (their unit would be a guess); negative durations, NaN and infinity too.
+    """
+    p = _check_precision(precision)
+    if not isinstance(quantity, pint.Quantity):
+        raise TypeError("fmt_duration needs a time Quantity, e.g. 90 * ureg.second")
+    seconds = _finite_number(quantity.m_as("second"), "duration")
+    if seconds < 0:
+        raise ValueError(f"duration must not be negative, got {quantity}")
+    for unit, limit in _DURATION_STEPS:
+        value = quantity.m_as(unit)
+        if round(value, p) < limit:
+            break
+    text = _fixed(value, p, commas=True, allow_zero=False)
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return f"{text} {unit if text == '1' else unit + 's'}"
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def sci(value, precision: int = 2) -> str:
+    """Scientific notation with Unicode exponent: ``sci(1.75e11)`` gives ``"1.75 × 10¹¹"``.
+
+    Zero prints as ``"0"``; NaN and infinity are refused.
+    """
+    p = _check_precision(precision)
+    v = _finite_number(value)
+    if v == 0:
+        return "0"
+    mantissa, exponent = f"{v:.{p}e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+# --------------------------------------------------------------------- Markdown
+
+
+def md_math(latex: str):
+    """An IPython ``Markdown`` object holding inline math: ``$latex$``."""
+    from IPython.display import Markdown
+
+    if not isinstance(latex, str) or not latex.strip():
+        raise ValueError("latex must be a non-empty string")
+    body = latex.strip()
+    if body.startswith("$") and body.endswith("$"):
+        body = body.strip("$").strip()
+    return Markdown(f"${body}$")
+
+
+_NUMERIC_TEXT = re.compile(r"^[<>~≈]?\s*[-+]?[\d,]*\.?\d+(\s*(%|×|x|[eE][-+]?\d+))?$")
+
+
+def _cell_text(value, precision: int | None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, bool):
+        text = str(value)
+    elif isinstance(value, numbers.Integral):
+        text = f"{int(value):,}"
+    elif isinstance(value, numbers.Real):
+        if precision is None:
+            raise ValueError(
+                f"md_table got the raw float {value!r}; format it with fmt() or pass precision="
+            )
+        text = fmt(value, precision=precision)
+    else:
+        text = str(value)
+    return text.replace("|", r"\|").replace("\n", " ")
+
+
+def md_table(data, headers=None, align=None, precision: int | None = None, index: bool = False):
+    """An IPython ``Markdown`` pipe table from a DataFrame, a list of dicts or a list of rows.
+
+    ``headers`` names the columns (required for plain rows; taken from the
+    DataFrame columns or the dict keys otherwise). ``align`` is one of "left",
+    "right", "center" per column; by default a column whose cells all look
+    numeric ("5,172", "99.99%", "7.4×") is right-aligned, any other left-aligned.
+    Strings are kept as given; ints get thousands separators; a raw float needs
+    ``precision`` (it is then printed with :func:`fmt`), so no number reaches the
+    page unrounded by accident. ``index=True`` keeps a DataFrame's index.
+    """
+    from IPython.display import Markdown
+    from tabulate import tabulate
+
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame
+        frame = data.reset_index() if index else data
+        columns = [str(c) for c in frame.columns] if headers is None else list(headers)
+        rows = frame.itertuples(index=False, name=None)
+    else:
+        items = list(data)
+        if items and all(isinstance(item, dict) for item in items):
+            keys = list(items[0])
+            columns = keys if headers is None else list(headers)
+            rows = [[item.get(k) for k in keys] for item in items]
+        else:
+            if headers is None:
+                raise ValueError("headers are required when rows are plain sequences")
+            columns, rows = list(headers), items
+    cells = [[_cell_text(v, precision) for v in row] for row in rows]
+    if any(len(row) != len(columns) for row in cells):
+        raise ValueError(f"every row must have {len(columns)} cells, one per header")
+    if align is None:
+        align = [
+            "right" if column and all(_NUMERIC_TEXT.match(c) for c in column if c) else "left"
+            for column in (list(col) for col in zip(*cells))
+        ] or ["left"] * len(columns)
+    elif len(align) != len(columns):
+        raise ValueError(f"align must give one of left/right/center for each of {len(columns)} columns")
+    table = tabulate(
+        cells, headers=[str(h) for h in columns], tablefmt="pipe",
+        colalign=list(align), disable_numparse=True,
+    )
+    return Markdown(table)
