@@ -1,0 +1,112 @@
+"""Command line: `python -m scripts check|numbers|html|pdf|bench`.
+
+Exit status: 0 when there is no finding, 1 on findings (or a failed render),
+2 on usage errors, 130 on Ctrl-C.
+"""
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m scripts",
+                                     description="Check and render the book.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    helps = {"check": "execute every chapter and report findings",
+             "numbers": "check, then rewrite numbers.lock with the current numbers",
+             "html": "check, then render the HTML book",
+             "pdf": "check, then render the PDF book"}
+    for name, text in helps.items():
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--force", action="store_true", help="ignore the cache")
+        p.add_argument("--jobs", type=_positive_int, default=None,
+                       help="chapters run in parallel (default: number of cores)")
+        p.add_argument("--timeout", type=_positive_float, default=None, metavar="S",
+                       help="per-cell timeout in seconds (default: _quarto.yml or 120)")
+        p.add_argument("--root", type=Path, default=Path.cwd(), help="project root")
+    bench = sub.add_parser("bench", help="print benchmark figures")
+    bench.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "bench":
+            return _bench(args.rest)
+        return _check_and_maybe_render(args)
+    except KeyboardInterrupt:
+        _kill_kernels()
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _check_and_maybe_render(args) -> int:
+    from scripts.check import check_book
+    from scripts.report import print_report
+    if not (args.root / "_quarto.yml").exists():
+        print(f"error: no _quarto.yml in {args.root}", file=sys.stderr)
+        return EXIT_USAGE
+    result = check_book(args.root, force=args.force, jobs=args.jobs,
+                        update_ledger=args.command == "numbers", timeout_s=args.timeout)
+    print_report(result)
+    if args.command == "numbers" and result.ok and result.ledger_compared:
+        print("numbers.lock updated")
+    if not result.ok:
+        return EXIT_FINDINGS
+    if args.command in ("html", "pdf"):
+        return _render(result, args.command)
+    return EXIT_OK
+
+
+def _render(result, fmt: str) -> int:
+    try:
+        from scripts.render import render_book
+    except ImportError as exc:
+        print(f"error: the renderer (scripts.render) is not available: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
+    try:
+        out = render_book(result, fmt)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:            # a render failure is reported, not a crash
+        print(f"render failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
+    print(f"{fmt}: {out}")
+    return EXIT_OK
+
+
+def _bench(rest: list[str]) -> int:
+    try:
+        from scripts.bench import main as bench_main
+    except ImportError as exc:
+        print(f"error: the benchmark (scripts.bench) is not available: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
+    takes_args = bool(inspect.signature(bench_main).parameters)
+    status = bench_main(rest) if takes_args else bench_main()
+    return int(status or 0)
+
+
+def _kill_kernels() -> None:
+    execute = sys.modules.get("scripts.execute")
+    if execute is not None:
+        execute.kill_all_kernels()

@@ -1,0 +1,284 @@
+"""Read one .qmd chapter into a ParsedChapter, following Quarto's rules.
+
+What is recognised (and nothing is executed here):
+
+* YAML front matter: a `---` block starting at line 1, closed by `---` or `...`;
+* code cells: an opening line matching FENCE_PY, closed by a line with the
+  same indent and the same number of backticks and nothing else;
+* the cell's option block: the leading run of `#| key: value` lines, as YAML;
+* inline expressions `{python} expr` in one-backtick code spans of the
+  markdown text (not inside any fenced block, not inside longer code spans);
+* cross-reference labels (`{#sec-x}`, `{#tbl-x}`, `{#fig-x}`, `{#eq-x}`,
+  cell `label:`), `@sec-x`-style references and `[@key]` citations;
+* grid tables that contain an inline expression (rejected).
+
+Every problem found by reading alone becomes a Finding with a line number.
+"""
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from scripts.model import CodeCell, Finding, InlineExpr, ParsedChapter
+
+FENCE_PY = re.compile(r"^(\s*)(```+)\s*\{python( *[ ,].*)?\}\s*$")
+FENCE_ANY = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
+OPTION_LINE = re.compile(r"^#\|(.*)$")
+INLINE_BODY = re.compile(r"^\{python\}[ \t]([^`]+)$", re.DOTALL)
+BACKTICKS = re.compile(r"`+")
+BLANK_LINE = re.compile(r"\n[ \t]*\n")
+GRID_BORDER = re.compile(r"^\s*\+(?:[-=:]+\+)+\s*$")
+HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+CROSSREF_PREFIXES = ("sec", "tbl", "fig", "eq", "lst", "thm", "lem", "cor", "prp", "cnj",
+                     "def", "exm", "exr", "sol", "rem", "alg")
+LABEL_CHARS = r"[A-Za-z0-9_][A-Za-z0-9_:.\-]*[A-Za-z0-9_]|[A-Za-z0-9_]"
+ATTR_LABEL = re.compile(r"\{[^{}\n]*?#((?:" + "|".join(CROSSREF_PREFIXES) + r")-(?:"
+                        + LABEL_CHARS + r"))[^{}\n]*\}")
+# pandoc citation: @key where key starts with a letter, digit or _ ;
+# not preceded by a word character (emails) or by another @.
+AT_KEY = re.compile(r"(?<![\w@.`/])@(" + LABEL_CHARS + r")")
+
+
+class _Lines:
+    """Map character offsets of a text to 1-based (line, column)."""
+
+    def __init__(self, text: str):
+        self.starts = [0]
+        for m in re.finditer("\n", text):
+            self.starts.append(m.end())
+
+    def locate(self, offset: int) -> tuple[int, int]:
+        lo, hi = 0, len(self.starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, offset - self.starts[lo] + 1
+
+
+def parse_chapter(path_rel: str, text: str) -> ParsedChapter:
+    """Parse the text of one chapter; `path_rel` is only used to locate findings."""
+    chapter = ParsedChapter(path=path_rel, text=text)
+    lines = text.split("\n")
+    # `prose` keeps only the markdown text: front matter and fenced blocks are
+    # blanked (newlines kept) so offsets in `prose` are offsets in `text`.
+    prose = list(lines)
+    body_start = _front_matter(chapter, lines, prose)
+    cell_starts = _fenced_blocks(chapter, lines, prose, body_start)
+    prose_text = "\n".join(prose)
+    prose_text = _inline_exprs(chapter, prose_text, cell_starts)
+    _labels_and_refs(chapter, prose_text)
+    _grid_tables(chapter, lines)
+    return chapter
+
+
+def _blank(line: str) -> str:
+    return " " * len(line)
+
+
+def _front_matter(chapter: ParsedChapter, lines: list[str], prose: list[str]) -> int:
+    """Parse front matter at line 1; return the index of the first body line."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            block = "\n".join(lines[1:i])
+            for j in range(0, i + 1):
+                prose[j] = _blank(lines[j])
+            try:
+                data = yaml.safe_load(block) if block.strip() else {}
+            except yaml.YAMLError as exc:
+                line, reason = _yaml_problem(exc, first_line=2)
+                chapter.findings.append(Finding(chapter.path, line, "front-matter",
+                                                f"malformed YAML front matter: {reason}"))
+                return i + 1
+            if data is None:
+                data = {}
+            if not isinstance(data, dict):
+                chapter.findings.append(Finding(chapter.path, 1, "front-matter",
+                                                "front matter is not a YAML mapping"))
+            else:
+                chapter.front_matter = data
+            return i + 1
+    chapter.findings.append(Finding(chapter.path, 1, "front-matter",
+                                    "front matter opened by `---` at line 1 is never closed"))
+    return 0
+
+
+def _yaml_problem(exc: yaml.YAMLError, first_line: int) -> tuple[int, str]:
+    """(qmd line, one-line reason) of a YAML error in a block starting at first_line."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if mark is None:
+        return first_line, problem
+    return first_line + mark.line, problem
+
+
+def _fenced_blocks(chapter: ParsedChapter, lines: list[str], prose: list[str],
+                   start: int) -> list[int]:
+    """Find python cells and other fenced blocks; blank them in `prose`.
+
+    Returns the character offset (in the text) of each cell's fence line,
+    used to count the cells preceding an inline expression.
+    """
+    offsets, pos = [], 0
+    for line in lines:
+        offsets.append(pos)
+        pos += len(line) + 1
+    cell_starts: list[int] = []
+    i = start
+    while i < len(lines):
+        py = FENCE_PY.match(lines[i])
+        other = None if py else FENCE_ANY.match(lines[i])
+        if other and other.group(2)[0] == "`" and "`" in other.group(3):
+            other = None    # not a fence: backticks in the info string
+        if not py and not other:
+            i += 1
+            continue
+        indent, fence = (py or other).group(1), (py or other).group(2)
+        if py:
+            closing = re.compile("^" + re.escape(indent) + re.escape(fence) + r"\s*$")
+        else:
+            closing = re.compile(r"^\s*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}\s*$")
+        end = next((j for j in range(i + 1, len(lines)) if closing.match(lines[j])), None)
+        if end is None:
+            what = "python cell" if py else "code block"
+            chapter.findings.append(Finding(
+                chapter.path, i + 1, "unclosed-fence",
+                f"{what} opened with {fence} at line {i + 1} is never closed",
+                detail=lines[i].strip()))
+            end = len(lines)        # like pandoc: the block swallows the rest
+        for j in range(i, min(end + 1, len(lines))):
+            prose[j] = _blank(lines[j])
+        if py and end < len(lines):
+            cell_starts.append(offsets[i])
+            chapter.cells.append(_make_cell(chapter, lines, i, end))
+        i = end + 1
+    return cell_starts
+
+
+def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -> CodeCell:
+    """Build the CodeCell for fence line index `fence` closed at index `end`."""
+    body = lines[fence + 1:end]
+    cell = CodeCell(index=len(chapter.cells), fence_line=fence + 1,
+                    first_code_line=fence + 2, end_line=end + 1,
+                    source="\n".join(body))
+    option_text = []
+    for line in body:
+        m = OPTION_LINE.match(line)
+        if not m:
+            break
+        option_text.append(m.group(1)[1:] if m.group(1).startswith(" ") else m.group(1))
+    if option_text:
+        try:
+            options = yaml.safe_load("\n".join(option_text))
+        except yaml.YAMLError as exc:
+            line, reason = _yaml_problem(exc, first_line=cell.first_code_line)
+            chapter.findings.append(Finding(chapter.path, line, "yaml",
+                                            f"bad cell option: {reason}",
+                                            detail=lines[line - 1].strip()))
+            options = {}
+        if isinstance(options, dict):
+            cell.options = options
+        elif options is not None:
+            chapter.findings.append(Finding(chapter.path, cell.first_code_line, "yaml",
+                                            "cell options are not `key: value` lines"))
+    return cell
+
+
+def _inline_exprs(chapter: ParsedChapter, prose: str, cell_starts: list[int]) -> str:
+    """Collect inline expressions; return `prose` with every code span blanked."""
+    where = _Lines(chapter.text)
+    out = list(prose)
+    pos = 0
+    while True:
+        m = BACKTICKS.search(prose, pos)
+        if not m:
+            break
+        ticks = m.group(0)
+        close = _closing_run(prose, m.end(), len(ticks))
+        if close is None:
+            pos = m.end()
+            continue
+        content = prose[m.end():close]
+        span_end = close + len(ticks)
+        body = INLINE_BODY.match(content) if len(ticks) == 1 else None
+        if body:
+            line, col = where.locate(m.start())
+            chapter.inlines.append(InlineExpr(
+                index=len(chapter.inlines), line=line, col=col, expr=body.group(1).strip(),
+                start=m.start(), end=span_end,
+                cells_before=sum(1 for s in cell_starts if s < m.start())))
+        for k in range(m.start(), span_end):
+            if out[k] != "\n":
+                out[k] = " "
+        pos = span_end
+    return "".join(out)
+
+
+def _closing_run(prose: str, start: int, n: int) -> int | None:
+    """Offset of the next run of exactly n backticks, within the same paragraph."""
+    for m in BACKTICKS.finditer(prose, start):
+        if BLANK_LINE.search(prose, start, m.start()):
+            return None
+        if len(m.group(0)) == n:
+            return m.start()
+    return None
+
+
+def _labels_and_refs(chapter: ParsedChapter, prose: str) -> None:
+    """Record labels defined, @references and citations (code already blanked)."""
+    prose = HTML_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), prose)
+    where = _Lines(prose)
+    found: list[tuple[int, str, int]] = []      # (offset, label, line)
+    for m in ATTR_LABEL.finditer(prose):
+        found.append((m.start(1), m.group(1), where.locate(m.start(1))[0]))
+    for cell in chapter.cells:
+        if cell.label:
+            found.append((-1, cell.label, cell.first_code_line))
+    found.sort(key=lambda f: f[2])
+    chapter.labels = [(label, line) for _, label, line in found]
+    for m in AT_KEY.finditer(prose):
+        key = m.group(1)
+        line, col = where.locate(m.start())
+        if key.split("-", 1)[0] in CROSSREF_PREFIXES and "-" in key:
+            chapter.references.append((key, line, col))
+        else:
+            chapter.citations.append((key, line, col))
+
+
+def _grid_tables(chapter: ParsedChapter, lines: list[str]) -> None:
+    """Reject inline expressions inside grid tables (pandoc garbles them)."""
+    i = 0
+    while i < len(lines):
+        if not GRID_BORDER.match(lines[i]):
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(lines) and lines[j + 1].strip():
+            j += 1
+        first, last = i + 1, j + 1
+        for expr in chapter.inlines:
+            if first <= expr.line <= last:
+                chapter.findings.append(Finding(
+                    chapter.path, expr.line, "grid-table-inline",
+                    "inline expression inside a grid table (use a pipe table)",
+                    col=expr.col, detail=f"`{{python}} {expr.expr}`"))
+        i = j + 1
+
+
+def decode(path_rel: str, data: bytes) -> tuple[str, list[Finding]]:
+    """Decode chapter bytes as UTF-8; bad bytes become a finding, not a crash."""
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        text = data.decode("utf-8", errors="replace")
+        bad = data[exc.start:exc.end].hex(" ")
+        return text, [Finding(path_rel, line, "encoding",
+                              f"not valid UTF-8 (byte {bad} at column {col})", col=col)]
