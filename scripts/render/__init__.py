@@ -1,0 +1,82 @@
+"""Render the checked book to HTML or PDF.
+
+    from scripts.render import render_book, RenderError
+    render_book(result, "html")   # -> _book/index.html
+    render_book(result, "pdf")    # -> _book/<Title-Slug>.pdf
+
+With `quarto` on PATH the project is rendered by Quarto; otherwise by the
+built-in path (markdown.py -> pandoc + Lua filters -> html.py / pdf.py),
+which reuses the checker's executed results. Either way the output is built
+in a staging directory next to `_book/` and moved into place only on
+success; on failure RenderError (a one-line reason) is raised and the
+previous `_book/` is untouched. `make html` keeps an earlier PDF and
+`make pdf` adds its PDF to the existing `_book/`.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from . import quarto
+from .atomic import carry_over, replace_file, staging_dir, swap_in
+from .errors import RenderError
+
+FORMATS = ("html", "pdf")
+
+__all__ = ["render_book", "RenderError", "output_dir"]
+
+
+def output_dir(project) -> Path:
+    """`project.output-dir` of _quarto.yml, default `_book`."""
+    config = (project.config or {}).get("project") or {}
+    return Path(project.root) / str(config.get("output-dir") or "_book")
+
+
+def _builtin(result, fmt: str, dest: Path) -> Path:
+    from .book import prepare
+    with tempfile.TemporaryDirectory(prefix="render-") as work:
+        book = prepare(result, Path(work))
+        if fmt == "html":
+            from .html import write_html
+            return write_html(book, dest)
+        from .pdf import write_pdf
+        return write_pdf(book, dest)
+
+
+def _quarto(result, fmt: str, dest: Path) -> Path:
+    quarto.render(Path(result.project.root), fmt, dest)
+    if fmt == "html":
+        index = dest / "index.html"
+        if not index.is_file():
+            raise RenderError("quarto produced no index.html")
+        return index
+    pdfs = sorted(dest.rglob("*.pdf"))
+    if not pdfs:
+        raise RenderError("quarto produced no PDF")
+    return pdfs[0]
+
+
+def render_book(result, fmt: str, use_quarto: bool | None = None) -> Path:
+    """Render a checked book; return the main output file inside `_book/`.
+
+    `use_quarto` None means: Quarto when `quarto` is on PATH.
+    """
+    if fmt not in FORMATS:
+        raise RenderError(f"unknown format {fmt!r} (expected html or pdf)")
+    if not getattr(result, "ok", True):
+        raise RenderError("the check reported problems; fix them before rendering")
+    if use_quarto is None:
+        use_quarto = quarto.quarto_path() is not None
+    final = output_dir(result.project)
+    build = _quarto if use_quarto else _builtin
+    with staging_dir(final) as tmp:
+        produced = build(result, fmt, tmp)
+        rel = produced.relative_to(tmp)
+        if fmt == "html":
+            carry_over(final, tmp, "*.pdf")
+            swap_in(tmp, final)
+        elif final.is_dir():
+            replace_file(produced, final / rel)
+        else:
+            swap_in(tmp, final)
+    return final / rel

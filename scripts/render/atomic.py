@@ -1,0 +1,68 @@
+"""Build somewhere else, then move into place only on success.
+
+Every build goes to a fresh directory next to the final one (same
+filesystem, so renames are atomic); `_book/` is replaced by two renames, and
+a single file (the PDF) by os.replace. A failed build leaves `_book/` as it
+was.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def staging_dir(final: Path):
+    """A new empty directory beside `final`; removed afterwards unless moved."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{final.name}.tmp-", dir=final.parent))
+    try:
+        yield tmp
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def swap_in(new: Path, final: Path) -> None:
+    """Make directory `new` become `final`, discarding the old `final`."""
+    old = None
+    if final.exists():
+        old = Path(tempfile.mkdtemp(prefix=f"{final.name}.old-", dir=final.parent))
+        old.rmdir()
+        final.rename(old)
+    try:
+        new.rename(final)
+    except OSError:
+        if old is not None:
+            old.rename(final)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def replace_file(src: Path, dst: Path) -> None:
+    """Copy `src` over `dst` atomically (readers see the old or the new file)."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{dst.name}.", dir=dst.parent)
+    os.close(fd)
+    try:
+        shutil.copyfile(src, tmp_name)
+        os.replace(tmp_name, dst)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+def carry_over(old: Path, new: Path, pattern: str) -> None:
+    """Copy top-level files of `old` matching `pattern` into `new` if absent there.
+
+    Keeps the PDF of an earlier `make pdf` when `make html` rebuilds `_book/`.
+    """
+    if not old.is_dir():
+        return
+    for path in old.glob(pattern):
+        if path.is_file() and not (new / path.name).exists():
+            shutil.copy2(path, new / path.name)

@@ -1,0 +1,202 @@
+"""The built-in render pipeline shared by HTML and PDF.
+
+1. assemble each chapter's markdown from the checker's results (markdown.py);
+2. collect pass: crossref.lua lists each chapter's headings and labels;
+3. numbering.py numbers the whole book;
+4. the caller (html.py / pdf.py) runs the apply pass per chapter with
+   `apply_args` and a context from `context_for`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import RenderError
+from .markdown import chapter_markdown
+from .numbering import ChapterInfo, Ref, number_book
+from . import pandoc
+
+FILTERS = ("callouts", "crossref")
+READER = "markdown"
+
+
+@dataclass
+class Chapter:
+    """One page of the book, with everything the writers need."""
+    path: str                       # source, e.g. "contents/intro.qmd"
+    page: str                       # output, e.g. "contents/intro.html"
+    appendix: bool
+    markdown_file: Path             # assembled markdown in the work dir
+    files: dict[str, bytes] = field(default_factory=dict)   # generated, relative to the page dir
+    info: ChapterInfo | None = None
+
+    @property
+    def page_dir(self) -> str:
+        return posixpath.dirname(self.page)
+
+    @property
+    def display_title(self) -> str:
+        """"1  Title", "A  Title" or "Title" as in Quarto's sidebar."""
+        number = self.info.number if self.info else None
+        title = self.info.title if self.info else self.path
+        return f"{number}\u00a0\u00a0{title}" if number else title
+
+
+@dataclass
+class Book:
+    root: Path
+    title: str
+    chapters: list[Chapter]
+    refs: dict[str, Ref]
+    bibliography: list[Path]
+    csl: Path | None
+    work: Path                      # scratch directory for markdown/context files
+    lang: str = "en"
+
+
+def page_for(path: str) -> str:
+    """contents/intro.qmd -> contents/intro.html (Quarto's layout)."""
+    stem, _ = posixpath.splitext(path)
+    return stem + ".html"
+
+
+def _bibliography(project) -> list[Path]:
+    value = getattr(project, "bibliography", None) or (project.config or {}).get("bibliography")
+    if not value:
+        return []
+    values = value if isinstance(value, list) else [value]
+    paths = [Path(project.root) / str(v) for v in values]
+    for p in paths:
+        if not p.is_file():
+            raise RenderError(f"bibliography {p.name} not found in {project.root}")
+    return paths
+
+
+def _csl(project) -> Path | None:
+    value = (project.config or {}).get("csl")
+    return Path(project.root) / str(value) if value else None
+
+
+def _lang(project) -> str:
+    return str((project.config or {}).get("lang") or "en")
+
+
+def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Path | None = None) -> Path:
+    """Write the JSON context crossref.lua reads for one chapter and pass."""
+    ctx: dict = {"mode": mode, "target": target, "path": chapter.path}
+    if out is not None:
+        ctx["out"] = str(out)
+    if chapter.info is not None:
+        ctx["chapter"] = {"number": chapter.info.number or "", "appendix": chapter.appendix}
+        ctx["headers"] = [n or "" for n in chapter.info.headers]
+    pages = {c.path: c.page for c in book.chapters}
+    refs = {}
+    for rid, ref in book.refs.items():
+        if target == "html":
+            rel = posixpath.relpath(pages[ref.path], chapter.page_dir or ".")
+            href = f"{rel}#{rid}"
+        else:
+            href = f"#{rid}"
+        refs[rid] = {"kind": ref.kind, "number": ref.number, "text": ref.text, "href": href}
+    ctx["refs"] = refs
+    ctx["image_prefix"] = f"{chapter.page_dir}/" if chapter.page_dir else ""
+    path = book.work / f"{chapter.page.replace('/', '__')}.{mode}.{target}.json"
+    path.write_text(json.dumps(ctx), encoding="utf-8")
+    return path
+
+
+def filter_args(context: Path, target: str) -> list[str]:
+    return [f"--metadata=book-context:{context}", f"--metadata=book-target:{target}",
+            *pandoc.filter_args(*FILTERS)]
+
+
+def citeproc_args(book: Book) -> list[str]:
+    if not book.bibliography:
+        return []
+    args = ["--citeproc", "--metadata=reference-section-title:References",
+            "--metadata=link-citations:true"]
+    args += [f"--bibliography={b}" for b in book.bibliography]
+    if book.csl:
+        args.append(f"--csl={book.csl}")
+    return args
+
+
+def _collect(book: Book, chapter: Chapter) -> dict:
+    out = book.work / f"{chapter.page.replace('/', '__')}.collected.json"
+    ctx = write_context(book, chapter, "collect", "html", out)
+    pandoc.run([str(chapter.markdown_file), f"--from={READER}", "--to=plain",
+                "--output=" + os.devnull, *filter_args(ctx, "html")],
+               what=f"{chapter.path} (collect)")
+    try:
+        return json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RenderError(f"{chapter.path}: the collect pass wrote no labels ({exc})") from exc
+
+
+def _copy_static_images(book: Book, chapter: Chapter, dest: Path) -> None:
+    """Copy images a chapter refers to from the sources (not the generated ones)."""
+    images = chapter.info.collected.get("images") if chapter.info else None
+    for src in images if isinstance(images, list) else []:
+        if "://" in src or src.startswith(("/", "data:")) or src in chapter.files:
+            continue
+        source = book.root / chapter.page_dir / src
+        if source.is_file():
+            target = dest / chapter.page_dir / src
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+def write_files(book: Book, dest: Path) -> None:
+    """Write generated figures and copy referenced images under `dest`."""
+    for chapter in book.chapters:
+        for rel, data in chapter.files.items():
+            target = dest / chapter.page_dir / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        _copy_static_images(book, chapter, dest)
+
+
+def prepare(result, work: Path) -> Book:
+    """Assemble, collect and number every chapter of a checked book."""
+    project = result.project
+    root = Path(project.root)
+    listed = [(p, False) for p in project.chapters] + [(p, True) for p in project.appendices]
+    if not listed:
+        raise RenderError("_quarto.yml lists no chapters")
+    execute = getattr(project, "execute", None) or (project.config or {}).get("execute") or {}
+    chapters = []
+    for path, appendix in listed:
+        parsed = result.parsed.get(path)
+        if parsed is None:
+            raise RenderError(f"{path}: not parsed by the checker (is it listed and present?)")
+        page = page_for(path)
+        stem = posixpath.splitext(posixpath.basename(path))[0]
+        md = chapter_markdown(parsed, result.runs.get(path), execute,
+                              files_dir=f"{stem}_files/figure-html")
+        md_file = work / (page.replace("/", "__") + ".md")
+        md_file.write_text(md.text, encoding="utf-8")
+        chapters.append(Chapter(path, page, appendix, md_file, md.files))
+    book = Book(root=root, title=str(project.title or "Book"), chapters=chapters, refs={},
+                bibliography=_bibliography(project), csl=_csl(project), work=work,
+                lang=_lang(project))
+    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
+        collected = list(pool.map(lambda c: _collect(book, c), chapters))
+    for chapter, found in zip(chapters, collected):
+        chapter.info = ChapterInfo(chapter.path, chapter.appendix, found)
+    book.refs = number_book([c.info for c in chapters])
+    return book
+
+
+def apply_pass(book: Book, chapter: Chapter, target: str, to: str, extra: list[str],
+               citeproc: bool = True) -> str:
+    """Run the apply pass for one chapter; return pandoc's output."""
+    ctx = write_context(book, chapter, "apply", target)
+    cite = citeproc_args(book) if citeproc else []
+    return pandoc.run([str(chapter.markdown_file), f"--from={READER}", f"--to={to}",
+                       *filter_args(ctx, target), *cite, *extra],
+                      what=chapter.path)

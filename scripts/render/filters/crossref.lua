@@ -1,0 +1,352 @@
+--[[
+crossref.lua: book-wide numbering and cross-references, in two passes.
+
+The filter reads a JSON context file named by the metadata `book-context`.
+
+  mode "collect": list what this chapter defines, in document order
+    (headings, and tbl-/fig-/eq- labels), plus its title and the images it
+    uses, and write that as JSON to `context.out`. The document is unchanged.
+    Python (scripts/render/numbering.py) turns the lists of all chapters
+    into numbers: numbering needs every chapter before any page is written.
+
+  mode "apply": number headings (`context.headers`, one entry per heading
+    in document order), prefix captions ("Table 1.1: "), show equation
+    numbers, and replace every @sec-/@tbl-/@fig-/@eq- citation with a link
+    whose text is the label ("Table A.1") to `context.refs[id].href`.
+    An unknown reference is an error: the render fails rather than
+    printing "?@tbl-x".
+
+Equations follow Quarto's syntax: `$$ ... $$ {#eq-x}` parses as display
+math followed by the string "{#eq-x}".
+]]
+
+local ctx = {}
+local NBSP = "\u{a0}"
+local CROSSREF_KINDS = { sec = true, tbl = true, fig = true, eq = true }
+
+--- "tbl" for "tbl-x", nil for ids that are not cross-reference labels.
+local function label_kind(id)
+  if not id then
+    return nil
+  end
+  local prefix = id:match("^(%a+)%-.")
+  if prefix and CROSSREF_KINDS[prefix] then
+    return prefix
+  end
+  return nil
+end
+
+local function is_unnumbered(header)
+  return header.classes:includes("unnumbered")
+end
+
+--- Find `{#eq-x}` after display math in an inline list.
+--- Calls on_eq(index_of_math, index_of_label, id, rest_of_string) per match.
+local function scan_equations(inlines, on_eq)
+  local i = 1
+  while i <= #inlines do
+    local el = inlines[i]
+    if el.t == "Math" and el.mathtype == "DisplayMath" then
+      local j = i + 1
+      while j <= #inlines and (inlines[j].t == "Space" or inlines[j].t == "SoftBreak") do
+        j = j + 1
+      end
+      if j <= #inlines and inlines[j].t == "Str" then
+        local id, rest = inlines[j].text:match("^{#(eq%-[^}%s]+)}(.*)$")
+        if id then
+          on_eq(i, j, id, rest)
+        end
+      end
+    end
+    i = i + 1
+  end
+end
+
+------------------------------------------------------------------ collect
+
+local function collect(doc)
+  local found = { headers = {}, labels = {}, images = {}, title = "" }
+  doc:walk({
+    Inlines = function(inlines)
+      scan_equations(inlines, function(_, _, id)
+        table.insert(found.labels, { id = id, kind = "eq" })
+      end)
+    end,
+    Image = function(img)
+      table.insert(found.images, img.src)
+    end,
+  })
+  doc:walk({
+    Header = function(h)
+      if found.title == "" and h.level == 1 then
+        found.title = pandoc.utils.stringify(h.content)
+      end
+      table.insert(found.headers, {
+        id = h.identifier,
+        level = h.level,
+        unnumbered = is_unnumbered(h),
+        text = pandoc.utils.stringify(h.content),
+      })
+    end,
+    Table = function(t)
+      if label_kind(t.identifier) == "tbl" then
+        table.insert(found.labels, { id = t.identifier, kind = "tbl" })
+      end
+    end,
+    Figure = function(f)
+      if label_kind(f.identifier) == "fig" then
+        table.insert(found.labels, { id = f.identifier, kind = "fig" })
+      end
+    end,
+    Div = function(d)
+      local kind = label_kind(d.identifier)
+      if kind == "fig" or kind == "tbl" then
+        table.insert(found.labels, { id = d.identifier, kind = kind })
+      end
+    end,
+  })
+  local f = assert(io.open(ctx.out, "w"))
+  f:write(pandoc.json.encode(found))
+  f:close()
+  return doc
+end
+
+------------------------------------------------------------------ apply
+
+local header_index = 0
+
+--- Inlines "Table 1.1" for a label entry of the context.
+local function label_inlines(entry)
+  local words = {}
+  for word in entry.text:gmatch("%S+") do
+    table.insert(words, word)
+  end
+  return pandoc.Inlines({ pandoc.Str(table.concat(words, NBSP)) })
+end
+
+local function lookup(id)
+  local entry = ctx.refs[id]
+  if not entry then
+    error("unknown cross-reference @" .. id .. " in " .. (ctx.path or "?"))
+  end
+  return entry
+end
+
+local function number_header(h)
+  header_index = header_index + 1
+  local number = ctx.headers[header_index]
+  if number == nil or number == pandoc.json.null or number == "" then
+    return nil
+  end
+  local content = pandoc.Inlines({})
+  if h.level == 1 then
+    if ctx.chapter and ctx.chapter.appendix then
+      content:insert(pandoc.Span({ pandoc.Str("Appendix" .. NBSP .. number) },
+        pandoc.Attr("", { "chapter-number" })))
+      content:insert(pandoc.Str(NBSP .. "—"))
+      content:insert(pandoc.Space())
+    else
+      content:insert(pandoc.Span({ pandoc.Str(number) }, pandoc.Attr("", { "chapter-number" })))
+      content:insert(pandoc.Space())
+    end
+    content:insert(pandoc.Span(h.content, pandoc.Attr("", { "chapter-title" })))
+  else
+    content:insert(pandoc.Span({ pandoc.Str(number) }, pandoc.Attr("", { "header-section-number" })))
+    content:insert(pandoc.Space())
+    content:extend(h.content)
+  end
+  h.content = content
+  return h
+end
+
+--- Prefix a caption (a Caption value) with "Table 1.1: ".
+local function prefix_caption(caption, entry)
+  local prefix = label_inlines(entry)
+  local long = caption.long
+  if #long == 0 then
+    caption.long = pandoc.Blocks({ pandoc.Plain(prefix) })
+    return caption
+  end
+  local first = long[1]
+  if first.content then
+    local content = pandoc.Inlines({})
+    content:extend(prefix)
+    content:insert(pandoc.Str(":"))
+    content:insert(pandoc.Space())
+    content:extend(first.content)
+    first.content = content
+    long[1] = first
+    caption.long = long
+  end
+  return caption
+end
+
+--- Move fig-alt to the image's alt text (what the HTML writer uses).
+local function apply_alt(img)
+  local alt = img.attributes["fig-alt"]
+  if alt then
+    img.attributes["fig-alt"] = nil
+    img.attributes["alt"] = alt
+  end
+  if ctx.target == "typst" and ctx.image_prefix and ctx.image_prefix ~= ""
+      and not img.src:match("^%a[%w+.-]*:") and not img.src:match("^/") then
+    img.src = ctx.image_prefix .. img.src
+  end
+  return img
+end
+
+local function equation_html(math, id, entry)
+  return pandoc.Span({
+    math,
+    pandoc.Span({ pandoc.Str("(" .. entry.number .. ")") }, pandoc.Attr("", { "eq-number" })),
+  }, pandoc.Attr(id, { "equation" }))
+end
+
+local function equation_typst(math, id, entry)
+  local body = pandoc.write(pandoc.Pandoc({ pandoc.Plain({ math }) }), "typst")
+  body = body:gsub("^%s+", ""):gsub("%s+$", "")
+  local raw = string.format(
+    '#[#set math.equation(numbering: _ => "(%s)"); %s <%s>]',
+    entry.number, body, id)
+  return pandoc.RawInline("typst", raw)
+end
+
+local function apply_equations(inlines)
+  local matches = {}
+  scan_equations(inlines, function(i, j, id, rest)
+    table.insert(matches, { i = i, j = j, id = id, rest = rest })
+  end)
+  if #matches == 0 then
+    return nil
+  end
+  for m = #matches, 1, -1 do
+    local match = matches[m]
+    local entry = lookup(match.id)
+    local math = inlines[match.i]
+    local replacement
+    if ctx.target == "typst" then
+      replacement = equation_typst(math, match.id, entry)
+    else
+      replacement = equation_html(math, match.id, entry)
+    end
+    if match.rest ~= "" then
+      inlines[match.j] = pandoc.Str(match.rest)
+    else
+      inlines:remove(match.j)
+    end
+    for _ = match.i + 1, match.j - 1 do
+      if inlines[match.i + 1].t == "Space" or inlines[match.i + 1].t == "SoftBreak" then
+        inlines:remove(match.i + 1)
+      end
+    end
+    inlines[match.i] = replacement
+  end
+  return inlines
+end
+
+--- A citation group may mix cross-references and bibliography keys.
+local function apply_cite(cite)
+  local links = pandoc.Inlines({})
+  local others = {}
+  for _, c in ipairs(cite.citations) do
+    if label_kind(c.id) then
+      local entry = lookup(c.id)
+      local text = label_inlines(entry)
+      if c.mode == "SuppressAuthor" then
+        text = pandoc.Inlines({ pandoc.Str(entry.number) })
+      end
+      if #links > 0 then
+        links:insert(pandoc.Str(","))
+        links:insert(pandoc.Space())
+      end
+      if #c.prefix > 0 then
+        links:extend(c.prefix)
+        links:insert(pandoc.Space())
+      end
+      links:insert(pandoc.Link(text, entry.href, "", pandoc.Attr("", { "quarto-xref" })))
+      links:extend(c.suffix)
+    else
+      table.insert(others, c)
+    end
+  end
+  if #links == 0 then
+    return nil
+  end
+  if #others > 0 then
+    links:insert(pandoc.Space())
+    links:insert(pandoc.Cite(pandoc.Inlines({}), others))
+  end
+  return links
+end
+
+local function apply(doc)
+  doc = doc:walk({
+    Inlines = apply_equations,
+  })
+  doc = doc:walk({
+    Cite = apply_cite,
+    Image = apply_alt,
+  })
+  return doc:walk({
+    Header = number_header,
+    Table = function(t)
+      if label_kind(t.identifier) == "tbl" then
+        t.caption = prefix_caption(t.caption, lookup(t.identifier))
+        return t
+      end
+    end,
+    Figure = function(f)
+      if label_kind(f.identifier) == "fig" then
+        f.caption = prefix_caption(f.caption, lookup(f.identifier))
+        return f
+      end
+    end,
+    Div = function(d)
+      local kind = label_kind(d.identifier)
+      if (kind == "fig" or kind == "tbl") and #d.content > 0 then
+        local last = d.content[#d.content]
+        if last.content and (last.t == "Para" or last.t == "Plain") then
+          local caption = prefix_caption({ long = pandoc.Blocks({ last }) }, lookup(d.identifier))
+          d.content[#d.content] = caption.long[1]
+          d.classes:insert("quarto-float")
+          return d
+        end
+      end
+    end,
+  })
+end
+
+------------------------------------------------------------------ entry
+
+--- Give a chapter without a level-1 heading one from its `title:`.
+local function ensure_title(doc)
+  for _, block in ipairs(doc.blocks) do
+    if block.t == "Header" and block.level == 1 then
+      return doc
+    end
+  end
+  if doc.meta.title then
+    local title = doc.meta.title
+    local inlines = pandoc.utils.type(title) == "Inlines" and title
+      or pandoc.Inlines({ pandoc.Str(pandoc.utils.stringify(title)) })
+    doc.blocks:insert(1, pandoc.Header(1, inlines))
+  end
+  return doc
+end
+
+function Pandoc(doc)
+  local path = pandoc.utils.stringify(doc.meta["book-context"] or "")
+  if path == "" then
+    error("crossref.lua: metadata book-context (a JSON file) is required")
+  end
+  local f = assert(io.open(path, "r"))
+  ctx = pandoc.json.decode(f:read("a"), false)
+  f:close()
+  ctx.refs = ctx.refs or {}
+  ctx.headers = ctx.headers or {}
+  doc = ensure_title(doc)
+  if ctx.mode == "collect" then
+    return collect(doc)
+  end
+  return apply(doc)
+end

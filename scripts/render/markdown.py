@@ -1,0 +1,186 @@
+"""Assemble one chapter's pandoc markdown from the checker's results.
+
+Nothing is executed here: every value comes from the ChapterRun the checker
+produced (or loaded from its cache).
+
+- an inline `{python} expr` is replaced by its InlineRun.text, inserted as
+  markdown whether its kind is "text" or "markdown" (as Quarto does);
+- a code cell is replaced by what Quarto would show: its source when
+  `echo` is true, then its outputs (markdown raw; text as a code block unless
+  `output: asis`; images saved as files; html raw), nothing when
+  `include: false`;
+- a cell labelled `tbl-x` with `tbl-cap` gets `: cap {#tbl-x}` under its
+  table; a cell labelled `fig-x` with `fig-cap` becomes
+  `![cap](file){#fig-x fig-alt="..."}`.
+"""
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass, field
+
+from scripts.model import ChapterRun, CodeCell, ParsedChapter
+
+from .errors import RenderError
+
+# Quarto's defaults for the Jupyter engine.
+DEFAULTS = {"echo": True, "eval": True, "output": True, "include": True}
+OPTION_LINE = re.compile(r"^\s*#\|")
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", re.M)
+
+
+@dataclass
+class ChapterMarkdown:
+    """The markdown of one chapter and the files it refers to."""
+    text: str
+    files: dict[str, bytes] = field(default_factory=dict)   # path relative to the page dir -> bytes
+
+
+def effective_options(cell: CodeCell, project_execute: dict, front_matter: dict) -> dict:
+    """Cell options over chapter `execute:` over project `execute:` over Quarto's defaults."""
+    options = dict(DEFAULTS)
+    options.update({k: v for k, v in (project_execute or {}).items() if k in DEFAULTS})
+    chapter = (front_matter or {}).get("execute") or {}
+    if isinstance(chapter, dict):
+        options.update({k: v for k, v in chapter.items() if k in DEFAULTS})
+    options.update(cell.options)
+    return options
+
+
+def fence(text: str, info: str) -> str:
+    """A fenced code block longer than any backtick run inside `text`."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{info}\n{text.rstrip(chr(10))}\n{ticks}"
+
+
+def cell_source(cell: CodeCell) -> str:
+    """The cell's code without its leading `#|` option lines."""
+    lines = cell.source.splitlines()
+    while lines and OPTION_LINE.match(lines[0]):
+        lines.pop(0)
+    return "\n".join(lines).strip("\n")
+
+
+def attr_value(text: str) -> str:
+    """A value safe inside a pandoc attribute's double quotes."""
+    return str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def one_line(text) -> str:
+    return " ".join(str(text).split())
+
+
+class _Assembler:
+    def __init__(self, parsed: ParsedChapter, run: ChapterRun | None,
+                 project_execute: dict, files_dir: str):
+        self.parsed = parsed
+        self.run = run
+        self.project_execute = project_execute
+        self.files_dir = files_dir
+        self.files: dict[str, bytes] = {}
+        self.cell_runs = {c.index: c for c in (run.cells if run else [])}
+        self.inline_runs = {i.index: i for i in (run.inlines if run else [])}
+
+    def inline_text(self, index: int, expr: str, line: int) -> str:
+        found = self.inline_runs.get(index)
+        if found is None:
+            raise RenderError(f"{self.parsed.path}:{line}: no checked value for inline "
+                              f"`{{python}} {expr}` (run `make check` first)")
+        return found.text
+
+    def cell_markdown(self, cell: CodeCell) -> str:
+        opts = effective_options(cell, self.project_execute, self.parsed.front_matter)
+        if opts.get("include") is False:
+            return ""
+        parts: list[str] = []
+        if opts.get("echo") is True:
+            parts.append(fence(cell_source(cell), " {.python .cell-code}"))
+        if opts.get("output") is False or opts.get("eval") is False:
+            return "\n\n".join(parts)
+        run = self.cell_runs.get(cell.index)
+        if run is None:
+            raise RenderError(f"{self.parsed.path}:{cell.fence_line}: no checked output "
+                              f"for cell {cell.label or cell.index} (run `make check` first)")
+        asis = opts.get("output") == "asis"
+        label = cell.label or ""
+        images = 0
+        table_part = None
+        for output in run.outputs:
+            kind = output.kind
+            if kind == "markdown" or (kind == "text" and asis):
+                parts.append(output.data.strip("\n"))
+                if TABLE_RULE.search(output.data):
+                    table_part = len(parts) - 1
+            elif kind == "text":
+                parts.append(fence(output.data, " {.cell-output}"))
+            elif kind == "error":
+                parts.append(fence(output.data, " {.cell-output .cell-output-error}"))
+            elif kind == "html":
+                parts.append(fence(output.data, "{=html}"))
+            elif kind in ("image/png", "image/svg+xml"):
+                parts.append(self.image(cell, opts, output.kind, output.data, images))
+                images += 1
+        if label.startswith("tbl-") and opts.get("tbl-cap"):
+            caption = f": {one_line(opts['tbl-cap'])} {{#{label}}}"
+            if table_part is None:
+                raise RenderError(f"{self.parsed.path}:{cell.fence_line}: cell {label} has "
+                                  f"tbl-cap but produced no markdown table")
+            parts[table_part] = parts[table_part] + "\n\n" + caption
+        return "\n\n".join(p for p in parts if p)
+
+    def image(self, cell: CodeCell, opts: dict, kind: str, data: str, n: int) -> str:
+        ext = "png" if kind == "image/png" else "svg"
+        stem = cell.label or f"cell-{cell.index}"
+        name = f"{stem}-{n + 1}.{ext}" if n else f"{stem}.{ext}"
+        rel = f"{self.files_dir}/{name}"
+        self.files[rel] = base64.b64decode(data) if ext == "png" else data.encode("utf-8")
+        caption = one_line(opts.get("fig-cap", "")) if n == 0 else ""
+        attrs = []
+        if cell.label and cell.label.startswith("fig-") and n == 0 and caption:
+            attrs.append(f"#{cell.label}")
+        if opts.get("fig-alt"):
+            attrs.append(f'fig-alt="{attr_value(opts["fig-alt"])}"')
+        suffix = "{" + " ".join(attrs) + "}" if attrs else ""
+        return f"![{caption}]({rel}){suffix}"
+
+    def build(self) -> ChapterMarkdown:
+        text = self.parsed.text
+        starts = [0]
+        for m in re.finditer("\n", text):
+            starts.append(m.end())
+
+        def line_start(line: int) -> int:
+            return starts[line - 1] if line - 1 < len(starts) else len(text)
+
+        edits: list[tuple[int, int, str]] = []
+        for cell in self.parsed.cells:
+            start = line_start(cell.fence_line)
+            end = line_start(cell.end_line + 1)
+            indent = re.match(r"[ \t]*", text[start:]).group(0)
+            body = self.cell_markdown(cell)
+            if indent and body:
+                body = "\n".join(indent + ln if ln else ln for ln in body.splitlines())
+            edits.append((start, end, f"\n{body}\n\n" if body else "\n"))
+        for expr in self.parsed.inlines:
+            edits.append((expr.start, expr.end, self.inline_text(expr.index, expr.expr, expr.line)))
+        edits.sort(key=lambda e: e[0])
+        out, pos = [], 0
+        for start, end, replacement in edits:
+            if start < pos:
+                raise RenderError(f"{self.parsed.path}: overlapping cell/inline spans at offset {start}")
+            out.append(text[pos:start])
+            out.append(replacement)
+            pos = end
+        out.append(text[pos:])
+        return ChapterMarkdown(text="".join(out), files=self.files)
+
+
+def chapter_markdown(parsed: ParsedChapter, run: ChapterRun | None,
+                     project_execute: dict | None = None,
+                     files_dir: str = "figures") -> ChapterMarkdown:
+    """Pandoc markdown for one chapter, with values and outputs in place.
+
+    `files_dir` is where generated images go, relative to the chapter's page.
+    """
+    return _Assembler(parsed, run, project_execute or {}, files_dir).build()

@@ -1,0 +1,116 @@
+"""Book-wide numbering: what every label is called, computed from all chapters.
+
+The collect pass of crossref.lua lists, per chapter and in document order,
+its headings and its tbl-/fig-/eq- labels. `number_book` turns those lists
+into Quarto 1.10's numbers:
+
+- chapters 1, 2, ... ; appendices A, B, ... ; `index.qmd` (the preface) and
+  `.unnumbered` chapters get no number;
+- sections 1.1, 1.2.1, A.1 within numbered chapters;
+- tables, figures and equations per chapter: 1.1, 2.3, A.1;
+- a reference text: "Chapter 1" / "Appendix A" for a chapter heading,
+  "Section 1.2", "Table A.1", "Figure 2.1", "Equation 1.1".
+"""
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+
+from .errors import RenderError
+
+KIND_NAMES = {"tbl": "Table", "fig": "Figure", "eq": "Equation", "sec": "Section"}
+
+
+@dataclass(frozen=True)
+class Ref:
+    """What a label resolves to."""
+    id: str
+    kind: str          # sec | tbl | fig | eq
+    number: str        # "1.2", "A.1", "" when unnumbered
+    text: str          # "Table 1.2"
+    path: str          # chapter source path (project-relative)
+
+
+@dataclass
+class ChapterInfo:
+    """One chapter as the renderer sees it."""
+    path: str
+    appendix: bool
+    collected: dict                     # what crossref.lua's collect pass wrote
+    number: str | None = None           # "1", "A" or None
+    title: str = ""
+    headers: list[str | None] = field(default_factory=list)   # display number per heading
+
+
+def appendix_letter(n: int) -> str:
+    """1 -> A, 26 -> Z, 27 -> AA."""
+    letters = ""
+    while n > 0:
+        n, rem = divmod(n - 1, 26)
+        letters = string.ascii_uppercase[rem] + letters
+    return letters
+
+
+def _as_list(value) -> list:
+    # pandoc.json encodes an empty Lua table as {}.
+    return value if isinstance(value, list) else []
+
+
+def _chapter_number(info: ChapterInfo, counters: dict) -> str | None:
+    headers = _as_list(info.collected.get("headers"))
+    first = next((h for h in headers if h.get("level") == 1), None)
+    if info.path == "index.qmd" or first is None or first.get("unnumbered"):
+        return None
+    if info.appendix:
+        counters["appendix"] += 1
+        return appendix_letter(counters["appendix"])
+    counters["chapter"] += 1
+    return str(counters["chapter"])
+
+
+def number_book(chapters: list[ChapterInfo]) -> dict[str, Ref]:
+    """Fill each ChapterInfo's number/title/headers; return every label's Ref."""
+    refs: dict[str, Ref] = {}
+    counters = {"chapter": 0, "appendix": 0}
+
+    def define(ref: Ref) -> None:
+        if ref.id in refs:
+            other = refs[ref.id].path
+            raise RenderError(f"label {ref.id} is defined twice ({other} and {ref.path})")
+        refs[ref.id] = ref
+
+    for info in chapters:
+        info.number = _chapter_number(info, counters)
+        chap = info.number
+        info.title = info.collected.get("title") or info.path
+        section: list[int] = []
+        seen_h1 = False
+        info.headers = []
+        for h in _as_list(info.collected.get("headers")):
+            level, hid = int(h.get("level", 1)), h.get("id") or ""
+            number = None
+            if level == 1 and not seen_h1:
+                seen_h1 = True
+                number = chap
+                if hid.startswith("sec-"):
+                    word = "Appendix" if info.appendix else "Chapter"
+                    text = f"{word} {chap}" if chap else h.get("text", hid)
+                    define(Ref(hid, "sec", chap or "", text, info.path))
+            else:
+                if chap and not h.get("unnumbered") and level >= 2:
+                    depth = level - 1
+                    section = (section + [0] * depth)[:depth]
+                    section[-1] += 1
+                    number = ".".join([chap] + [str(n) for n in section])
+                if hid.startswith("sec-"):
+                    text = f"Section {number}" if number else h.get("text", hid)
+                    define(Ref(hid, "sec", number or "", text, info.path))
+            info.headers.append(number)
+        per_kind: dict[str, int] = {}
+        for label in _as_list(info.collected.get("labels")):
+            kind, lid = label["kind"], label["id"]
+            per_kind[kind] = per_kind.get(kind, 0) + 1
+            k = per_kind[kind]
+            number = f"{chap}.{k}" if chap else str(k)
+            define(Ref(lid, kind, number, f"{KIND_NAMES[kind]} {number}", info.path))
+    return refs

@@ -1,0 +1,50 @@
+"""Run the pandoc binary shipped by pypandoc-binary.
+
+We call the binary with subprocess (not pypandoc.convert_*) so that a
+failure carries pandoc's own message, reduced to one line for RenderError.
+"""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from .errors import RenderError
+
+FILTERS = Path(__file__).with_name("filters")
+
+
+def pandoc_path() -> str:
+    """Path of the pandoc executable (bundled with pypandoc-binary)."""
+    try:
+        import pypandoc
+        return pypandoc.get_pandoc_path()
+    except (ImportError, OSError) as exc:
+        raise RenderError(f"pandoc is not available: {exc}") from exc
+
+
+def filter_args(*names: str) -> list[str]:
+    """--lua-filter arguments for our filters, in the given order."""
+    return [f"--lua-filter={FILTERS / (name + '.lua')}" for name in names]
+
+
+def run(args: list[str], *, stdin: str | None = None, cwd: Path | None = None,
+        what: str = "pandoc") -> str:
+    """Run pandoc with `args`; return stdout or raise RenderError."""
+    cmd = [pandoc_path(), *args]
+    try:
+        proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True,
+                              cwd=cwd, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RenderError(f"{what}: could not run pandoc: {exc}") from exc
+    if proc.returncode != 0:
+        raise RenderError(f"{what}: pandoc failed: {first_error_line(proc.stderr)}")
+    return proc.stdout
+
+
+def first_error_line(stderr: str) -> str:
+    """The most telling line of pandoc's stderr (a Lua error, else the first)."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    for line in lines:
+        if "unknown cross-reference" in line or "Error" in line or "error" in line:
+            return line
+    return lines[0] if lines else "exit status non-zero, no message"

@@ -1,0 +1,72 @@
+"""PDF output: pandoc -> typst -> PDF with the `typst` Python package.
+
+Each chapter goes through the apply pass separately (so numbering and
+references are exactly those of the HTML pages) into pandoc's JSON AST;
+the chapters are concatenated into one document, which pandoc writes as
+typst with our template (title page, contents, page numbers) and citeproc
+(one reference list at the end). typst compiles it with the build directory
+as root, where the figures were written.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from . import pandoc
+from .book import Book, apply_pass, write_files
+from .errors import RenderError
+
+TEMPLATE = Path(__file__).with_name("assets") / "book.typ"
+
+
+def slug(title: str) -> str:
+    """A file name from the book title: "ML Systems" -> "ML-Systems"."""
+    words = re.findall(r"[A-Za-z0-9]+", title)
+    return "-".join(words) or "book"
+
+
+def merged_ast(book: Book) -> dict:
+    """One pandoc document holding every chapter's blocks, in book order."""
+    merged: dict = {"meta": {}, "blocks": []}
+    for chapter in book.chapters:
+        doc = json.loads(apply_pass(book, chapter, "typst", "json", [], citeproc=False))
+        merged["pandoc-api-version"] = doc["pandoc-api-version"]
+        merged["blocks"].extend(doc["blocks"])
+    return merged
+
+
+def write_typst(book: Book, dest: Path) -> Path:
+    """Write book.typ (and the figures) under `dest`; return its path."""
+    ast = merged_ast(book)
+    args = ["--from=json", "--to=typst", f"--template={TEMPLATE}", "--wrap=none",
+            f"--metadata=title:{book.title}", f"--metadata=pagetitle:{book.title}",
+            f"--metadata=lang:{book.lang}"]
+    if book.bibliography:
+        args += ["--citeproc", "--metadata=reference-section-title:References"]
+        args += [f"--bibliography={b}" for b in book.bibliography]
+        if book.csl:
+            args.append(f"--csl={book.csl}")
+    source = pandoc.run(args, stdin=json.dumps(ast), what="PDF (typst)")
+    write_files(book, dest)
+    typ = dest / "book.typ"
+    typ.write_text(source, encoding="utf-8")
+    return typ
+
+
+def write_pdf(book: Book, dest: Path) -> Path:
+    """Compile the book to `dest/<slug>.pdf`."""
+    typ = write_typst(book, dest)
+    pdf = dest / f"{slug(book.title)}.pdf"
+    try:
+        import typst
+    except ImportError as exc:
+        raise RenderError("the typst Python package is not installed") from exc
+    try:
+        typst.compile(str(typ), output=str(pdf), root=str(dest))
+    except Exception as exc:  # typst.TypstError and friends
+        message = " ".join(str(getattr(exc, "message", exc)).split())
+        raise RenderError(f"typst failed: {message[:300]}") from exc
+    if not pdf.is_file() or pdf.stat().st_size == 0:
+        raise RenderError("typst produced no PDF")
+    return pdf
