@@ -1,0 +1,215 @@
+"""Display helpers: numbers, percentages, durations, Markdown, and check()."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pint
+import pytest
+
+from mlsys.constants import Q_
+from mlsys.formatting import (
+    InvariantError, check, fmt, fmt_duration, fmt_percent, md_math, md_table, sci,
+)
+
+# ---------------------------------------------------------------------------- fmt
+
+
+@pytest.mark.parametrize("value, kwargs, expected", [
+    (50_000, {"precision": 0}, "50,000"),
+    (5172.4138, {"precision": 0}, "5,172"),
+    (5172.4138, {}, "5,172.4"),
+    (4.137931, {"precision": 2}, "4.14"),
+    (1234567.891, {"precision": 2, "commas": False}, "1234567.89"),
+    (-2.25, {"precision": 1}, "-2.2"),  # round half to even, as Python does
+    (0, {"precision": 2}, "0.00"),
+    (0.0, {}, "0.0"),
+    (np.float64(15.2225), {"precision": 1}, "15.2"),
+    (np.int64(1250), {"precision": 0}, "1,250"),
+    (0.04, {"precision": 1, "allow_zero": True}, "0.0"),
+    (-0.04, {"precision": 1, "allow_zero": True}, "0.0"),
+])
+def test_fmt(value, kwargs, expected):
+    assert fmt(value, **kwargs) == expected
+
+
+def test_fmt_converts_quantities():
+    assert fmt(Q_(2, "hour"), unit="minute", precision=0) == "120"
+    assert fmt(Q_(2800e9, "byte"), unit="GB", precision=0) == "2,800"
+    assert fmt(Q_(0.5, "dimensionless")) == "0.5"
+
+
+@pytest.mark.parametrize("value", [0.04, 1e-9, -0.004])
+def test_fmt_refuses_to_print_nonzero_as_zero(value):
+    with pytest.raises(ValueError, match="would print as 0"):
+        fmt(value, precision=1)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, np.nan])
+def test_fmt_refuses_nan_and_inf(value):
+    with pytest.raises(ValueError, match="finite"):
+        fmt(value)
+
+
+def test_fmt_rejects_ambiguous_input():
+    with pytest.raises(ValueError, match="unit="):
+        fmt(Q_(3, "hour"))
+    with pytest.raises(ValueError, match="Quantities only"):
+        fmt(3.0, unit="hour")
+    with pytest.raises(ValueError, match="precision"):
+        fmt(3.0, precision=-1)
+    with pytest.raises(TypeError):
+        fmt("3.0")
+    with pytest.raises(TypeError):
+        fmt(True)
+
+
+# ------------------------------------------------------------------ fmt_percent
+
+
+@pytest.mark.parametrize("ratio, kwargs, expected", [
+    (0.587, {}, "58.7%"),
+    (0.9999, {"precision": 2}, "99.99%"),
+    (0.03, {"precision": 0}, "3%"),
+    (1.0, {}, "100.0%"),
+    (0.0, {}, "0.0%"),
+    (7.4, {"precision": 0}, "740%"),
+    (0.99999, {"bounded": True}, "> 99.9%"),
+    (1e-5, {"bounded": True}, "< 0.1%"),
+    (0.5, {"bounded": True}, "50.0%"),
+])
+def test_fmt_percent(ratio, kwargs, expected):
+    assert fmt_percent(ratio, **kwargs) == expected
+
+
+def test_fmt_percent_guards():
+    with pytest.raises(ValueError, match="0%"):
+        fmt_percent(1e-5)
+    with pytest.raises(ValueError, match="100%"):
+        fmt_percent(0.99999)
+    with pytest.raises(ValueError):
+        fmt_percent(math.nan)
+
+
+# ----------------------------------------------------------------- fmt_duration
+
+
+@pytest.mark.parametrize("quantity, expected", [
+    (Q_(1, "second"), "1 second"),
+    (Q_(45, "second"), "45 seconds"),
+    (Q_(28.04, "second"), "28 seconds"),
+    (Q_(0, "second"), "0 seconds"),
+    (Q_(60, "second"), "1 minute"),
+    (Q_(59.97, "second"), "1 minute"),  # rounds up into the next unit
+    (Q_(2, "minute"), "2 minutes"),
+    (Q_(52.6, "minute"), "52.6 minutes"),
+    (Q_(913.4, "second"), "15.2 minutes"),
+    (Q_(1, "hour"), "1 hour"),
+    (Q_(4.1379, "hour"), "4.1 hours"),
+    (Q_(24, "hour"), "1 day"),
+    (Q_(5172.4, "hour"), "215.5 days"),
+    (Q_(30, "day"), "30 days"),
+    (Q_(1.04, "minute"), "1 minute"),
+])
+def test_fmt_duration_units_and_plurals(quantity, expected):
+    assert fmt_duration(quantity) == expected
+
+
+def test_fmt_duration_precision_and_guards():
+    assert fmt_duration(Q_(52.63, "minute"), precision=2) == "52.63 minutes"
+    assert fmt_duration(Q_(3000, "day"), precision=0) == "3,000 days"
+    with pytest.raises(TypeError):
+        fmt_duration(90)
+    with pytest.raises(ValueError):
+        fmt_duration(Q_(-5, "second"))
+    with pytest.raises(ValueError):
+        fmt_duration(Q_(0.01, "second"))  # would print as 0
+    with pytest.raises(pint.DimensionalityError):
+        fmt_duration(Q_(5, "GB"))
+
+
+# -------------------------------------------------------------------------- sci
+
+
+@pytest.mark.parametrize("value, kwargs, expected", [
+    (1.75e11, {}, "1.75 × 10¹¹"),
+    (2.8e12, {"precision": 1}, "2.8 × 10¹²"),
+    (-0.00123, {"precision": 1}, "-1.2 × 10⁻³"),
+    (1e9, {}, "1.00 × 10⁹"),
+    (0, {}, "0"),
+])
+def test_sci(value, kwargs, expected):
+    assert sci(value, **kwargs) == expected
+
+
+def test_sci_refuses_nan():
+    with pytest.raises(ValueError):
+        sci(math.inf)
+
+
+# --------------------------------------------------------------------- Markdown
+
+
+def test_md_math():
+    out = md_math(r"\tau^* = \sqrt{2 \delta M}")
+    assert type(out).__name__ == "Markdown"
+    assert out.data == r"$\tau^* = \sqrt{2 \delta M}$"
+    assert md_math("$x$").data == "$x$"
+    with pytest.raises(ValueError):
+        md_math("  ")
+
+
+def test_md_table_from_dicts_aligns_numbers_right():
+    rows = [{"GPUs": "256", "MTBF": "161.6 hours", "per day": "0.1"},
+            {"GPUs": "100,000", "MTBF": "25 minutes", "per day": "58.0"}]
+    out = md_table(rows)
+    assert type(out).__name__ == "Markdown"
+    lines = out.data.splitlines()
+    assert [c.strip() for c in lines[0].strip("|").split("|")] == ["GPUs", "MTBF", "per day"]
+    separators = [c.strip() for c in lines[1].strip("|").split("|")]
+    assert separators[0].endswith(":") and separators[2].endswith(":")
+    assert separators[1].startswith(":") and not separators[1].endswith(":")
+    assert "100,000" in lines[3] and len(lines) == 4
+
+
+def test_md_table_from_dataframe_and_rows():
+    frame = pd.DataFrame({"k": [1, 2, 3], "availability": ["99.00%", "99.99%", "99.9999%"]})
+    text = md_table(frame).data
+    assert "99.9999%" in text and len(text.splitlines()) == 5
+    assert text.splitlines()[0].startswith("|")
+    rows_text = md_table([["GPU", 20_000], ["NIC", 6_666]], headers=["part", "FIT"]).data
+    assert "20,000" in rows_text
+    indexed = md_table(frame.set_index("k"), index=True).data
+    assert indexed.splitlines()[0].split("|")[1].strip() == "k"
+
+
+def test_md_table_options_and_guards():
+    text = md_table([["a|b", 2.5]], headers=["x", "y"], precision=2, align=["center", "left"]).data
+    assert r"a\|b" in text and "2.50" in text
+    assert text.splitlines()[1].replace("-", "").replace("|", "").strip() == ":::"
+    with pytest.raises(ValueError, match="raw float"):
+        md_table([["a", 2.5]], headers=["x", "y"])
+    with pytest.raises(ValueError, match="headers"):
+        md_table([["a", "b"]])
+    with pytest.raises(ValueError, match="cells"):
+        md_table([["a", "b"]], headers=["x"])
+    with pytest.raises(ValueError, match="align"):
+        md_table([["a", "b"]], headers=["x", "y"], align=["left"])
+
+
+# ------------------------------------------------------------------------ check
+
+
+def test_check_passes_and_raises_invariant_error():
+    check(True, "fine")
+    check(np.float64(1.0) < 2, "numpy bools are fine")
+    with pytest.raises(InvariantError, match="MTBF should be < 5 hours"):
+        check(4.2 > 5.0, "MTBF should be < 5 hours")
+    assert issubclass(InvariantError, ValueError)
+
+
+def test_check_refuses_non_bool_conditions():
+    with pytest.raises(TypeError):
+        check(0.5, "a number is not a condition")
+    with pytest.raises(TypeError):
+        check(np.array([True, False]), "an array is not a condition")
