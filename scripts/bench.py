@@ -1,0 +1,519 @@
+"""`make bench`: how fast is `make check`, against the floor and against nbconvert.
+
+For the real book (a temporary copy of the project: the project's own files are
+never touched) and for a synthetic book (`scripts.synth_book`, 60 chapters by
+default) it prints, each as the median of `--runs` runs and as a ratio to the
+floor:
+
+    floor            every chapter's cells and inline expressions run in ONE plain
+                     Python process, no kernel (a subprocess, timed from outside)
+    cold check       `python -m scripts check` with the cache directory removed
+    nothing changed  the same again, everything cached
+    one chapter      after appending a line of prose to one chapter
+    mlsys touched    after appending a comment to mlsys/__init__.py (the copy's)
+    nbconvert        `jupyter nbconvert --to notebook --execute` of the same
+                     chapters converted to notebooks: the peer reference
+
+plus the peak RSS of the checker process itself (not its kernels) and the
+machine's core count. It asserts nothing: a step that fails prints why and the
+benchmark moves on.
+
+The checker is driven only through its command line, `python -m scripts check`,
+run with the book as working directory and this project on PYTHONPATH.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+COPY_IGNORE = (".venv", ".git", "_build", "_book", "scripts", "tests", "__pycache__",
+               ".pytest_cache", ".hypothesis", "node_modules", ".quarto")
+STEP_TIMEOUT_S = 1800
+
+# Runs the checker as `python -m scripts …` and, at exit, records the peak RSS
+# of this process alone (kernels are other processes) in $BENCH_RSS_FILE.
+CHECKER_WRAPPER = """
+import atexit, os, resource, runpy, sys
+def _record_peak_rss():
+    with open(os.environ["BENCH_RSS_FILE"], "w") as out:
+        out.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+atexit.register(_record_peak_rss)
+runpy.run_module("scripts", run_name="__main__", alter_sys=True)
+"""
+
+# A matplotlib backend for the floor that, like the kernel's inline backend,
+# rasterises every figure that is shown (its name contains "inline" so that
+# display helpers which only show under an inline backend do show).
+FLOOR_BACKEND = '''
+import io
+from matplotlib.backends.backend_agg import FigureCanvasAgg as FigureCanvas  # noqa: F401
+
+
+def show(*args, **kwargs):
+    import matplotlib.pyplot as plt
+    for number in plt.get_fignums():
+        plt.figure(number).savefig(io.BytesIO(), format="png")
+    plt.close("all")
+'''
+FLOOR_BACKEND_NAME = "bench_floor_inline"
+
+
+# ------------------------------------------------------------------ the floor
+
+def _display_text(value) -> str:
+    """What a kernel would display for a value: its markdown, else its repr."""
+    markdown = getattr(value, "_repr_markdown_", None)
+    if callable(markdown):
+        return str(markdown())
+    return value if isinstance(value, str) else repr(value)
+
+
+def _run_cell(source: str, namespace: dict, filename: str) -> None:
+    """Execute a cell like a kernel: the value of a final expression is displayed."""
+    import ast
+    tree = ast.parse(source, filename)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, filename, "exec"), namespace)
+    if last is not None:
+        value = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)
+        if value is not None:
+            _display_text(value)
+
+
+def _flush_figures() -> None:
+    """Rasterise and close figures left open by a cell, as the inline backend does."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None and pyplot.get_fignums():
+        pyplot.show()
+
+
+def run_floor(root: Path) -> dict:
+    """Run every chapter of the book at `root` in this process; returns counts.
+
+    Each chapter gets a fresh namespace; inline expressions are evaluated after
+    the cells that precede them. Errors are counted, not raised.
+    """
+    from scripts.project import load_project
+    from scripts.qmd import parse_chapter
+
+    root = Path(root).resolve()
+    project = load_project(root)
+    counts = {"chapters": 0, "cells": 0, "inlines": 0, "errors": 0}
+    for rel in project.chapters + project.appendices:
+        parsed = parse_chapter(rel, (root / rel).read_text(encoding="utf-8"))
+        namespace: dict = {"__name__": "__main__"}
+        counts["chapters"] += 1
+        pending = sorted(parsed.inlines, key=lambda e: (e.cells_before, e.index))
+        for position in range(len(parsed.cells) + 1):
+            while pending and pending[0].cells_before <= position:
+                expr = pending.pop(0)
+                counts["inlines"] += 1
+                try:
+                    _display_text(eval(expr.expr, namespace))
+                except Exception as exc:  # noqa: BLE001 - counted, like the checker reports it
+                    counts["errors"] += 1
+                    print(f"floor: {rel}:{expr.line}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            if position == len(parsed.cells):
+                break
+            cell = parsed.cells[position]
+            if cell.options.get("eval", True) is False:
+                continue
+            counts["cells"] += 1
+            try:
+                _run_cell(cell.source, namespace, f"{rel}:cell{cell.index}")
+            except Exception as exc:  # noqa: BLE001
+                if not cell.options.get("error", False):
+                    counts["errors"] += 1
+                    print(f"floor: {rel}:{cell.fence_line}: {type(exc).__name__}: {exc}",
+                          file=sys.stderr)
+            _flush_figures()
+    return counts
+
+
+def _floor_main(root: Path) -> int:
+    with tempfile.TemporaryDirectory(prefix="bench-floor-") as backend_dir:
+        Path(backend_dir, FLOOR_BACKEND_NAME + ".py").write_text(FLOOR_BACKEND)
+        sys.path.insert(0, str(Path(root).resolve()))
+        sys.path.append(backend_dir)
+        os.environ["MPLBACKEND"] = f"module://{FLOOR_BACKEND_NAME}"
+        os.chdir(root)
+        counts = run_floor(root)
+    print(json.dumps(counts))
+    return 0
+
+
+# --------------------------------------------------------------- measuring
+
+@dataclass
+class Step:
+    """One measured figure: wall times of each run, plus what the runs reported."""
+    name: str
+    seconds: list[float] = field(default_factory=list)
+    note: str = ""
+    failed: str = ""
+
+    @property
+    def median_s(self) -> float | None:
+        return statistics.median(self.seconds) if self.seconds else None
+
+
+@dataclass
+class BookBench:
+    title: str
+    root: Path
+    chapters: int = 0
+    steps: list[Step] = field(default_factory=list)
+    peak_rss_kb: dict[str, int] = field(default_factory=dict)
+    edited_chapter: str = ""
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(PROJECT_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
+    env.setdefault("MPLBACKEND", "Agg")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def _timed(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, subprocess.CompletedProcess]:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=cwd, env=env or _env(), capture_output=True, text=True,
+                          timeout=STEP_TIMEOUT_S)
+    return time.perf_counter() - start, done
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+class Checker:
+    """Runs `python -m scripts check` on one book and records time and peak RSS."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.rss_file = Path(tempfile.mkstemp(prefix="bench-rss-")[1])
+        self.root_flag = self._supports_root_flag()
+
+    def _supports_root_flag(self) -> bool:
+        try:
+            _, done = _timed([sys.executable, "-m", "scripts", "check", "--help"], self.root)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return "--root" in done.stdout
+
+    def run(self, command: str = "check", *flags: str) -> tuple[float, subprocess.CompletedProcess, int]:
+        cmd = [sys.executable, "-c", CHECKER_WRAPPER, command, *flags]
+        if self.root_flag:
+            cmd += ["--root", str(self.root)]
+        env = _env()
+        env["BENCH_RSS_FILE"] = str(self.rss_file)
+        self.rss_file.write_text("0")
+        seconds, done = _timed(cmd, self.root, env)
+        try:
+            rss_kb = int(self.rss_file.read_text() or 0)
+        except (OSError, ValueError):
+            rss_kb = 0
+        return seconds, done, rss_kb
+
+    def close(self) -> None:
+        self.rss_file.unlink(missing_ok=True)
+
+
+def _describe(done: subprocess.CompletedProcess) -> str:
+    summary = _last_line(done.stdout) or _last_line(done.stderr)
+    return f"exit {done.returncode}: {summary}"[:160]
+
+
+def measure_floor(book: BookBench, runs: int) -> Step:
+    step = Step("floor (one plain process)")
+    cmd = [sys.executable, "-m", "scripts.bench", "--floor-of", str(book.root)]
+    for _ in range(runs):
+        try:
+            seconds, done = _timed(cmd, book.root)
+        except (OSError, subprocess.SubprocessError) as exc:
+            step.failed = f"{type(exc).__name__}: {exc}"
+            return step
+        if done.returncode != 0:
+            step.failed = _describe(done)
+            return step
+        step.seconds.append(seconds)
+        counts = json.loads(_last_line(done.stdout))
+        book.chapters = counts["chapters"]
+        step.note = (f"{counts['chapters']} chapters, {counts['cells']} cells, "
+                     f"{counts['inlines']} inline expressions, {counts['errors']} errors")
+    return step
+
+
+def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Step]:
+    """Cold, nothing changed, one chapter edited, mlsys touched."""
+    checker = Checker(book.root)
+    cache_dir = book.root / "_build" / "cache"
+    steps = {name: Step(name) for name in
+             ("cold check", "nothing changed", "one chapter edited", "mlsys touched")}
+
+    def prepare_cold(_run: int) -> None:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+
+    def prepare_edit(run: int) -> None:
+        with open(book.root / chapter_to_edit, "a", encoding="utf-8") as handle:
+            handle.write(f"\nA sentence the benchmark added (run {run + 1}).\n")
+
+    def prepare_mlsys(run: int) -> None:
+        with open(book.root / "mlsys" / "__init__.py", "a", encoding="utf-8") as handle:
+            handle.write(f"# touched by the benchmark (run {run + 1})\n")
+
+    plan = [("cold check", prepare_cold), ("nothing changed", None),
+            ("one chapter edited", prepare_edit), ("mlsys touched", prepare_mlsys)]
+    try:
+        for name, prepare in plan:
+            step = steps[name]
+            for run in range(runs):
+                if prepare:
+                    prepare(run)
+                try:
+                    seconds, done, rss_kb = checker.run("check")
+                except (OSError, subprocess.SubprocessError) as exc:
+                    step.failed = f"{type(exc).__name__}: {exc}"
+                    break
+                if done.returncode not in (0, 1):     # 1: findings; anything else: it broke
+                    step.failed = _describe(done)
+                    break
+                step.seconds.append(seconds)
+                step.note = _describe(done)
+                book.peak_rss_kb[name] = max(book.peak_rss_kb.get(name, 0), rss_kb)
+    finally:
+        checker.close()
+    return list(steps.values())
+
+
+def accept_numbers(book: BookBench) -> str:
+    """Write the synthetic book's numbers.lock (`python -m scripts numbers`), untimed."""
+    checker = Checker(book.root)
+    try:
+        _, done, _ = checker.run("numbers")
+        return _describe(done)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        checker.close()
+
+
+# ------------------------------------------------------------- nbconvert
+
+def write_notebooks(root: Path) -> list[Path]:
+    """Each chapter as a notebook beside the book root (so its kernel's cwd is the root).
+
+    Cells run in document order with every inline expression as its own cell at
+    its place, which is what Quarto's Jupyter engine executes.
+    """
+    import nbformat
+    from scripts.project import load_project
+    from scripts.qmd import parse_chapter
+
+    project = load_project(root)
+    paths = []
+    for rel in project.chapters + project.appendices:
+        parsed = parse_chapter(rel, (root / rel).read_text(encoding="utf-8"))
+        sources: list[str] = []
+        pending = sorted(parsed.inlines, key=lambda e: (e.cells_before, e.index))
+        for position in range(len(parsed.cells) + 1):
+            while pending and pending[0].cells_before <= position:
+                sources.append(pending.pop(0).expr)
+            if position < len(parsed.cells) and parsed.cells[position].options.get("eval", True) is not False:
+                sources.append(parsed.cells[position].source)
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+        notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                           "language": "python"}
+        path = root / f"_bench_{Path(rel).stem}.ipynb"
+        nbformat.write(notebook, path)
+        paths.append(path)
+    return paths
+
+
+def measure_nbconvert(book: BookBench, runs: int) -> Step:
+    step = Step("nbconvert --execute (peer)")
+    try:
+        notebooks = write_notebooks(book.root)
+    except Exception as exc:  # noqa: BLE001 - the benchmark reports and moves on
+        step.failed = f"cannot write notebooks: {type(exc).__name__}: {exc}"
+        return step
+    jupyter = Path(sys.executable).with_name("jupyter")
+    base = [str(jupyter)] if jupyter.exists() else [sys.executable, "-m", "jupyter"]
+    with tempfile.TemporaryDirectory(prefix="bench-nb-") as out_dir:
+        cmd = base + ["nbconvert", "--to", "notebook", "--execute", "--allow-errors",
+                      "--ExecutePreprocessor.timeout=600", "--output-dir", out_dir,
+                      *[str(p) for p in notebooks]]
+        for _ in range(runs):
+            try:
+                seconds, done = _timed(cmd, book.root)
+            except (OSError, subprocess.SubprocessError) as exc:
+                step.failed = f"{type(exc).__name__}: {exc}"
+                break
+            if done.returncode != 0:
+                step.failed = _describe(done)
+                break
+            step.seconds.append(seconds)
+            step.note = f"{len(notebooks)} notebooks, one kernel each, one after another"
+    for path in notebooks:
+        path.unlink(missing_ok=True)
+    return step
+
+
+# ---------------------------------------------------------------- the books
+
+def copy_project(dest: Path) -> Path:
+    """A copy of the real book (sources, mlsys, ledger) to benchmark on."""
+    shutil.copytree(PROJECT_ROOT, dest, ignore=shutil.ignore_patterns(*COPY_IGNORE), symlinks=True)
+    return dest
+
+
+def chapter_with_most_cells(root: Path) -> str:
+    from scripts.project import load_project
+    from scripts.qmd import parse_chapter
+
+    project = load_project(root)
+    documents = project.chapters + project.appendices
+    if not documents:
+        raise ValueError("the book lists no chapters")
+    return max(documents, key=lambda rel: len(
+        parse_chapter(rel, (root / rel).read_text(encoding="utf-8")).cells))
+
+
+def bench_book(book: BookBench, runs: int, reference_runs: int, accept: bool) -> BookBench:
+    _progress(f"[{book.title}] floor")
+    floor = measure_floor(book, runs)
+    book.steps.append(floor)
+    if accept:
+        _progress(f"[{book.title}] writing numbers.lock (untimed)")
+        note = accept_numbers(book)
+        _progress(f"[{book.title}]   {note}")
+    try:
+        book.edited_chapter = chapter_with_most_cells(book.root)
+    except Exception as exc:  # noqa: BLE001
+        book.steps.append(Step("checks", failed=f"cannot pick a chapter: {exc}"))
+        return book
+    _progress(f"[{book.title}] checks (cold, nothing changed, one chapter, mlsys)")
+    book.steps.extend(measure_checks(book, runs, book.edited_chapter))
+    if reference_runs > 0:
+        _progress(f"[{book.title}] nbconvert --execute")
+        book.steps.append(measure_nbconvert(book, reference_runs))
+    return book
+
+
+# ----------------------------------------------------------------- printing
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def format_book(book: BookBench) -> str:
+    floor = book.steps[0].median_s if book.steps and book.steps[0].seconds else None
+    lines = [f"{book.title}: {book.chapters} chapters"
+             + (f" (edited: {book.edited_chapter})" if book.edited_chapter else "")]
+    lines.append(f"  {'figure':<28}{'median':>10}{'x floor':>9}   runs (s)")
+    for step in book.steps:
+        if step.failed:
+            lines.append(f"  {step.name:<28}{'failed':>10}{'':>9}   {step.failed}")
+            continue
+        median = step.median_s
+        ratio = f"{median / floor:.2f}" if floor and median is not None else "-"
+        runs = " ".join(f"{s:.2f}" for s in step.seconds)
+        lines.append(f"  {step.name:<28}{median:>9.2f}s{ratio:>9}   {runs}")
+        if step.note:
+            lines.append(f"  {'':<28}{'':>10}{'':>9}   {step.note}")
+    if book.peak_rss_kb:
+        rss = ", ".join(f"{name} {kb / 1024:.0f} MB" for name, kb in book.peak_rss_kb.items())
+        lines.append(f"  peak RSS of the checker process: {rss}")
+    return "\n".join(lines)
+
+
+def machine_line() -> str:
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    return (f"machine: {os.cpu_count()} cores ({usable} usable), Python {platform.python_version()}, "
+            f"{platform.system()} {platform.machine()}")
+
+
+def _to_json(books: list[BookBench]) -> dict:
+    return {"machine": machine_line(), "books": [
+        {"title": b.title, "chapters": b.chapters, "edited_chapter": b.edited_chapter,
+         "peak_rss_kb": b.peak_rss_kb,
+         "steps": [{"name": s.name, "seconds": s.seconds, "median_s": s.median_s,
+                    "note": s.note, "failed": s.failed} for s in b.steps]} for b in books]}
+
+
+# --------------------------------------------------------------------- main
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m scripts bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per figure (median is shown)")
+    parser.add_argument("--reference-runs", type=int, default=1,
+                        help="runs of the nbconvert reference (0 skips it)")
+    parser.add_argument("--chapters", type=int, default=60, help="chapters of the synthetic book")
+    parser.add_argument("--only", choices=("real", "synthetic"), help="benchmark one book only")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary books")
+    parser.add_argument("--floor-of", type=Path, help=argparse.SUPPRESS)
+    if argv is None:
+        argv = sys.argv[1:]
+        if argv[:1] == ["bench"]:          # called as `python -m scripts bench …`
+            argv = argv[1:]
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the benchmark; returns 0 (it asserts nothing)."""
+    args = parse_args(argv)
+    if args.floor_of:
+        return _floor_main(args.floor_of)
+    print(machine_line(), flush=True)
+    workdir = Path(tempfile.mkdtemp(prefix="bench-"))
+    books: list[BookBench] = []
+    try:
+        if args.only in (None, "real"):
+            try:
+                root = copy_project(workdir / "real")
+                books.append(bench_book(BookBench("real book", root), args.runs,
+                                        args.reference_runs, accept=False))
+            except Exception as exc:  # noqa: BLE001
+                books.append(BookBench("real book", workdir / "real",
+                                       steps=[Step("setup", failed=f"{type(exc).__name__}: {exc}")]))
+            print(format_book(books[-1]), flush=True)
+        if args.only in (None, "synthetic"):
+            title = f"synthetic book ({args.chapters} chapters)"
+            try:
+                from scripts.synth_book import write_book
+                root = workdir / "synthetic"
+                write_book(root, args.chapters)
+                books.append(bench_book(BookBench(title, root), args.runs,
+                                        args.reference_runs, accept=True))
+            except Exception as exc:  # noqa: BLE001
+                books.append(BookBench(title, workdir / "synthetic",
+                                       steps=[Step("setup", failed=f"{type(exc).__name__}: {exc}")]))
+            print(format_book(books[-1]), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(_to_json(books), indent=2, default=str) + "\n")
+    finally:
+        if args.keep:
+            print(f"books kept in {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
