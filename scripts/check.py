@@ -20,6 +20,7 @@ from scripts.qmd import CROSSREF_PREFIXES, decode, parse_chapter
 LEDGER_FILE = "numbers.lock"
 BIB_KEY = re.compile(r"^\s*@\w+\s*[{(]\s*([^,\s]+)\s*,", re.MULTILINE)
 UNSTABLE_KINDS = {"timeout", "kernel-died"}     # never cached: may be transient
+CELL_DEFAULTS = ("eval", "echo", "output", "warning", "error", "include")
 
 
 @dataclass
@@ -58,7 +59,10 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
         parsed.findings[:0] = problems
         result.parsed[rel] = parsed
     timeout_s = timeout_s or _config_timeout(project)
-    result.runs = _runs(root, list(result.parsed.values()), force, jobs, timeout_s)
+    defaults = {k: v for k, v in project.execute.items() if k in CELL_DEFAULTS}
+    for parsed in result.parsed.values():
+        apply_execute_defaults(parsed, defaults)
+    result.runs = _runs(root, list(result.parsed.values()), force, jobs, timeout_s, defaults)
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += result.runs[rel].findings
@@ -67,6 +71,17 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     result.findings += _ledger(root, result, update_ledger)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def apply_execute_defaults(parsed: ParsedChapter, project_defaults: dict) -> None:
+    """Quarto's option cascade: _quarto.yml `execute:`, then front matter, then the cell."""
+    front = parsed.front_matter.get("execute")
+    defaults = dict(project_defaults)
+    if isinstance(front, dict):
+        defaults.update({k: v for k, v in front.items() if k in CELL_DEFAULTS})
+    if defaults:
+        for cell in parsed.cells:
+            cell.options = {**defaults, **cell.options}
 
 
 def _config_timeout(project: Project) -> float:
@@ -86,14 +101,15 @@ def _cache_module():
 
 
 def _runs(root: Path, chapters: list[ParsedChapter], force: bool, jobs: int | None,
-          timeout_s: float) -> dict[str, ChapterRun]:
+          timeout_s: float, options: dict) -> dict[str, ChapterRun]:
     """Load each chapter's run from the cache, executing the ones that miss."""
     cache = _cache_module()
     keys: dict[str, str] = {}
     runs: dict[str, ChapterRun] = {}
     todo: list[ParsedChapter] = []
+    mlsys = cache.mlsys_digest(root) if cache else None
     for parsed in chapters:
-        key = cache.chapter_key(root, parsed) if cache else ""
+        key = cache.chapter_key(root, parsed, options, mlsys=mlsys) if cache else ""
         keys[parsed.path] = key
         run = None if (force or not cache) else cache.load(root, key)
         if run is not None:
