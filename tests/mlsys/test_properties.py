@@ -16,10 +16,11 @@ components = st.lists(st.tuples(mttf_hours, counts), min_size=1, max_size=8)
 times = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False)
 fractions = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 
-settings.register_profile("mlsys", max_examples=150, deadline=None)
-settings.load_profile("mlsys")
+# per-test settings, so that other test packages keep their own hypothesis profile
+thorough = settings(max_examples=150, deadline=None)
 
 
+@thorough
 @given(components, mttf_hours, counts)
 def test_adding_components_lowers_mtbf(parts, extra_mttf, extra_count):
     before = calc_mtbf_series(parts).m_as("hour")
@@ -27,12 +28,14 @@ def test_adding_components_lowers_mtbf(parts, extra_mttf, extra_count):
     assert after < before
 
 
+@thorough
 @given(components)
 def test_series_mtbf_is_below_every_components_mttf(parts):
     mtbf = calc_mtbf_series(parts).m_as("hour")
     assert mtbf <= min(mttf / n for mttf, n in parts) * (1 + 1e-12)
 
 
+@thorough
 @given(mttf_hours, st.integers(min_value=1, max_value=100_000), st.integers(min_value=2, max_value=16))
 def test_cluster_mtbf_is_node_mtbf_over_n(node, n_nodes, factor):
     small = calc_mtbf_cluster(node, n_nodes).m_as("hour")
@@ -41,6 +44,7 @@ def test_cluster_mtbf_is_node_mtbf_over_n(node, n_nodes, factor):
     assert math.isclose(small / big, factor, rel_tol=1e-12)
 
 
+@thorough
 @given(times, times, times)
 def test_failure_probability_in_unit_interval_and_rises_with_duration(mtbf, t1, t2):
     p1 = calc_failure_probability(mtbf, t1)
@@ -50,6 +54,7 @@ def test_failure_probability_in_unit_interval_and_rises_with_duration(mtbf, t1, 
         assert p1 <= p2
 
 
+@thorough
 @given(st.floats(min_value=0.0, max_value=0.999999), st.integers(min_value=1, max_value=20))
 def test_stacked_availability_rises_with_k(a, k):
     a_k = calc_availability_stacked(a, k)
@@ -60,6 +65,7 @@ def test_stacked_availability_rises_with_k(a, k):
         assert a_k < a_next
 
 
+@thorough
 @given(st.floats(min_value=0.1, max_value=1e3), st.floats(min_value=1e3, max_value=1e7),
        st.floats(min_value=0.5, max_value=0.999))
 def test_young_daly_minimises_first_order_waste(delta, mtbf, shrink):
@@ -69,6 +75,7 @@ def test_young_daly_minimises_first_order_waste(delta, mtbf, shrink):
     assert best <= calc_waste_fraction(tau / shrink, delta, mtbf)
 
 
+@thorough
 @given(st.floats(min_value=1e-9, max_value=1e-2), st.floats(min_value=1.0, max_value=1e7))
 def test_daly_approaches_young_as_delta_over_m_vanishes(ratio, mtbf):
     delta = ratio * mtbf
@@ -79,6 +86,7 @@ def test_daly_approaches_young_as_delta_over_m_vanishes(ratio, mtbf):
     assert (young - daly) / young <= math.sqrt(ratio)
 
 
+@thorough
 @given(st.floats(min_value=1e-6, max_value=10.0), st.floats(min_value=1.0, max_value=1e7))
 def test_daly_interval_is_positive_and_at_most_m_when_delta_large(ratio, mtbf):
     tau = calc_daly_interval(ratio * mtbf, mtbf).m_as("second")
