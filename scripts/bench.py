@@ -420,7 +420,7 @@ def _progress(message: str) -> None:
 
 def format_book(book: BookBench) -> str:
     floor = book.steps[0].median_s if book.steps and book.steps[0].seconds else None
-    lines = [f"{book.title}: {book.chapters} chapters"
+    lines = [f"{book.title}: {book.chapters} documents"
              + (f" (edited: {book.edited_chapter})" if book.edited_chapter else "")]
     lines.append(f"  {'figure':<28}{'median':>10}{'x floor':>9}   runs (s)")
     for step in book.steps:
