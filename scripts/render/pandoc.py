@@ -5,6 +5,7 @@ failure carries pandoc's own message, reduced to one line for RenderError.
 """
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -42,9 +43,14 @@ def run(args: list[str], *, stdin: str | None = None, cwd: Path | None = None,
 
 
 def first_error_line(stderr: str) -> str:
-    """The most telling line of pandoc's stderr (a Lua error, else the first)."""
+    """The most telling line of pandoc's stderr: a Lua filter's own message
+    when a filter raised, else the first line that mentions an error."""
     lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    for i, line in enumerate(lines):
+        if line.startswith("Error running filter") and i + 1 < len(lines):
+            message = re.sub(r"^\S+\.lua:\d+:\s*", "", lines[i + 1])
+            return f"{message} (in filter {Path(line.split()[-1].rstrip(':')).name})"
     for line in lines:
-        if "unknown cross-reference" in line or "Error" in line or "error" in line:
+        if "error" in line.lower():
             return line
     return lines[0] if lines else "exit status non-zero, no message"

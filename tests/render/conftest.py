@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import io
 import shutil
 from pathlib import Path
@@ -86,6 +87,29 @@ def copy_fixture(name: str, dest: Path) -> Path:
     return target
 
 
+def moved(result, root: Path):
+    """The same checked result for a copy of its project at `root`."""
+    project = dataclasses.replace(result.project, root=root)
+    return SimpleNamespace(project=project, parsed=result.parsed, runs=result.runs,
+                           findings=list(result.findings), ok=result.ok)
+
+
+@pytest.fixture(scope="session")
+def minibook_result(tmp_path_factory):
+    """The fixture book checked once per test session."""
+    root = copy_fixture("minibook", tmp_path_factory.mktemp("checked"))
+    return checked(root)
+
+
+@pytest.fixture()
+def fresh_minibook(tmp_path, minibook_result):
+    """A private copy of the fixture book and its checked result."""
+    root = copy_fixture("minibook", tmp_path)
+    return root, moved(minibook_result, root)
+
+
 @pytest.fixture(scope="module")
-def minibook(tmp_path_factory) -> Path:
-    return copy_fixture("minibook", tmp_path_factory.mktemp("render"))
+def minibook(tmp_path_factory, minibook_result):
+    """A module-wide copy of the fixture book and its checked result."""
+    root = copy_fixture("minibook", tmp_path_factory.mktemp("render"))
+    return root, moved(minibook_result, root)

@@ -127,7 +127,7 @@ end
 local function lookup(id)
   local entry = ctx.refs[id]
   if not entry then
-    error("unknown cross-reference @" .. id .. " in " .. (ctx.path or "?"))
+    error("unknown cross-reference @" .. id, 0)
   end
   return entry
 end
