@@ -44,7 +44,7 @@ def _builtin(result, fmt: str, dest: Path) -> Path:
 
 
 def _quarto(result, fmt: str, dest: Path) -> Path:
-    quarto.render(Path(result.project.root), fmt, dest)
+    quarto.render(Path(result.project.root), fmt, dest, result.project.config)
     if fmt == "html":
         index = dest / "index.html"
         if not index.is_file():

@@ -57,6 +57,8 @@ class Book:
     csl: Path | None
     work: Path                      # scratch directory for markdown/context files
     lang: str = "en"
+    subtitle: str = ""
+    authors: list[str] = field(default_factory=list)
 
 
 def page_for(path: str) -> str:
@@ -84,6 +86,17 @@ def _csl(project) -> Path | None:
 
 def _lang(project) -> str:
     return str((project.config or {}).get("lang") or "en")
+
+
+def _book_config(project) -> dict:
+    book = (project.config or {}).get("book")
+    return book if isinstance(book, dict) else {}
+
+
+def _authors(project) -> list[str]:
+    value = _book_config(project).get("author") or []
+    values = value if isinstance(value, list) else [value]
+    return [str(v.get("name", "")) if isinstance(v, dict) else str(v) for v in values if v]
 
 
 def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Path | None = None) -> Path:
@@ -183,7 +196,8 @@ def prepare(result, work: Path) -> Book:
         chapters.append(Chapter(path, page, appendix, md_file, md.files))
     book = Book(root=root, title=str(project.title or "Book"), chapters=chapters, refs={},
                 bibliography=_bibliography(project), csl=_csl(project), work=work,
-                lang=_lang(project))
+                lang=_lang(project), subtitle=str(_book_config(project).get("subtitle") or ""),
+                authors=_authors(project))
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
         collected = list(pool.map(lambda c: _collect(book, c), chapters))
     for chapter, found in zip(chapters, collected):

@@ -42,6 +42,9 @@ def write_typst(book: Book, dest: Path) -> Path:
     args = ["--from=json", "--to=typst", f"--template={TEMPLATE}", "--wrap=none",
             f"--metadata=title:{book.title}", f"--metadata=pagetitle:{book.title}",
             f"--metadata=lang:{book.lang}"]
+    if book.subtitle:
+        args.append(f"--metadata=subtitle:{book.subtitle}")
+    args += [f"--metadata=author:{a}" for a in book.authors]
     if book.bibliography:
         args += ["--citeproc", "--metadata=reference-section-title:References"]
         args += [f"--bibliography={b}" for b in book.bibliography]

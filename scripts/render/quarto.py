@@ -17,12 +17,25 @@ def quarto_path() -> str | None:
     return shutil.which("quarto")
 
 
-def render(root: Path, fmt: str, dest: Path) -> None:
+def quarto_format(fmt: str, config: dict) -> str:
+    """The Quarto format to render for "html" or "pdf".
+
+    A project whose `format:` defines `typst` but not `pdf` makes its PDF
+    through Typst (no TeX needed), so "pdf" means `--to typst` there.
+    """
+    formats = (config or {}).get("format") or {}
+    if fmt == "pdf" and isinstance(formats, dict) and "pdf" not in formats and "typst" in formats:
+        return "typst"
+    return fmt
+
+
+def render(root: Path, fmt: str, dest: Path, config: dict | None = None) -> None:
     """Run `quarto render` for the whole project into `dest`."""
     exe = quarto_path()
     if exe is None:
         raise RenderError("quarto is not on PATH")
-    cmd = [exe, "render", "--to", fmt, "--output-dir", str(dest)]
+    to = quarto_format(fmt, config or {})
+    cmd = [exe, "render", "--to", to, "--output-dir", str(dest)]
     try:
         proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     except OSError as exc:
@@ -31,4 +44,4 @@ def render(root: Path, fmt: str, dest: Path) -> None:
         lines = [ln.strip() for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
         errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln]
         reason = (errors or lines or ["no message"])[-1]
-        raise RenderError(f"quarto render --to {fmt} failed: {reason}")
+        raise RenderError(f"quarto render --to {to} failed: {reason}")

@@ -1,0 +1,85 @@
+"""The Quarto path, exercised with a stand-in `quarto` executable on PATH.
+
+The stand-in records its arguments and writes what `quarto render` would
+into --output-dir (or fails on demand), so the tests check the command line
+and the atomic move, not Quarto itself.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from scripts.render import RenderError, render_book
+from scripts.render.quarto import quarto_format
+
+STUB = """#!/bin/sh
+echo "$@" > "{log}"
+if [ -n "$QUARTO_STUB_FAIL" ]; then
+  echo "ERROR: Stub failure on purpose" >&2
+  exit 1
+fi
+out=""
+to=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --output-dir) out="$2"; shift ;;
+    --to) to="$2"; shift ;;
+  esac
+  shift
+done
+mkdir -p "$out"
+if [ "$to" = "html" ]; then echo "<html>quarto</html>" > "$out/index.html"; fi
+if [ "$to" = "typst" ] || [ "$to" = "pdf" ]; then echo "%PDF-1.7 stub" > "$out/Mini-Book.pdf"; fi
+"""
+
+
+@pytest.fixture()
+def stub_quarto(tmp_path, monkeypatch):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    log = tmp_path / "quarto-args.txt"
+    exe = bindir / "quarto"
+    exe.write_text(STUB.format(log=log))
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    return log
+
+
+def test_quarto_used_when_on_path(stub_quarto, fresh_minibook):
+    root, result = fresh_minibook
+    index = render_book(result, "html")
+    assert index == root / "_book" / "index.html"
+    assert index.read_text().strip() == "<html>quarto</html>"
+    args = stub_quarto.read_text().split()
+    assert args[:3] == ["render", "--to", "html"]
+    assert args[3] == "--output-dir" and Path(args[4]).parent == root
+    pdf = render_book(result, "pdf")
+    assert stub_quarto.read_text().split()[2] == "typst"      # the fixture defines typst only
+    assert pdf == root / "_book" / "Mini-Book.pdf" and index.is_file()
+
+
+def test_quarto_failure_keeps_previous_book(stub_quarto, fresh_minibook, monkeypatch):
+    root, result = fresh_minibook
+    render_book(result, "html")
+    monkeypatch.setenv("QUARTO_STUB_FAIL", "1")
+    with pytest.raises(RenderError, match="quarto render --to html failed: ERROR: Stub failure"):
+        render_book(result, "html")
+    assert (root / "_book" / "index.html").read_text().strip() == "<html>quarto</html>"
+    assert [p.name for p in root.iterdir() if p.name.startswith("_book.")] == []
+
+
+def test_builtin_path_can_be_forced(stub_quarto, fresh_minibook):
+    root, result = fresh_minibook
+    render_book(result, "html", use_quarto=False)
+    assert not stub_quarto.exists()
+    assert "Mini Book" in (root / "_book" / "index.html").read_text()
+
+
+def test_quarto_format_choice():
+    assert quarto_format("pdf", {"format": {"typst": {}}}) == "typst"
+    assert quarto_format("pdf", {"format": {"pdf": {}, "typst": {}}}) == "pdf"
+    assert quarto_format("pdf", {}) == "pdf"
+    assert quarto_format("html", {"format": {"typst": {}}}) == "html"

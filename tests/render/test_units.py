@@ -1,0 +1,121 @@
+"""Unit tests: markdown assembly and book-wide numbering."""
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from scripts.model import CellRun, ChapterRun, InlineRun, Output
+from scripts.qmd import parse_chapter
+from scripts.render.errors import RenderError
+from scripts.render.markdown import chapter_markdown
+from scripts.render.numbering import ChapterInfo, appendix_letter, number_book
+
+SOURCE = """---
+title: Demo
+---
+
+# Demo {#sec-demo}
+
+Value `{python} x` and `{python} md`.
+
+```{python}
+#| label: tbl-t
+#| tbl-cap: "A table"
+show_table()
+```
+
+```{python}
+#| include: false
+hidden = 1
+```
+
+```{python}
+#| echo: true
+#| output: asis
+print("**bold**")
+```
+
+```{python}
+#| label: fig-f
+#| fig-cap: "A figure"
+#| fig-alt: 'Alt "quoted"'
+plot()
+```
+"""
+
+
+def demo_run() -> ChapterRun:
+    return ChapterRun(path="c.qmd", cells=[
+        CellRun(0, [Output("markdown", "| a | b |\n|---|---|\n| 1 | 2 |\n")]),
+        CellRun(1, [Output("text", "should not appear")]),
+        CellRun(2, [Output("text", "**bold**\n")]),
+        CellRun(3, [Output("image/png", base64.b64encode(b"PNGDATA").decode())]),
+    ], inlines=[InlineRun(0, "text", "3.5"), InlineRun(1, "markdown", "*7*")])
+
+
+def test_chapter_markdown_places_values_and_outputs():
+    parsed = parse_chapter("c.qmd", SOURCE)
+    md = chapter_markdown(parsed, demo_run(), {"echo": False}, files_dir="c_files/figure-html")
+    text = md.text
+    assert "Value 3.5 and *7*." in text
+    assert "| a | b |\n|---|---|\n| 1 | 2 |\n\n: A table {#tbl-t}" in text
+    assert "should not appear" not in text and "hidden" not in text
+    assert '```` {.python .cell-code}' not in text and "``` {.python .cell-code}\nprint(\"**bold**\")\n```" in text
+    assert "\n**bold**\n" in text                       # output: asis is raw markdown
+    assert '![A figure](c_files/figure-html/fig-f.png){#fig-f fig-alt="Alt \\"quoted\\""}' in text
+    assert md.files == {"c_files/figure-html/fig-f.png": b"PNGDATA"}
+    assert "{python}" not in text and "#|" not in text
+    assert text.startswith("---\ntitle: Demo\n---")
+
+
+def test_chapter_markdown_requires_checked_values():
+    parsed = parse_chapter("c.qmd", SOURCE)
+    with pytest.raises(RenderError, match=r"c.qmd:9: no checked output for cell tbl-t"):
+        chapter_markdown(parsed, ChapterRun(path="c.qmd"), {})
+    no_inlines = demo_run()
+    no_inlines.inlines = []
+    with pytest.raises(RenderError, match=r"c.qmd:7: no checked value for inline `\{python\} x`"):
+        chapter_markdown(parsed, no_inlines, {})
+
+
+def info(path, collected, appendix=False):
+    return ChapterInfo(path, appendix, collected)
+
+
+def test_number_book_like_quarto():
+    chapters = [
+        info("index.qmd", {"headers": [{"id": "preface", "level": 1, "unnumbered": True, "text": "Preface"},
+                                       {"id": "sec-how", "level": 2, "unnumbered": False, "text": "How"}],
+                           "labels": [], "title": "Preface"}),
+        info("a.qmd", {"headers": [{"id": "sec-a", "level": 1, "unnumbered": False, "text": "A"},
+                                   {"id": "sec-a1", "level": 2, "unnumbered": False, "text": "A1"},
+                                   {"id": "x", "level": 3, "unnumbered": False, "text": "x"},
+                                   {"id": "sec-u", "level": 2, "unnumbered": True, "text": "Unnumbered"},
+                                   {"id": "sec-a2", "level": 2, "unnumbered": False, "text": "A2"}],
+                       "labels": [{"id": "tbl-1", "kind": "tbl"}, {"id": "eq-1", "kind": "eq"},
+                                  {"id": "tbl-2", "kind": "tbl"}], "title": "A"}),
+        info("app.qmd", {"headers": [{"id": "sec-app", "level": 1, "unnumbered": False, "text": "App"},
+                                     {"id": "sec-app1", "level": 2, "unnumbered": False, "text": "App1"}],
+                         "labels": [{"id": "fig-z", "kind": "fig"}], "title": "App"}, appendix=True),
+    ]
+    refs = number_book(chapters)
+    texts = {k: v.text for k, v in refs.items()}
+    assert texts == {"sec-how": "How", "sec-a": "Chapter 1", "sec-a1": "Section 1.1",
+                     "sec-u": "Unnumbered", "sec-a2": "Section 1.2", "tbl-1": "Table 1.1",
+                     "eq-1": "Equation 1.1", "tbl-2": "Table 1.2", "sec-app": "Appendix A",
+                     "sec-app1": "Section A.1", "fig-z": "Figure A.1"}
+    assert [c.number for c in chapters] == [None, "1", "A"]
+    assert chapters[1].headers == ["1", "1.1", "1.1.1", None, "1.2"]
+    assert chapters[0].headers == [None, None]
+
+
+def test_duplicate_labels_rejected():
+    chapters = [info("a.qmd", {"headers": [], "labels": [{"id": "tbl-1", "kind": "tbl"}]}),
+                info("b.qmd", {"headers": {}, "labels": [{"id": "tbl-1", "kind": "tbl"}]})]
+    with pytest.raises(RenderError, match="tbl-1 is defined twice"):
+        number_book(chapters)
+
+
+def test_appendix_letters():
+    assert [appendix_letter(n) for n in (1, 2, 26, 27)] == ["A", "B", "Z", "AA"]
