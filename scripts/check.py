@@ -139,12 +139,13 @@ def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None
 
 async def _run_all(execute, root: Path, chapters: list[ParsedChapter], jobs: int,
                    timeout_s: float) -> list[ChapterRun]:
+    fig_format = figure_format(load_project(root).config)
     alive = asyncio.Semaphore(jobs + 1)     # kernels starting, waiting or running
     running = asyncio.Semaphore(jobs)       # chapters executing
 
     async def one(parsed: ParsedChapter) -> ChapterRun:
         async with alive:
-            starting = asyncio.ensure_future(execute.start_kernel(root, timeout_s))
+            starting = asyncio.ensure_future(execute.start_kernel(root, timeout_s, fig_format))
             try:
                 async with running:
                     return await execute.run_chapter_async(root, parsed, timeout_s, starting)
@@ -164,6 +165,16 @@ async def _discard(starting: asyncio.Future) -> None:
             return
     if not starting.cancelled() and starting.exception() is None:
         await starting.result().shutdown()
+
+
+def figure_format(config: dict) -> str:
+    """`fig-format` of the first output format that sets one (Quarto's default: png)."""
+    formats = config.get("format")
+    if isinstance(formats, dict):
+        for options in formats.values():
+            if isinstance(options, dict) and options.get("fig-format"):
+                return str(options["fig-format"])
+    return ""
 
 
 def cross_references(parsed: dict[str, ParsedChapter]) -> list[Finding]:

@@ -34,6 +34,9 @@ STARTUP_TIMEOUT_S = 60.0
 OUTPUT_CAP_CHARS = 1_000_000          # per cell and stream, in the kernel and here
 HELPER = "_qmd_checker"               # module installed in each kernel's sys.modules
 LIVE_KERNEL_PIDS: set[int] = set()    # every kernel process we started and not yet reaped
+# Headless and Agg-based, like Quarto's kernels: figures shown with plt.show()
+# become image outputs (plain "Agg" would silently drop them).
+MPL_BACKEND = "module://matplotlib_inline.backend_inline"
 
 # Runs once in every kernel: stream caps, inline evaluation, error introspection.
 KERNEL_HELPER = r'''
@@ -122,6 +125,8 @@ def last_error():
 
 sys.stdout, sys.stderr = CappedStream(sys.stdout), CappedStream(sys.stderr)
 get_ipython().events.register("pre_run_cell", reset)
+if %(fig_format)r:
+    get_ipython().run_line_magic("config", "InlineBackend.figure_formats = {%(fig_format)r}")
 '''
 
 
@@ -139,17 +144,18 @@ class _CappedClient(NotebookClient):
 class Kernel:
     """One fresh kernel for one chapter (isolation: never reused)."""
 
-    def __init__(self, root: Path, timeout_s: float = DEFAULT_TIMEOUT_S):
+    def __init__(self, root: Path, timeout_s: float = DEFAULT_TIMEOUT_S, fig_format: str = ""):
         self.root = Path(root)
+        self.fig_format = fig_format        # "svg", "png", … or "" for the kernel default
         self.pid: int | None = None
         self.client = _CappedClient(
             nbformat.v4.new_notebook(), kernel_name="python3", timeout=timeout_s,
             allow_errors=True, shell_timeout_interval=1, iopub_timeout=10,
-            startup_timeout=STARTUP_TIMEOUT_S, record_timing=False,
+            startup_timeout=STARTUP_TIMEOUT_S, record_timing=False, shutdown_kernel="immediate",
             resources={"metadata": {"path": str(self.root)}})
 
     async def start(self) -> "Kernel":
-        env = dict(os.environ, MPLBACKEND="Agg", PYDEVD_DISABLE_FILE_VALIDATION="1")
+        env = dict(os.environ, MPLBACKEND=MPL_BACKEND, PYDEVD_DISABLE_FILE_VALIDATION="1")
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.root.resolve()),
                                                          env.get("PYTHONPATH")) if p)
         client = self.client
@@ -162,7 +168,7 @@ class Kernel:
             if self.pid:
                 LIVE_KERNEL_PIDS.add(self.pid)
             await client.async_start_new_kernel_client()
-            helper = KERNEL_HELPER % {"cap": OUTPUT_CAP_CHARS}
+            helper = KERNEL_HELPER % {"cap": OUTPUT_CAP_CHARS, "fig_format": self.fig_format}
             setup = (f"import sys, types\n_m = types.ModuleType({HELPER!r})\n"
                      f"exec({helper!r}, _m.__dict__)\nsys.modules[{HELPER!r}] = _m\ndel _m, sys, types\n")
             reply = await self.request(setup, {}, STARTUP_TIMEOUT_S)
@@ -225,8 +231,9 @@ def kill_all_kernels() -> None:
         _reap(pid)
 
 
-async def start_kernel(root: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> Kernel:
-    return await Kernel(root, timeout_s).start()
+async def start_kernel(root: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
+                       fig_format: str = "") -> Kernel:
+    return await Kernel(root, timeout_s, fig_format).start()
 
 
 def run_chapter(root: Path, parsed: ParsedChapter, timeout_s: float = DEFAULT_TIMEOUT_S,
@@ -277,7 +284,6 @@ class _ChapterRunner:
         for expr in self.parsed.inlines:
             groups.setdefault(expr.cells_before, []).append(expr)
         self.run_.cells = [CellRun(index=c.index) for c in cells]
-        self.run_.inlines = [InlineRun(index=e.index, kind="text", text="") for e in self.parsed.inlines]
         for k in range(len(cells) + 1):
             if self.failed:
                 return
@@ -394,7 +400,7 @@ class _ChapterRunner:
         text = res["text"]
         if len(text) > OUTPUT_CAP_CHARS:
             text = text[:OUTPUT_CAP_CHARS] + "\n[truncated]"
-        self.run_.inlines[expr.index] = InlineRun(index=expr.index, kind=res["kind"], text=text)
+        self.run_.inlines.append(InlineRun(index=expr.index, kind=res["kind"], text=text))
         if res.get("empty"):
             shown = text if len(text) < 60 else text[:57] + "..."
             self.run_.findings.append(Finding(
