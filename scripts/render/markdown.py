@@ -127,6 +127,9 @@ class _Assembler:
                 raise RenderError(f"{self.parsed.path}:{cell.fence_line}: cell {label} has "
                                   f"tbl-cap but produced no markdown table")
             parts[table_part] = parts[table_part] + "\n\n" + caption
+        if label.startswith("fig-") and opts.get("fig-cap") and images == 0:
+            raise RenderError(f"{self.parsed.path}:{cell.fence_line}: cell {label} has "
+                              f"fig-cap but produced no image")
         return "\n\n".join(p for p in parts if p)
 
     def image(self, cell: CodeCell, opts: dict, kind: str, data: str, n: int) -> str:
