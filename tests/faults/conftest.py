@@ -1,0 +1,49 @@
+"""Fixtures of the fault-injection suite; the helpers live in faultkit.py.
+
+* `good_book`: a copy of a small passing book (two chapters, a copy of `mlsys/`,
+  a `numbers.lock` accepted by `numbers`, a warm cache). Tests break one thing.
+* `runner`: runs the CLI with a private JUPYTER_RUNTIME_DIR and TMPDIR and a
+  marker in its environment (see faultkit.Runner).
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from faultkit import CHAPTER_QMD, INDEX_QMD, Runner, write_book  # noqa: E402
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: runs the checker in subprocesses")
+
+
+@pytest.fixture(scope="session")
+def good_book_template(tmp_path_factory) -> Path:
+    """A passing book with its numbers.lock and a warm cache (built once)."""
+    root = write_book(tmp_path_factory.mktemp("template") / "book",
+                      {"index.qmd": INDEX_QMD, "contents/one.qmd": CHAPTER_QMD})
+    result = Runner(tmp_path_factory.mktemp("template-run")).cli(root, "numbers")
+    assert result.code == 0, result.output
+    assert (root / "numbers.lock").is_file()
+    return root
+
+
+@pytest.fixture
+def good_book(good_book_template, tmp_path) -> Path:
+    root = tmp_path / "book"
+    shutil.copytree(good_book_template, root, symlinks=True)
+    return root
+
+
+@pytest.fixture
+def runner(tmp_path) -> Runner:
+    return Runner(tmp_path / "scratch")
+
+

@@ -1,0 +1,320 @@
+"""Fixture-book builders and observers for the fault-injection suite (see conftest.py).
+
+Every test here drives the real checker as a subprocess (`python -m scripts
+... --root BOOK`) on a small book built in `tmp_path`, then looks at what it
+printed, what it left on disk and which processes it left behind.
+
+* `write_book` writes a book; `CHAPTER_QMD` is a small passing chapter.
+* `Runner` runs the CLI with a private JUPYTER_RUNTIME_DIR and TMPDIR and a
+  marker in the environment, so leftover kernels and temp files of *that* run
+  can be found afterwards (`leftover_processes`, `leftover_temp_files`).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+PYTHON = sys.executable
+HANG_LIMIT_S = 240          # a checker run that takes longer than this is hung
+
+QUARTO_YML = """\
+project:
+  type: book
+book:
+  title: "Fault fixture"
+  chapters:
+{chapters}
+execute:
+  echo: false
+"""
+
+INDEX_QMD = """\
+# Preface {.unnumbered}
+
+This fixture book has one real chapter, @sec-one.
+"""
+
+CHAPTER_QMD = """\
+# One {#sec-one}
+
+```{python}
+#| label: one-setup
+from mlsys import GPU_MTTF_HOURS, GPUS_PER_HOST, calc_mtbf_cluster, check, fmt, hour, md_table
+
+node_mtbf = GPU_MTTF_HOURS / GPUS_PER_HOST * hour
+cluster = calc_mtbf_cluster(node_mtbf, 16)
+check(cluster < node_mtbf, "a cluster fails more often than one node")
+cluster_str = fmt(cluster, "hour", precision=1)
+```
+
+Sixteen nodes fail every `{python} cluster_str` hours (@tbl-one).
+
+```{python}
+#| label: tbl-one
+#| tbl-cap: "MTBF by node count."
+md_table([[n, fmt(calc_mtbf_cluster(node_mtbf, n), "hour", precision=1)] for n in (1, 2, 4)],
+         headers=["Nodes", "MTBF (h)"])
+```
+"""
+
+FINDING = re.compile(r"^(?P<path>\S+?):(?P<line>\d+)(?::(?P<col>\d+))?"
+                     r"(?: \[(?P<label>[^\]]+)\])? (?P<kind>[a-z][a-z-]*): (?P<reason>.*)$")
+
+
+# ------------------------------------------------------------------ the books
+
+def write_book(root: Path, chapters: dict[str, str | bytes], listed: list[str] | None = None,
+               quarto: str | None = None, with_mlsys: bool = True) -> Path:
+    """Write a book: `chapters` maps relative paths to text (or raw bytes)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, text in chapters.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    if quarto is None:
+        entries = listed if listed is not None else list(chapters)
+        quarto = QUARTO_YML.format(chapters="\n".join(f"    - {e}" for e in entries))
+    (root / "_quarto.yml").write_text(quarto, encoding="utf-8")
+    if with_mlsys and not (root / "mlsys").exists():
+        shutil.copytree(REPO / "mlsys", root / "mlsys",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace one occurrence of `old` in a text file (fails loudly when absent)."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def line_of(path: Path, needle: str) -> int:
+    """1-based line of the first line containing `needle`."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+# --------------------------------------------------------------- running it
+
+@dataclass
+class Finding:
+    path: str
+    line: int
+    col: int | None
+    label: str | None
+    kind: str
+    reason: str
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+    marker: str
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def output(self) -> str:
+        return f"exit {self.code}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+    def kinds(self) -> set[str]:
+        return {f.kind for f in self.findings}
+
+    def only(self, kind: str) -> Finding:
+        """The single finding of `kind` (asserts there is exactly one)."""
+        found = [f for f in self.findings if f.kind == kind]
+        assert len(found) == 1, f"expected one {kind} finding\n{self.output}"
+        return found[0]
+
+    def finding_lines(self) -> list[str]:
+        """The report without timings: every line but the summary's time."""
+        return [re.sub(r", [\d.]+ s$", "", re.sub(r"\(\d+ from cache\)", "", line))
+                for line in self.stdout.splitlines()]
+
+
+def parse_findings(stdout: str) -> list[Finding]:
+    out = []
+    for line in stdout.splitlines():
+        m = FINDING.match(line)
+        if m:
+            out.append(Finding(m["path"], int(m["line"]), int(m["col"]) if m["col"] else None,
+                               m["label"], m["kind"], m["reason"]))
+    return out
+
+
+class Runner:
+    """Runs the CLI in a private runtime/temp directory, tagged with a marker."""
+
+    def __init__(self, scratch: Path):
+        self.runtime = scratch / "jupyter-runtime"
+        self.tmp = scratch / "tmp"
+        self.runtime.mkdir(parents=True, exist_ok=True)
+        self.tmp.mkdir(parents=True, exist_ok=True)
+
+    def env(self, marker: str) -> dict:
+        env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(self.runtime), TMPDIR=str(self.tmp),
+                   FAULTS_RUN_MARKER=marker, PYTHONDONTWRITEBYTECODE="1")
+        env.pop("PYTHONPATH", None)
+        return env
+
+    def argv(self, root: Path, command: str, *extra: str) -> list[str]:
+        return [PYTHON, "-m", "scripts", command, "--root", str(root), *extra]
+
+    def cli(self, root: Path, command: str = "check", *extra: str,
+            timeout: float = HANG_LIMIT_S) -> Result:
+        marker = uuid.uuid4().hex
+        proc = subprocess.run(self.argv(root, command, *extra), cwd=REPO, env=self.env(marker),
+                              capture_output=True, text=True, timeout=timeout)
+        return Result(proc.returncode, proc.stdout, proc.stderr, marker,
+                      parse_findings(proc.stdout))
+
+    def start(self, root: Path, command: str = "check", *extra: str) -> tuple[subprocess.Popen, str]:
+        """Start the CLI in its own session (so a test can Ctrl-C its process group)."""
+        marker = uuid.uuid4().hex
+        proc = subprocess.Popen(self.argv(root, command, *extra), cwd=REPO, env=self.env(marker),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        return proc, marker
+
+    def leftover_temp_files(self) -> list[str]:
+        """Files or directories left in the run's TMPDIR and Jupyter runtime dir."""
+        found = []
+        for folder in (self.runtime, self.tmp):
+            found += [str(p.relative_to(folder.parent)) for p in folder.rglob("*")]
+        return sorted(found)
+
+
+# ------------------------------------------------------------- processes
+
+def _environ(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
+
+
+def _stat(pid: int) -> tuple[int, str] | None:
+    """(ppid, state) of a process, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return None
+    rest = text[text.rfind(")") + 2:].split()
+    return int(rest[1]), rest[0]
+
+
+def all_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def descendants(pid: int) -> list[int]:
+    """Live descendants of `pid`, following ppid chains in /proc."""
+    children: dict[int, list[int]] = {}
+    for p in all_pids():
+        stat = _stat(p)
+        if stat:
+            children.setdefault(stat[0], []).append(p)
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def leftover_processes(marker: str) -> list[int]:
+    """Live (non-zombie) processes whose environment carries the run's marker."""
+    needle = f"FAULTS_RUN_MARKER={marker}".encode()
+    found = []
+    for pid in all_pids():
+        if pid == os.getpid():
+            continue
+        stat = _stat(pid)
+        if stat and stat[1] != "Z" and needle in _environ(pid).split(b"\0"):
+            found.append(pid)
+    return found
+
+
+def wait_until(predicate, timeout: float, step: float = 0.1) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return bool(predicate())
+
+
+def assert_no_leftovers(runner: Runner, result_marker: str) -> None:
+    """No process of the run and no temp/connection file outlives it."""
+    # a kernel being killed may take a moment to disappear from /proc
+    wait_until(lambda: not leftover_processes(result_marker), timeout=5)
+    assert leftover_processes(result_marker) == [], "kernel processes outlived the run"
+    assert runner.leftover_temp_files() == [], "temp or connection files outlived the run"
+
+
+def interrupt(proc: subprocess.Popen) -> None:
+    """Ctrl-C: SIGINT to the foreground process group (the CLI's own session)."""
+    os.killpg(proc.pid, signal.SIGINT)
+
+
+# ------------------------------------------------------------- disk state
+
+def disk_state(root: Path) -> dict:
+    """What a failed run must not touch, and what must never be left behind."""
+    lock = root / "numbers.lock"
+    book = root / "_book"
+    strays = sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                    if p.name.endswith(".tmp") or p.name.startswith(".numbers.lock."))
+    return {
+        "numbers.lock": lock.read_bytes() if lock.is_file() else None,
+        "_book": (sorted(str(p.relative_to(book)) for p in book.rglob("*"))
+                  if book.is_dir() else (book.read_bytes() if book.exists() else None)),
+        "strays": strays,
+    }
+
+
+def cache_entries_intact(root: Path) -> list[str]:
+    """Names of cache entries that fail validation (should be empty)."""
+    from scripts import cache
+    bad = []
+    folder = cache.cache_dir(root)
+    if folder.is_dir():
+        for entry in folder.glob("*.json"):
+            saved = entry.read_bytes()
+            if cache.load(root, entry.stem) is None:
+                bad.append(entry.name)
+                entry.write_bytes(saved)
+    return bad
+
+
+def assert_consistent_after_failure(runner: Runner, root: Path, before: dict, first: Result,
+                                    rerun: bool = True) -> None:
+    """Nothing written half-way; a second run reports exactly the same."""
+    assert disk_state(root) == before, "a failing run changed numbers.lock/_book or left temp files"
+    assert cache_entries_intact(root) == []
+    assert_no_leftovers(runner, first.marker)
+    if rerun:
+        second = runner.cli(root, "check")
+        assert second.code == first.code, second.output
+        assert second.finding_lines() == first.finding_lines(), second.output
+        assert disk_state(root) == before
