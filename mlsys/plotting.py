@@ -119,14 +119,24 @@ def mark_point(ax, x: float, y: float, text: str, color: str | None = None,
 
 
 def mark_span(ax, x0: float, x1: float, y: float, text: str,
-              color: str | None = None) -> None:
-    """A double-headed arrow from x0 to x1 at height y, labelled below its middle."""
+              color: str | None = None, label: str = "below") -> None:
+    """A double-headed arrow from x0 to x1 at height y with a label.
+
+    ``label="below"`` centres the text under the arrow; ``label="right"`` puts it
+    just after the arrow's end (for spans too short to hold their text).
+    """
     color = color or PALETTE["black"]
     ax.annotate("", xy=(x0, y), xytext=(x1, y),
                 arrowprops={"arrowstyle": "<->", "color": color, "linewidth": 1.3,
                             "shrinkA": 0, "shrinkB": 0})
-    ax.annotate(text, xy=((x0 + x1) / 2, y), xytext=(0, -4), textcoords="offset points",
-                ha="center", va="top", fontsize=9.5, color=color)
+    if label == "right":
+        ax.annotate(text, xy=(x1, y), xytext=(6, 0), textcoords="offset points",
+                    ha="left", va="center", fontsize=9.5, color=color)
+    elif label == "below":
+        ax.annotate(text, xy=((x0 + x1) / 2, y), xytext=(0, -4), textcoords="offset points",
+                    ha="center", va="top", fontsize=9.5, color=color)
+    else:
+        raise ValueError(f"label must be 'below' or 'right', got {label!r}")
 
 
 def mark_event(ax, x: float, text: str, color: str | None = None, y: float = 1.0) -> None:
