@@ -25,7 +25,7 @@ from scripts.model import CodeCell, Finding, InlineExpr, ParsedChapter
 FENCE_PY = re.compile(r"^(\s*)(```+)\s*\{python( *[ ,].*)?\}\s*$")
 FENCE_ANY = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 OPTION_LINE = re.compile(r"^#\|(.*)$")
-INLINE_BODY = re.compile(r"^\{python\}[ \t]([^`]+)$", re.DOTALL)
+INLINE_BODY = re.compile(r"^\{python\}[ \t]([^`]*\S[^`]*)$", re.DOTALL)
 BACKTICKS = re.compile(r"`+")
 BLANK_LINE = re.compile(r"\n[ \t]*\n")
 GRID_BORDER = re.compile(r"^\s*\+(?:[-=:]+\+)+\s*$")

@@ -1,0 +1,84 @@
+"""_quarto.yml: chapter list, parts, appendices, and the findings it can produce."""
+from pathlib import Path
+
+from scripts.project import load_project
+
+
+def write(root: Path, config: str, *chapters: str) -> Path:
+    (root / "_quarto.yml").write_text(config)
+    for rel in chapters:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("# x\n")
+    return root
+
+
+def test_chapters_parts_and_appendices_are_flattened(tmp_path):
+    config = """
+book:
+  title: My Book
+  chapters:
+    - index.qmd
+    - part: Part one
+      chapters:
+        - contents/a.qmd
+        - contents/b.qmd
+  appendices:
+    - contents/z.qmd
+bibliography: refs.bib
+execute:
+  echo: false
+  timeout: 30
+"""
+    write(tmp_path, config, "index.qmd", "contents/a.qmd", "contents/b.qmd", "contents/z.qmd")
+    project = load_project(tmp_path)
+    assert project.findings == []
+    assert project.title == "My Book"
+    assert project.chapters == ["index.qmd", "contents/a.qmd", "contents/b.qmd"]
+    assert project.appendices == ["contents/z.qmd"]
+    assert project.bibliography == "refs.bib"
+    assert project.execute == {"echo": False, "timeout": 30}
+
+
+def test_malformed_yaml_is_located(tmp_path):
+    write(tmp_path, "book:\n  chapters:\n    - a.qmd\n  title: [oops\n")
+    (finding,) = load_project(tmp_path).findings
+    assert finding.path == "_quarto.yml"
+    assert finding.kind == "yaml"
+    assert finding.line == 5 or finding.line == 4
+    assert "malformed YAML" in finding.reason
+
+
+def test_missing_duplicate_and_escaping_chapters(tmp_path):
+    config = """book:
+  chapters:
+    - a.qmd
+    - missing.qmd
+    - a.qmd
+    - ../../etc/passwd
+    - /etc/passwd
+"""
+    write(tmp_path, config, "a.qmd")
+    project = load_project(tmp_path)
+    assert project.chapters == ["a.qmd"]
+    got = [(f.kind, f.line) for f in project.findings]
+    assert got == [("missing-chapter", 4), ("duplicate-chapter", 5),
+                   ("chapter-path", 6), ("chapter-path", 7)]
+    assert "missing.qmd" in project.findings[0].reason
+    assert "../../etc/passwd" in project.findings[2].reason
+
+
+def test_symlink_escaping_the_project_is_refused(tmp_path):
+    outside = tmp_path / "outside.qmd"
+    outside.write_text("# secret\n")
+    root = tmp_path / "book"
+    root.mkdir()
+    (root / "link.qmd").symlink_to(outside)
+    write(root, "book:\n  chapters:\n    - link.qmd\n")
+    project = load_project(root)
+    assert project.chapters == []
+    assert [(f.kind, f.line) for f in project.findings] == [("chapter-path", 3)]
+
+
+def test_missing_config(tmp_path):
+    (finding,) = load_project(tmp_path).findings
+    assert finding.path == "_quarto.yml" and finding.kind == "yaml"

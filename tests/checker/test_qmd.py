@@ -1,0 +1,139 @@
+"""The .qmd reader: Quarto's rules, read without executing anything."""
+from scripts.qmd import decode, parse_chapter
+
+
+def kinds(parsed):
+    return [(f.kind, f.line, f.col) for f in parsed.findings]
+
+
+def test_cells_fences_and_option_block():
+    text = (
+        "---\ntitle: T\n---\n"          # 1-3 front matter
+        "\n"                            # 4
+        "```{python}\n"                 # 5
+        "#| label: tbl-a\n"             # 6
+        "#| echo: false\n"              # 7
+        "x = 1\n"                       # 8
+        "#| not an option any more\n"   # 9
+        "```\n"                         # 10
+        "  ````{python}\n"              # 11  indented, four backticks
+        "  ```\n"                       # 12  not a closing fence (3 backticks)
+        "  ````\n"                      # 13  closes
+        "```{python echo=false}\n"      # 14  attributes after a space
+        "y = 2\n"                       # 15
+        "```   \n"                      # 16
+        "```{pythonx}\n"                # 17  not a python cell
+        "```\n"                         # 18
+    )
+    parsed = parse_chapter("c.qmd", text)
+    assert parsed.front_matter == {"title": "T"}
+    assert [(c.fence_line, c.first_code_line, c.end_line) for c in parsed.cells] == \
+        [(5, 6, 10), (11, 12, 13), (14, 15, 16)]
+    first = parsed.cells[0]
+    assert first.options == {"label": "tbl-a", "echo": False}
+    assert first.label == "tbl-a"
+    assert first.source == "#| label: tbl-a\n#| echo: false\nx = 1\n#| not an option any more"
+    assert parsed.cells[1].source == "  ```"
+    assert parsed.findings == []
+
+
+def test_front_matter_is_never_a_cell_and_bad_yaml_is_located():
+    text = "---\ntitle: [unclosed\nother: 1\n---\n\n```{python}\nx = 1\n```\n"
+    parsed = parse_chapter("c.qmd", text)
+    assert len(parsed.cells) == 1
+    (finding,) = parsed.findings
+    assert finding.kind == "front-matter"
+    assert finding.line in (3, 4)      # where YAML notices the unclosed flow sequence
+    assert "malformed YAML front matter" in finding.reason
+
+
+def test_unclosed_front_matter():
+    parsed = parse_chapter("c.qmd", "---\ntitle: x\n\nbody\n")
+    assert kinds(parsed) == [("front-matter", 1, None)]
+
+
+def test_bad_cell_option_yaml_is_located_at_its_line():
+    text = "# H\n\n```{python}\n#| label: ok\n#| fig-cap: [oops\nx = 1\n```\n"
+    parsed = parse_chapter("c.qmd", text)
+    (finding,) = parsed.findings
+    assert finding.kind == "yaml"
+    assert finding.line == 5
+    assert "bad cell option" in finding.reason
+
+
+def test_unclosed_fence_is_reported_at_the_opening_line():
+    text = "# H\n\n```{python}\nx = 1\n\nMore prose `{python} x`.\n"
+    parsed = parse_chapter("c.qmd", text)
+    assert kinds(parsed) == [("unclosed-fence", 3, None)]
+    assert parsed.cells == [] and parsed.inlines == []
+
+
+def test_inline_expressions_follow_quarto_syntax():
+    text = (
+        "# H\n"                                             # 1
+        "\n"
+        "A `{python} a` and\t`{python}\tb + 1` here.\n"     # 3
+        "Not: `{python}c` `{python}  ` ``{python} d`` `{r} e`.\n"   # 4
+        "\n"
+        "```{python}\n"                                     # 6
+        "s = '`{python} inside_cell`'\n"
+        "```\n"
+        "```text\n"                                         # 9
+        "`{python} inside_text_block`\n"
+        "```\n"
+        "Last `{python} f(1, 'x')`.\n"                      # 12
+    )
+    parsed = parse_chapter("c.qmd", text)
+    got = [(e.expr, e.line, e.col, e.cells_before) for e in parsed.inlines]
+    assert got == [("a", 3, 3, 0), ("b + 1", 3, 20, 0), ("f(1, 'x')", 12, 6, 1)]
+    span = parsed.inlines[0]
+    assert text[span.start:span.end] == "`{python} a`"
+
+
+def test_labels_references_and_citations():
+    text = (
+        "# Intro {#sec-intro}\n"                                # 1
+        "\n"
+        "See @sec-intro, @tbl-data and [@smith2020; @lee-2021, p. 3].\n"   # 3
+        "Mail me at ops@sec-team.com; code `@fig-not` is code.\n"          # 4
+        "\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n"
+        "\n"
+        ": Data {#tbl-data}\n"                                  # 10
+        "\n"
+        "$$ E = mc^2 $$ {#eq-energy}\n"                         # 12
+        "\n"
+        "```{python}\n"                                         # 14
+        "#| label: fig-plot\n"                                  # 15
+        "x = '@sec-inside-code'\n"
+        "```\n"
+    )
+    parsed = parse_chapter("c.qmd", text)
+    assert parsed.labels == [("sec-intro", 1), ("tbl-data", 10), ("eq-energy", 12),
+                             ("fig-plot", 15)]
+    assert parsed.references == [("sec-intro", 3, 5), ("tbl-data", 3, 17)]
+    assert [(k, line) for k, line, _ in parsed.citations] == [("smith2020", 3), ("lee-2021", 3)]
+
+
+def test_grid_table_with_inline_expression_is_rejected():
+    text = (
+        "# H\n\n"
+        "+-----+-----+\n"                 # 3
+        "| a   | b   |\n"
+        "+=====+=====+\n"
+        "| 1   | `{python} x` |\n"        # 6
+        "+-----+-----+\n"
+        "\n"
+        "| a | `{python} y` |\n|---|---|\n"   # pipe table: fine
+    )
+    parsed = parse_chapter("c.qmd", text)
+    assert [(f.kind, f.line, f.col) for f in parsed.findings] == [("grid-table-inline", 6, 9)]
+    assert len(parsed.inlines) == 2
+
+
+def test_non_utf8_bytes_are_a_located_finding():
+    data = "# H\n\nfine line\n".encode() + b"bad \xff byte\n"
+    text, findings = decode("c.qmd", data)
+    (finding,) = findings
+    assert (finding.kind, finding.line, finding.col) == ("encoding", 4, 5)
+    assert "\ufffd" in text
