@@ -69,14 +69,17 @@ def render_book(result, fmt: str, use_quarto: bool | None = None) -> Path:
         use_quarto = quarto.quarto_path() is not None
     final = output_dir(result.project)
     build = _quarto if use_quarto else _builtin
-    with staging_dir(final) as tmp:
-        produced = build(result, fmt, tmp)
-        rel = produced.relative_to(tmp)
-        if fmt == "html":
-            carry_over(final, tmp, "*.pdf")
-            swap_in(tmp, final)
-        elif final.is_dir():
-            replace_file(produced, final / rel)
-        else:
-            swap_in(tmp, final)
+    try:
+        with staging_dir(final) as tmp:
+            produced = build(result, fmt, tmp)
+            rel = produced.relative_to(tmp)
+            if fmt == "html":
+                carry_over(final, tmp, "*.pdf")
+                swap_in(tmp, final)
+            elif final.is_dir():
+                replace_file(produced, final / rel)
+            else:
+                swap_in(tmp, final)
+    except OSError as exc:
+        raise RenderError(f"cannot write the {fmt} output under {final}: {exc}") from exc
     return final / rel
