@@ -1,0 +1,61 @@
+"""Inline expressions that fail or publish nothing: reported at line:col, nothing written."""
+from __future__ import annotations
+
+import pytest
+
+from faultkit import assert_consistent_after_failure, disk_state, edit, line_of
+
+pytestmark = pytest.mark.slow
+
+SENTENCE = "Sixteen nodes fail every `{python} cluster_str` hours"
+
+
+def inject(book, expr: str) -> tuple[int, int]:
+    """Put `{python} expr` in place of the chapter's inline value; return its (line, col)."""
+    path = book / "contents" / "one.qmd"
+    edit(path, "`{python} cluster_str`", f"`{{python}} {expr}`")
+    line = line_of(path, f"`{{python}} {expr}`")
+    col = path.read_text().split("\n")[line - 1].index("`{python}") + 1
+    return line, col
+
+
+def test_error_in_an_inline_expression(good_book, runner):
+    line, col = inject(good_book, "cluster_str.upper(1)")
+    before = disk_state(good_book)
+    result = runner.cli(good_book)
+    assert result.code == 1, result.output
+    f = result.only("inline-error")
+    assert (f.path, f.line, f.col) == ("contents/one.qmd", line, col)
+    assert f.reason.startswith("TypeError"), f.reason
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_unknown_name_in_an_inline_expression(good_book, runner):
+    line, col = inject(good_book, "no_such_name")
+    before = disk_state(good_book)
+    result = runner.cli(good_book)
+    f = result.only("inline-error")
+    assert (f.line, f.col) == (line, col)
+    assert f.reason == "NameError: name 'no_such_name' is not defined"
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+EMPTY = ["None", "float('nan')", "float('inf')", "-float('inf')", "''", "'   '",
+         "cluster * float('nan')"]
+
+
+def test_inline_expressions_yielding_nothing_printable(good_book, runner):
+    """None, NaN, ±inf, "" and blanks: one located finding each, in one run."""
+    path = good_book / "contents" / "one.qmd"
+    path.write_text(path.read_text() + "\n" + "\n\n".join(
+        f"Value {n}: `{{python}} {expr}`." for n, expr in enumerate(EMPTY)) + "\n")
+    before = disk_state(good_book)
+    result = runner.cli(good_book)
+    assert result.code == 1, result.output
+    found = [f for f in result.findings if f.kind == "inline-empty"]
+    assert len(found) == len(EMPTY), result.output
+    for n, (expr, f) in enumerate(zip(EMPTY, found)):
+        assert (f.path, f.line, f.col) == ("contents/one.qmd", line_of(path, f"Value {n}:"), 10)
+        assert "nothing printable" in f.reason
+    assert result.kinds() == {"inline-empty"}
+    assert_consistent_after_failure(runner, good_book, before, result)

@@ -1,0 +1,152 @@
+"""Broken book structure: _quarto.yml, front matter, fences, labels, tables, bytes, paths."""
+from __future__ import annotations
+
+import pytest
+
+from faultkit import (QUARTO_YML, assert_consistent_after_failure, disk_state, edit, line_of)
+
+pytestmark = pytest.mark.slow
+
+
+def quarto(book):
+    return book / "_quarto.yml"
+
+
+def chapter(book):
+    return book / "contents" / "one.qmd"
+
+
+def add_chapter(book, text, rel="contents/two.qmd"):
+    path = book / rel
+    path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text)
+    edit(quarto(book), "    - contents/one.qmd", f"    - contents/one.qmd\n    - {rel}")
+    return path
+
+
+def check_fails(runner, book, kind):
+    before = disk_state(book)
+    result = runner.cli(book)
+    assert result.code == 1, result.output
+    return before, result, result.only(kind)
+
+
+def test_missing_chapter_file(good_book, runner):
+    edit(quarto(good_book), "    - contents/one.qmd", "    - contents/one.qmd\n    - contents/gone.qmd")
+    before, result, f = check_fails(runner, good_book, "missing-chapter")
+    assert (f.path, f.line) == ("_quarto.yml", line_of(quarto(good_book), "gone.qmd"))
+    assert "contents/gone.qmd" in f.reason
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_chapter_listed_twice(good_book, runner):
+    edit(quarto(good_book), "    - contents/one.qmd", "    - contents/one.qmd\n    - ./contents/one.qmd")
+    before, result, f = check_fails(runner, good_book, "duplicate-chapter")
+    assert (f.path, f.line) == ("_quarto.yml", line_of(quarto(good_book), "./contents/one.qmd"))
+    assert "contents/one.qmd" in f.reason
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+@pytest.mark.parametrize("entry", ["../../etc/passwd", "/etc/passwd", "contents/../../outside.qmd"])
+def test_chapter_path_escaping_the_project(good_book, runner, entry):
+    (good_book.parent / "outside.qmd").write_text("# Outside\n\n```{python}\nraise SystemExit\n```\n")
+    edit(quarto(good_book), "    - contents/one.qmd", f"    - contents/one.qmd\n    - {entry}")
+    before, result, f = check_fails(runner, good_book, "chapter-path")
+    assert (f.path, f.line) == ("_quarto.yml", line_of(quarto(good_book), entry))
+    assert "escapes the project" in f.reason
+    assert "passwd" not in result.stdout.replace(entry, "")   # never read
+    assert_consistent_after_failure(runner, good_book, before, result, rerun=False)
+
+
+def test_chapter_symlink_escaping_the_project(good_book, runner):
+    (good_book / "contents" / "link.qmd").symlink_to("/etc/passwd")
+    edit(quarto(good_book), "    - contents/one.qmd", "    - contents/one.qmd\n    - contents/link.qmd")
+    before, result, f = check_fails(runner, good_book, "chapter-path")
+    assert f.line == line_of(quarto(good_book), "link.qmd")
+
+
+def test_malformed_quarto_yml(good_book, runner):
+    edit(quarto(good_book), "  chapters:", "  chapters: [unclosed")
+    before, result, f = check_fails(runner, good_book, "yaml")
+    assert f.path == "_quarto.yml" and f.line > 0
+    assert f.reason.startswith("malformed YAML")
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_quarto_yml_that_is_not_a_mapping(good_book, runner):
+    quarto(good_book).write_text("- just\n- a list\n")
+    before, result, f = check_fails(runner, good_book, "yaml")
+    assert (f.path, f.line) == ("_quarto.yml", 1)
+
+
+def test_malformed_front_matter(good_book, runner):
+    text = "---\ntitle: Two\nauthor: [a, b\n---\n\n# Two {#sec-two}\n\nText.\n"
+    add_chapter(good_book, text)
+    before, result, f = check_fails(runner, good_book, "front-matter")
+    assert f.path == "contents/two.qmd" and 2 <= f.line <= 4, f
+    assert "malformed YAML front matter" in f.reason
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_unclosed_front_matter(good_book, runner):
+    add_chapter(good_book, "---\ntitle: Two\n\n# Two\n\nText.\n")
+    before, result, f = check_fails(runner, good_book, "front-matter")
+    assert (f.path, f.line) == ("contents/two.qmd", 1)
+    assert "never closed" in f.reason
+
+
+def test_unclosed_code_fence(good_book, runner):
+    text = "# Two {#sec-two}\n\nText.\n\n```{python}\nx = 1\n\nMore text.\n"
+    add_chapter(good_book, text)
+    before, result, f = check_fails(runner, good_book, "unclosed-fence")
+    assert (f.path, f.line) == ("contents/two.qmd", 5)
+    assert "never closed" in f.reason
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_unknown_reference(good_book, runner):
+    edit(chapter(good_book), "hours (@tbl-one)", "hours (@tbl-none)")
+    before, result, f = check_fails(runner, good_book, "unknown-ref")
+    line = line_of(chapter(good_book), "@tbl-none")
+    col = chapter(good_book).read_text().split("\n")[line - 1].index("@tbl-none") + 1
+    assert (f.path, f.line, f.col) == ("contents/one.qmd", line, col)
+    assert "@tbl-none" in f.reason
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_duplicate_label(good_book, runner):
+    add_chapter(good_book, "# Two {#sec-two}\n\n## Again {#sec-one}\n\nText.\n")
+    before, result, f = check_fails(runner, good_book, "duplicate-label")
+    assert (f.path, f.line) == ("contents/two.qmd", 3)
+    assert "sec-one" in f.reason and "contents/one.qmd:1" in f.reason
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_grid_table_with_an_inline_expression(good_book, runner):
+    text = ("# Two {#sec-two}\n\n```{python}\nvalue = '42'\n```\n\n"
+            "+-------+-------+\n| a     | b     |\n+=======+=======+\n"
+            "| x     | `{python} value` |\n+-------+-------+\n")
+    add_chapter(good_book, text)
+    before, result, f = check_fails(runner, good_book, "grid-table-inline")
+    assert (f.path, f.line, f.col) == ("contents/two.qmd", 10, 11)
+    assert "grid table" in f.reason
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_non_utf8_bytes_in_a_chapter(good_book, runner):
+    add_chapter(good_book, b"# Two {#sec-two}\n\nCaf\xe9 au lait.\n")
+    before, result, f = check_fails(runner, good_book, "encoding")
+    assert (f.path, f.line, f.col) == ("contents/two.qmd", 3, 4)
+    assert "UTF-8" in f.reason
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_bad_cell_options(good_book, runner):
+    add_chapter(good_book, "# Two\n\n```{python}\n#| label: [oops\nx = 1\n```\n")
+    before, result, f = check_fails(runner, good_book, "yaml")
+    assert (f.path, f.line) == ("contents/two.qmd", 4)
+
+
+def test_template_quarto_yml_is_what_we_think(good_book):
+    """Guard for the tests above: the edits they make hit real lines."""
+    assert quarto(good_book).read_text() == QUARTO_YML.format(
+        chapters="    - index.qmd\n    - contents/one.qmd")
