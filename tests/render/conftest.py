@@ -113,3 +113,34 @@ def minibook(tmp_path_factory, minibook_result):
     """A module-wide copy of the fixture book and its checked result."""
     root = copy_fixture("minibook", tmp_path_factory.mktemp("render"))
     return root, moved(minibook_result, root)
+
+
+BOOK_FILES = ["_quarto.yml", "index.qmd", "contents", "references.bib", "numbers.lock", "mlsys"]
+
+
+@pytest.fixture(scope="session")
+def real_book_result(tmp_path_factory):
+    """The project's own book, copied to a temporary directory and checked.
+
+    The copy keeps the repository clean (no _book/, _build/ or ledger
+    writes). Ledger differences are accepted in the copy (they do not
+    matter for rendering); any other finding fails the test.
+    """
+    if not (REPO / "_quarto.yml").is_file():
+        pytest.skip("the repository has no _quarto.yml yet")
+    from scripts.check import check_book
+    root = tmp_path_factory.mktemp("realbook") / "book"
+    root.mkdir()
+    for name in BOOK_FILES:
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif src.is_file():
+            shutil.copy2(src, root / name)
+    result = check_book(root, update_ledger=True)
+    problems = [f"{f.location()}: {f.reason}" for f in result.findings if f.kind != "ledger"]
+    assert not problems, "the book does not check cleanly:\n" + "\n".join(problems[:20])
+    if not result.ok:
+        result = check_book(root, update_ledger=True)
+    assert result.ok, [f.reason for f in result.findings]
+    return result

@@ -28,7 +28,6 @@ from scripts.render.book import page_for
 from .conftest import REPO
 
 CHROMIUM = shutil.which("chromium")
-BOOK_FILES = ["_quarto.yml", "index.qmd", "contents", "references.bib", "numbers.lock", "mlsys"]
 SCREENSHOTS = REPO / "_build" / "screenshots"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -40,30 +39,17 @@ pytestmark = [
 ]
 
 
+@pytest.fixture(scope="module")
+def real_book(real_book_result):
+    """The real book rendered to HTML: (result, _book dir)."""
+    result = real_book_result
+    render_book(result, "html", use_quarto=False)
+    return result, Path(result.project.root) / "_book"
+
+
 class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args):  # keep pytest output clean
         pass
-
-
-@pytest.fixture(scope="module")
-def real_book(tmp_path_factory):
-    """Check and render a copy of the real book; yield (result, book dir)."""
-    from scripts.check import check_book
-    root = tmp_path_factory.mktemp("realbook") / "book"
-    root.mkdir()
-    for name in BOOK_FILES:
-        src = REPO / name
-        if src.is_dir():
-            shutil.copytree(src, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif src.is_file():
-            shutil.copy2(src, root / name)
-    result = check_book(root, update_ledger=True)
-    problems = [f"{f.location()}: {f.reason}" for f in result.findings if f.kind != "ledger"]
-    assert result.ok or not problems, "the book does not check cleanly:\n" + "\n".join(problems[:20])
-    if not result.ok:   # only ledger differences: irrelevant to rendering a copy
-        result = check_book(root, update_ledger=True)
-    render_book(result, "html", use_quarto=False)
-    return result, root / "_book"
 
 
 @contextlib.contextmanager
