@@ -235,6 +235,8 @@ def _ledger(root: Path, result: BookResult, update: bool) -> list[Finding]:
             ledger.write(path, new)
         return []
     if not path.exists():
+        if not new:
+            return []           # nothing published, nothing to record
         return [Finding(LEDGER_FILE, 0, "ledger",
                         f"{LEDGER_FILE} is missing ({len(new)} published numbers): run `make numbers`")]
     return list(ledger.diff(ledger.read(path), new))

@@ -1,0 +1,185 @@
+"""Book-level checks: isolation between chapters, cross-references, citations,
+reading-level findings end to end, and the numbers ledger."""
+from __future__ import annotations
+
+import pytest
+
+from checker_support import findings_of, line_of, write_book
+from scripts.check import check_book
+
+# A module in the fixture project: chapter A mutates its constant.
+CONSTS = "VALUE = 1\n"
+
+ISO_A = '''
+# A
+
+```{python}
+import fixconsts
+leaked_variable = "from A"
+fixconsts.VALUE = 99
+```
+'''
+
+ISO_B = '''
+# B
+
+```{python}
+import fixconsts
+%s
+check("leaked_variable" not in globals(), "a variable leaked from chapter A")
+check(fixconsts.VALUE == 1, "a mutated constant leaked from chapter A")
+```
+'''
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_chapters_are_isolated(tmp_path, jobs, no_leftover_kernels):
+    from checker_support import LOCAL_CHECK
+    root = write_book(tmp_path, {"a.qmd": ISO_A, "b.qmd": ISO_B % LOCAL_CHECK})
+    (root / "fixconsts.py").write_text(CONSTS)
+    result = check_book(root, force=True, jobs=jobs)
+    assert result.findings == []
+    assert result.runs["b.qmd"].invariants == 2
+
+
+def test_isolation_test_can_fail(tmp_path):
+    """The same check inside one chapter does see the leak (the test is not vacuous)."""
+    from checker_support import LOCAL_CHECK
+    root = write_book(tmp_path, {"ab.qmd": ISO_A + ISO_B % LOCAL_CHECK})
+    (root / "fixconsts.py").write_text(CONSTS)
+    (f,) = check_book(root, force=True, jobs=1).findings
+    assert (f.kind, f.reason) == ("invariant", "a variable leaked from chapter A")
+
+
+REFS_ONE = '''
+---
+title: One
+---
+
+# One {#sec-one}
+
+See @sec-two, @tbl-nowhere and [@known2020; @unknown1999].
+
+: caption {#tbl-dup}
+
+```{python}
+x = 1
+```
+'''
+
+REFS_TWO = '''
+# Two {#sec-two}
+
+Back to @sec-one.
+
+```{python}
+#| label: tbl-dup
+print(1)
+```
+'''
+
+BAD_FRONT = '''
+---
+title: [broken
+---
+
+# Three
+'''
+
+UNCLOSED = '''
+# Four
+
+```{python}
+x = 1
+'''
+
+GRID = '''
+# Five
+
+```{python}
+v = 5
+```
+
++------+------+
+| a    | b    |
++======+======+
+| 1    | `{python} v` |
++------+------+
+'''
+
+
+def test_reading_findings_end_to_end(tmp_path, no_leftover_kernels):
+    chapters = {"one.qmd": REFS_ONE, "two.qmd": REFS_TWO, "three.qmd": BAD_FRONT,
+                "four.qmd": UNCLOSED, "five.qmd": GRID}
+    root = write_book(tmp_path, chapters, extra="bibliography: refs.bib\n")
+    (root / "refs.bib").write_text("@article{known2020,\n  title = {K},\n}\n")
+    (root / "bad.qmd").write_bytes(b"# Bad\n\ncaf\xe9\n")
+    config = (root / "_quarto.yml").read_text().replace("    - five.qmd\n",
+                                                        "    - five.qmd\n    - bad.qmd\n    - gone.qmd\n")
+    (root / "_quarto.yml").write_text(config)
+    result = check_book(root, force=True)
+
+    (ref,) = findings_of(result, "one.qmd", "unknown-ref")
+    assert (ref.line, ref.col) == (line_of(root, "one.qmd", "@tbl-nowhere"), 15)
+    assert "@tbl-nowhere" in ref.reason
+    (cite,) = findings_of(result, "one.qmd", "unknown-citation")
+    assert cite.line == line_of(root, "one.qmd", "@unknown1999") and "unknown1999" in cite.reason
+    (dup,) = findings_of(result, "two.qmd", "duplicate-label")
+    assert dup.line == line_of(root, "two.qmd", "label: tbl-dup")
+    assert f"one.qmd:{line_of(root, 'one.qmd', '{#tbl-dup}')}" in dup.reason
+    (front,) = findings_of(result, "three.qmd")
+    assert front.kind == "front-matter" and front.line in (2, 3)
+    (fence,) = findings_of(result, "four.qmd")
+    assert (fence.kind, fence.line) == ("unclosed-fence", 3)
+    (grid,) = findings_of(result, "five.qmd")
+    assert (grid.kind, grid.line, grid.col) == ("grid-table-inline", 10, 10)
+    (enc,) = findings_of(result, "bad.qmd")
+    assert (enc.kind, enc.line, enc.col) == ("encoding", 3, 4)
+    (gone,) = findings_of(result, "_quarto.yml")
+    assert (gone.kind, gone.line) == ("missing-chapter", line_of(root, "_quarto.yml", "gone.qmd"))
+    assert len(result.findings) == 9
+
+
+LEDGER_CHAPTER = '''
+# Numbers
+
+```{python}
+import fixnums
+```
+
+Speed `{python} fixnums.SPEED`, size `{python} fixnums.SIZE`.
+
+```{python}
+#| label: tbl-nums
+from IPython.display import Markdown
+Markdown(f"| item | value |\\n|---|---:|\\n| speed | {fixnums.SPEED} |")
+```
+'''
+
+
+def test_ledger_detects_changed_new_and_removed_numbers(tmp_path):
+    pytest.importorskip("scripts.ledger")
+    root = write_book(tmp_path, {"nums.qmd": LEDGER_CHAPTER})
+    (root / "fixnums.py").write_text("SPEED = 10\nSIZE = 20\n")
+
+    missing = check_book(root)
+    assert [(f.path, f.kind) for f in missing.findings] == [("numbers.lock", "ledger")]
+    assert "make numbers" in missing.findings[0].reason
+
+    accepted = check_book(root, update_ledger=True)
+    assert accepted.findings == [] and (root / "numbers.lock").exists()
+    assert check_book(root).findings == []
+
+    (root / "fixnums.py").write_text("SPEED = 11\nSIZE = 20\n")
+    text = (root / "nums.qmd").read_text()
+    text = text.replace(", size `{python} fixnums.SIZE`", ", double `{python} 2 * fixnums.SIZE`")
+    (root / "nums.qmd").write_text(text)
+    reasons = sorted(f.reason for f in check_book(root, force=True).findings)
+    assert any("fixnums.SPEED: 10 → 11" in r for r in reasons)
+    assert any("2 * fixnums.SIZE: (new) → 40" in r for r in reasons)
+    assert any("fixnums.SIZE: 20 → (removed)" in r for r in reasons)
+    assert any("tbl-nums" in r and "10 → 11" in r for r in reasons)
+    assert len(reasons) == 4
+
+    check_book(root, update_ledger=True)
+    assert check_book(root).findings == []
