@@ -31,7 +31,8 @@ def sidebar(book: Book, current: Chapter) -> str:
         number = ch.info.number if ch.info else None
         label = html.escape(ch.info.title if ch.info else ch.path)
         num = f'<span class="toc-number">{html.escape(number)}</span> ' if number else ""
-        return f'<li><a href="{_rel(current.page, ch.page)}"{attrs}>{num}{label}</a></li>'
+        sections = page_sections(ch) if ch is current else ""
+        return f'<li><a href="{_rel(current.page, ch.page)}"{attrs}>{num}{label}</a>{sections}</li>'
 
     main = [item(c) for c in book.chapters if not c.appendix]
     apps = [item(c) for c in book.chapters if c.appendix]
@@ -39,6 +40,19 @@ def sidebar(book: Book, current: Chapter) -> str:
     if apps:
         parts += ['<p class="toc-part">Appendices</p>', '<ol class="toc">', *apps, "</ol>"]
     return "\n".join(parts)
+
+
+def page_sections(chapter: Chapter) -> str:
+    """The current page's level-2 sections, listed under its sidebar entry."""
+    if chapter.info is None:
+        return ""
+    headers = chapter.info.collected.get("headers")
+    rows = []
+    for h, number in zip(headers if isinstance(headers, list) else [], chapter.info.headers):
+        if h.get("level") == 2 and h.get("id"):
+            num = f'<span class="toc-number">{html.escape(number)}</span> ' if number else ""
+            rows.append(f'<li><a href="#{html.escape(h["id"])}">{num}{html.escape(h.get("text", ""))}</a></li>')
+    return '<ol class="toc-sections">' + "".join(rows) + "</ol>" if rows else ""
 
 
 def pager(book: Book, index: int) -> str:
