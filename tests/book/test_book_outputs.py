@@ -1,0 +1,69 @@
+"""The executed book: every figure cell emits one image, every table cell one
+Markdown pipe table, and nothing but the ledger is reported.
+
+Runs the real checker (cached by `make check`, so cheap after it)."""
+from __future__ import annotations
+
+import pytest
+
+import book_rules as br
+from scripts.check import check_book
+
+
+@pytest.fixture(scope="module")
+def result():
+    return check_book(br.ROOT)
+
+
+def test_no_findings_other_than_the_ledger(result):
+    # numbers.lock is generated at integration (`make numbers`); `make check` enforces it.
+    problems = [f"{f.location()} {f.kind}: {f.reason}" for f in result.findings if f.kind != "ledger"]
+    assert problems == []
+
+
+def test_every_chapter_ran(result):
+    assert set(result.runs) == set(br.BOOK_FILES)
+
+
+def test_figures_emit_exactly_one_image(result):
+    for rel, run in result.runs.items():
+        for cell, cell_run in zip(result.parsed[rel].cells, run.cells):
+            if (cell.label or "").startswith("fig-"):
+                kinds = [o.kind for o in cell_run.outputs]
+                assert len(kinds) == 1 and kinds[0].startswith("image/"), (rel, cell.label, kinds)
+
+
+def test_tables_emit_one_pipe_table(result):
+    for rel, run in result.runs.items():
+        for cell, cell_run in zip(result.parsed[rel].cells, run.cells):
+            if (cell.label or "").startswith("tbl-"):
+                assert [o.kind for o in cell_run.outputs] == ["markdown"], (rel, cell.label)
+                lines = cell_run.outputs[0].data.strip().splitlines()
+                assert lines[0].startswith("|") and set(lines[1]) <= set("|:- "), (rel, cell.label)
+                assert len(lines) >= 3, (rel, cell.label)
+
+
+def test_other_cells_print_nothing(result):
+    for rel, run in result.runs.items():
+        for cell, cell_run in zip(result.parsed[rel].cells, run.cells):
+            if not (cell.label or "").startswith(("fig-", "tbl-")):
+                assert cell_run.outputs == [], (rel, cell.label, cell_run.outputs)
+
+
+def test_invariants_ran(result):
+    assert sum(run.invariants for run in result.runs.values()) >= 60
+
+
+def test_appendix_a_published_values(result):
+    """The values the spec fixes, as the reader sees them."""
+    run = result.runs["contents/appendix-foundations.qmd"]
+    parsed = result.parsed["contents/appendix-foundations.qmd"]
+    shown = {parsed.inlines[i.index].expr: i.text for i in run.inlines}
+    assert shown["node_mtbf_str"] == "5,172"
+    assert shown["mtbf_10k_str"] == "4.14"
+    assert shown["tau_young_min_str"] == "15.2"
+    assert shown["t_recovery_str"] == "9.6 minutes"
+    assert shown["tau_doubled_min_str"] == "10.8"
+    assert shown["ckpt_overhead_str"] == "3.1%"
+    assert shown["pair_str"] == "99.99%"
+    assert shown["serial_availability_str"] == "0.37"
