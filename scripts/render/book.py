@@ -59,6 +59,7 @@ class Book:
     lang: str = "en"
     subtitle: str = ""
     authors: list[str] = field(default_factory=list)
+    crossref: dict = field(default_factory=dict)     # _quarto.yml `crossref:` options
 
 
 def page_for(path: str) -> str:
@@ -93,6 +94,11 @@ def _book_config(project) -> dict:
     return book if isinstance(book, dict) else {}
 
 
+def _crossref(project) -> dict:
+    value = (project.config or {}).get("crossref")
+    return value if isinstance(value, dict) else {}
+
+
 def _authors(project) -> list[str]:
     value = _book_config(project).get("author") or []
     values = value if isinstance(value, list) else [value]
@@ -117,6 +123,8 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
             href = f"#{rid}"
         refs[rid] = {"kind": ref.kind, "number": ref.number, "text": ref.text, "href": href}
     ctx["refs"] = refs
+    ctx["appendix_title"] = str(book.crossref.get("appendix-title", "Appendix"))
+    ctx["appendix_delim"] = str(book.crossref.get("appendix-delim", " —"))
     ctx["image_prefix"] = f"{chapter.page_dir}/" if chapter.page_dir else ""
     path = book.work / f"{chapter.page.replace('/', '__')}.{mode}.{target}.json"
     path.write_text(json.dumps(ctx), encoding="utf-8")
@@ -197,12 +205,13 @@ def prepare(result, work: Path) -> Book:
     book = Book(root=root, title=str(project.title or "Book"), chapters=chapters, refs={},
                 bibliography=_bibliography(project), csl=_csl(project), work=work,
                 lang=_lang(project), subtitle=str(_book_config(project).get("subtitle") or ""),
-                authors=_authors(project))
+                authors=_authors(project), crossref=_crossref(project))
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
         collected = list(pool.map(lambda c: _collect(book, c), chapters))
     for chapter, found in zip(chapters, collected):
         chapter.info = ChapterInfo(chapter.path, chapter.appendix, found)
-    book.refs = number_book([c.info for c in chapters])
+    book.refs = number_book([c.info for c in chapters],
+                            str(book.crossref.get("appendix-title", "Appendix")))
     return book
 
 

@@ -68,8 +68,11 @@ def _chapter_number(info: ChapterInfo, counters: dict) -> str | None:
     return str(counters["chapter"])
 
 
-def number_book(chapters: list[ChapterInfo]) -> dict[str, Ref]:
-    """Fill each ChapterInfo's number/title/headers; return every label's Ref."""
+def number_book(chapters: list[ChapterInfo], appendix_title: str = "Appendix") -> dict[str, Ref]:
+    """Fill each ChapterInfo's number/title/headers; return every label's Ref.
+
+    `appendix_title` is Quarto's `crossref: appendix-title` ("Appendix").
+    """
     refs: dict[str, Ref] = {}
     counters = {"chapter": 0, "appendix": 0}
 
@@ -93,7 +96,7 @@ def number_book(chapters: list[ChapterInfo]) -> dict[str, Ref]:
                 seen_h1 = True
                 number = chap
                 if hid.startswith("sec-"):
-                    word = "Appendix" if info.appendix else "Chapter"
+                    word = appendix_title if info.appendix else "Chapter"
                     text = f"{word} {chap}" if chap else h.get("text", hid)
                     define(Ref(hid, "sec", chap or "", text, info.path))
             else:

@@ -141,9 +141,10 @@ local function number_header(h)
   local content = pandoc.Inlines({})
   if h.level == 1 then
     if ctx.chapter and ctx.chapter.appendix then
-      content:insert(pandoc.Span({ pandoc.Str("Appendix" .. NBSP .. number) },
+      -- Quarto: "Appendix A — Title" (crossref appendix-title / appendix-delim)
+      content:insert(pandoc.Span({ pandoc.Str(ctx.appendix_title .. NBSP .. number) },
         pandoc.Attr("", { "chapter-number" })))
-      content:insert(pandoc.Str(NBSP .. "—"))
+      content:insert(pandoc.Str(ctx.appendix_delim))
       content:insert(pandoc.Space())
     else
       content:insert(pandoc.Span({ pandoc.Str(number) }, pandoc.Attr("", { "chapter-number" })))
@@ -344,6 +345,8 @@ function Pandoc(doc)
   f:close()
   ctx.refs = ctx.refs or {}
   ctx.headers = ctx.headers or {}
+  ctx.appendix_title = ctx.appendix_title or "Appendix"
+  ctx.appendix_delim = (ctx.appendix_delim or " —"):gsub("^ ", NBSP)
   doc = ensure_title(doc)
   if ctx.mode == "collect" then
     return collect(doc)
