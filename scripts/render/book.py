@@ -60,6 +60,7 @@ class Book:
     subtitle: str = ""
     authors: list[str] = field(default_factory=list)
     crossref: dict = field(default_factory=dict)     # _quarto.yml `crossref:` options
+    output_file: str = ""                            # _quarto.yml `book: output-file:`
 
 
 def page_for(path: str) -> str:
@@ -205,7 +206,8 @@ def prepare(result, work: Path) -> Book:
     book = Book(root=root, title=str(project.title or "Book"), chapters=chapters, refs={},
                 bibliography=_bibliography(project), csl=_csl(project), work=work,
                 lang=_lang(project), subtitle=str(_book_config(project).get("subtitle") or ""),
-                authors=_authors(project), crossref=_crossref(project))
+                authors=_authors(project), crossref=_crossref(project),
+                output_file=str(_book_config(project).get("output-file") or ""))
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
         collected = list(pool.map(lambda c: _collect(book, c), chapters))
     for chapter, found in zip(chapters, collected):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import pandoc
@@ -26,14 +27,21 @@ def slug(title: str) -> str:
     return "-".join(words) or "book"
 
 
+def pdf_name(book: Book) -> str:
+    """`book: output-file:` of _quarto.yml, else the title's slug, + ".pdf"."""
+    name = book.output_file or slug(book.title)
+    return name if name.endswith(".pdf") else f"{name}.pdf"
+
+
 def merged_ast(book: Book) -> dict:
     """One pandoc document holding every chapter's blocks, in book order."""
-    merged: dict = {"meta": {}, "blocks": []}
-    for chapter in book.chapters:
-        doc = json.loads(apply_pass(book, chapter, "typst", "json", [], citeproc=False))
-        merged["pandoc-api-version"] = doc["pandoc-api-version"]
-        merged["blocks"].extend(doc["blocks"])
-    return merged
+    def chapter_doc(chapter):
+        return json.loads(apply_pass(book, chapter, "typst", "json", [], citeproc=False))
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        docs = list(pool.map(chapter_doc, book.chapters))
+    return {"pandoc-api-version": docs[0]["pandoc-api-version"], "meta": {},
+            "blocks": [block for doc in docs for block in doc["blocks"]]}
 
 
 def write_typst(book: Book, dest: Path) -> Path:
@@ -60,7 +68,7 @@ def write_typst(book: Book, dest: Path) -> Path:
 def write_pdf(book: Book, dest: Path) -> Path:
     """Compile the book to `dest/<slug>.pdf`."""
     typ = write_typst(book, dest)
-    pdf = dest / f"{slug(book.title)}.pdf"
+    pdf = dest / pdf_name(book)
     try:
         import typst
     except ImportError as exc:
