@@ -216,3 +216,19 @@ def typed_quantities(rel: str, text: str) -> list[str]:
             if (rel, token) not in TYPED_ALLOWED:
                 found.append(f"{rel}:{number}: {token}")
     return found
+
+
+def unused_imports(chapter) -> list[str]:
+    """Names imported by a chapter's cells that no other code of the chapter uses."""
+    imported, used = [], set()
+    for cell in chapter.cells:
+        tree = ast.parse(cell.source)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                imported += [(a.asname or a.name).split(".")[0] for a in node.names]
+            elif isinstance(node, ast.Name):
+                used.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                pass
+    inline_names = {i.expr.strip() for i in chapter.inlines}
+    return [name for name in imported if name not in used | inline_names]

@@ -114,3 +114,9 @@ def test_check_messages_are_collected():
 def test_bib_keys_are_read():
     bib = "@article{young1974,\n  title={x}\n}\n\n@misc{ metr2026 ,\n}\n"
     assert br.bib_keys(bib) == ["young1974", "metr2026"]
+
+
+def test_unused_imports_are_found():
+    chapter = parse_chapter("u.qmd", "```{python}\n#| label: u-setup\nfrom mlsys import fmt, check\n```\n\n"
+                                     "```{python}\n#| label: u\nx_str = fmt(1.0)\n```\n")
+    assert br.unused_imports(chapter) == ["check"]

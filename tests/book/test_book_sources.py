@@ -263,3 +263,8 @@ def test_seed_overlap_reports_nothing():
     python = shutil.which("python3") or "python3"
     run = subprocess.run([python, str(tool), str(ROOT)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("rel", br.BOOK_FILES)
+def test_no_unused_imports(rel):
+    assert br.unused_imports(br.parsed(rel)) == []
