@@ -291,10 +291,17 @@ local function apply(doc)
   return doc:walk({
     Header = number_header,
     Table = function(t)
+      if ctx.target == "typst" then
+        -- let typst size columns by their content: the relative widths pandoc
+        -- derives from a pipe table's dashes squeeze short first columns
+        for i, spec in ipairs(t.colspecs) do
+          t.colspecs[i] = { spec[1], pandoc.ColWidthDefault }
+        end
+      end
       if label_kind(t.identifier) == "tbl" then
         t.caption = prefix_caption(t.caption, lookup(t.identifier))
-        return t
       end
+      return t
     end,
     Figure = function(f)
       if label_kind(f.identifier) == "fig" then
