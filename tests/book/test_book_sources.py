@@ -268,3 +268,12 @@ def test_seed_overlap_reports_nothing():
 @pytest.mark.parametrize("rel", br.BOOK_FILES)
 def test_no_unused_imports(rel):
     assert br.unused_imports(br.parsed(rel)) == []
+
+
+def test_every_equation_is_referenced():
+    defined, referenced = set(), set()
+    for rel in br.BOOK_FILES:
+        chapter = br.parsed(rel)
+        defined |= set(br.labels_of(chapter, "eq"))
+        referenced |= {label for label, _, _ in chapter.references}
+    assert defined - referenced == set()
