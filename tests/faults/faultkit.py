@@ -308,13 +308,13 @@ def cache_entries_intact(root: Path) -> list[str]:
 
 
 def assert_consistent_after_failure(runner: Runner, root: Path, before: dict, first: Result,
-                                    rerun: bool = True) -> None:
+                                    rerun: bool = True, extra: tuple[str, ...] = ()) -> None:
     """Nothing written half-way; a second run reports exactly the same."""
     assert disk_state(root) == before, "a failing run changed numbers.lock/_book or left temp files"
     assert cache_entries_intact(root) == []
     assert_no_leftovers(runner, first.marker)
     if rerun:
-        second = runner.cli(root, "check")
+        second = runner.cli(root, "check", *extra)
         assert second.code == first.code, second.output
         assert second.finding_lines() == first.finding_lines(), second.output
         assert disk_state(root) == before

@@ -1,0 +1,196 @@
+"""Kernels that die, hang or flood; a corrupted cache; an unwritable output; Ctrl-C."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from faultkit import (assert_consistent_after_failure, assert_no_leftovers, descendants,
+                      disk_state, edit, interrupt, line_of, wait_until)
+
+pytestmark = pytest.mark.slow
+
+
+def chapter(book):
+    return book / "contents" / "one.qmd"
+
+
+def add_chapter(book, text, rel="contents/two.qmd"):
+    (book / rel).write_text(text)
+    edit(book / "_quarto.yml", "    - contents/one.qmd", f"    - contents/one.qmd\n    - {rel}")
+    return book / rel
+
+
+def test_cell_calling_os_exit_is_reported_and_the_others_still_checked(good_book, runner):
+    add_chapter(good_book, "# Two\n\n```{python}\n#| label: two-exit\nimport os\nos._exit(3)\n```\n")
+    edit(chapter(good_book), "check(cluster < node_mtbf,", "check(cluster > node_mtbf,")
+    before = disk_state(good_book)
+    result = runner.cli(good_book)
+    assert result.code == 1, result.output
+    died = result.only("kernel-died")
+    assert (died.path, died.line, died.label) == ("contents/two.qmd", 3, "two-exit")
+    assert "died" in died.reason
+    assert result.only("invariant").path == "contents/one.qmd"     # the other chapter ran
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_cell_that_never_ends_times_out(good_book, runner):
+    add_chapter(good_book, "# Two\n\nBefore.\n\n```{python}\n#| label: two-hang\nwhile True:\n    pass\n```\n")
+    before = disk_state(good_book)
+    result = runner.cli(good_book, "check", "--timeout", "3", timeout=120)
+    assert result.code == 1, result.output
+    f = result.only("timeout")
+    assert (f.path, f.line, f.label) == ("contents/two.qmd", 5, "two-hang")
+    assert "timeout of 3 s" in f.reason
+    assert result.kinds() == {"timeout"}       # chapter one checked, no other finding
+    # a timeout is never cached: the rerun executes the chapter again and agrees
+    assert_consistent_after_failure(runner, good_book, before, result, extra=("--timeout", "3"))
+
+
+def test_inline_expression_that_never_ends_times_out(good_book, runner):
+    add_chapter(good_book, "# Two\n\n```{python}\nimport time\n```\n\nIt is `{python} time.sleep(60)`.\n")
+    result = runner.cli(good_book, "check", "--timeout", "3", timeout=120)
+    f = result.only("timeout")
+    assert (f.path, f.line, f.col) == ("contents/two.qmd", 7, 7)
+    assert_no_leftovers(runner, result.marker)
+
+
+def _peak_rss_mb(proc: subprocess.Popen) -> float:
+    """Poll VmHWM (peak RSS) of the process until it exits."""
+    peak = 0
+    while proc.poll() is None:
+        try:
+            with open(f"/proc/{proc.pid}/status") as handle:
+                for line in handle:
+                    if line.startswith("VmHWM:"):
+                        peak = max(peak, int(line.split()[1]))
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return peak / 1024
+
+
+def test_cell_printing_100_mb_is_truncated_in_bounded_memory(good_book, runner):
+    add_chapter(good_book, "# Two\n\n```{python}\n#| label: two-flood\nchunk = 'x' * 99_999\n"
+                           "for _ in range(1_000):\n    print(chunk)\n```\n\nDone: `{python} len(chunk)`.\n")
+    proc, marker = runner.start(good_book, "check")
+    out: dict = {}
+    reader = threading.Thread(target=lambda: out.update(stdout=proc.stdout.read(),
+                                                        stderr=proc.stderr.read()))
+    reader.start()
+    peak_mb = _peak_rss_mb(proc)
+    proc.wait(timeout=240)
+    reader.join()
+    # the flood is output, not an error: the book passes apart from the new number
+    assert proc.returncode == 1, out
+    lines = out["stdout"].splitlines()
+    assert any("two · len(chunk): (new) → 99999" in line for line in lines), out["stdout"][-2000:]
+    assert peak_mb < 400, f"the checker peaked at {peak_mb:.0f} MB for a 100 MB output"
+    cached = list((good_book / "_build" / "cache").glob("*.json"))
+    assert max(p.stat().st_size for p in cached) < 5_000_000      # truncated, not stored whole
+    assert_no_leftovers(runner, marker)
+
+
+def test_corrupted_cache_entry_is_recomputed(good_book, runner):
+    first = runner.cli(good_book)
+    assert first.code == 0, first.output
+    entries = sorted((good_book / "_build" / "cache").glob("*.json"))
+    assert entries
+    for n, entry in enumerate(entries):
+        data = json.loads(entry.read_bytes())
+        if n % 2 == 0:          # a changed value with a stale checksum
+            data["run"]["inlines"] = [dict(i, text="666") for i in data["run"]["inlines"]]
+            entry.write_text(json.dumps(data))
+        else:                   # a torn write
+            entry.write_bytes(entry.read_bytes()[:50])
+    before = disk_state(good_book)
+    second = runner.cli(good_book)
+    assert second.code == 0, second.output
+    assert "666" not in second.stdout
+    assert f"({len(entries)} from cache)" not in second.stdout
+    assert "(0 from cache)" in second.stdout
+    assert second.finding_lines() == first.finding_lines()
+    assert disk_state(good_book) == before
+    third = runner.cli(good_book)            # and the recomputed entries are good again
+    assert f"({len(entries)} from cache)" in third.stdout, third.output
+
+
+def test_unwritable_book_output_directory(good_book, runner):
+    """`output-dir` under a regular file: the render fails cleanly, nothing half-written."""
+    edit(good_book / "_quarto.yml", "  type: book", "  type: book\n  output-dir: out/_book")
+    (good_book / "out").write_text("a file, not a directory\n")
+    before = disk_state(good_book)
+    listing = sorted(p.name for p in good_book.iterdir())
+    result = runner.cli(good_book, "html")
+    assert result.code == 1, result.output
+    message = result.stdout + result.stderr
+    assert "render failed" in message and "out" in message, result.output
+    assert "Traceback" not in message, result.output
+    assert disk_state(good_book) == before
+    assert (good_book / "out").read_text() == "a file, not a directory\n"
+    assert sorted(p.name for p in good_book.iterdir()) == listing
+    assert_no_leftovers(runner, result.marker)
+
+
+def test_book_output_path_that_is_a_file_is_replaced_whole_or_not_at_all(good_book, runner):
+    (good_book / "_book").write_text("not a directory\n")
+    result = runner.cli(good_book, "html")
+    if result.code == 0:
+        assert (good_book / "_book" / "index.html").is_file()
+    else:
+        assert (good_book / "_book").read_text() == "not a directory\n"
+        assert "Traceback" not in result.stdout + result.stderr, result.output
+    assert [p.name for p in good_book.iterdir() if p.name.startswith("_book")] == ["_book"]
+    assert disk_state(good_book)["strays"] == []
+    assert_no_leftovers(runner, result.marker)
+
+
+def test_ledger_that_cannot_be_written(good_book, runner):
+    (good_book / "numbers.lock").unlink()
+    (good_book / "numbers.lock").mkdir()
+    result = runner.cli(good_book, "numbers")
+    assert result.code != 0, result.output
+    message = result.stdout + result.stderr
+    assert "numbers.lock" in message, result.output
+    assert "Traceback" not in message, result.output
+    assert list((good_book / "numbers.lock").iterdir()) == []
+    assert not [p for p in good_book.iterdir() if p.name.startswith(".numbers.lock.")]
+    assert_no_leftovers(runner, result.marker)
+
+
+def test_ctrl_c_during_a_build_exits_130_and_the_next_build_is_clean(good_book, runner):
+    (good_book / "SLOW").write_text("")
+    add_chapter(good_book, "# Two\n\n```{python}\n#| label: two-slow\nimport os, time\n"
+                           "if os.path.exists('SLOW'):\n    time.sleep(120)\nanswer = 42\n```\n\n"
+                           "The answer is `{python} answer`.\n")
+    before = disk_state(good_book)
+    proc, marker = runner.start(good_book, "numbers")
+
+    def kernel_running():
+        return any("ipykernel" in _cmdline(p) for p in descendants(proc.pid))
+    assert wait_until(kernel_running, timeout=60), "no kernel started"
+    time.sleep(1.0)                      # the slow cell is running
+    interrupt(proc)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (stdout, stderr)
+    assert "Traceback" not in stderr, stderr
+    assert disk_state(good_book) == before       # numbers.lock not rewritten, no temp files
+    assert_no_leftovers(runner, marker)
+    (good_book / "SLOW").unlink()
+    result = runner.cli(good_book, "numbers")
+    assert result.code == 0, result.output
+    assert "two · answer\t42" in (good_book / "numbers.lock").read_text()
+    assert runner.cli(good_book).code == 0
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
