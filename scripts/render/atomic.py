@@ -40,7 +40,10 @@ def swap_in(new: Path, final: Path) -> None:
             old.rename(final)
         raise
     if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
+        else:                       # `final` was a file (or a link): rmtree would skip it
+            old.unlink(missing_ok=True)
 
 
 def replace_file(src: Path, dst: Path) -> None:
