@@ -131,21 +131,24 @@ def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None
     """Run chapters concurrently, each in its own kernel; kernels start ahead of need."""
     from scripts import execute         # lazy: imports Jupyter
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chapters)))
+    server = execute.start_fork_server(root, chapters) if len(chapters) > 1 else None
     try:
-        return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s))
+        return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s, server))
     finally:
         execute.kill_all_kernels()
+        if server is not None:
+            server.close()
 
 
 async def _run_all(execute, root: Path, chapters: list[ParsedChapter], jobs: int,
-                   timeout_s: float) -> list[ChapterRun]:
+                   timeout_s: float, server) -> list[ChapterRun]:
     fig_format = figure_format(load_project(root).config)
     alive = asyncio.Semaphore(jobs + 1)     # kernels starting, waiting or running
     running = asyncio.Semaphore(jobs)       # chapters executing
 
     async def one(parsed: ParsedChapter) -> ChapterRun:
         async with alive:
-            starting = asyncio.ensure_future(execute.start_kernel(root, timeout_s, fig_format))
+            starting = asyncio.ensure_future(execute.start_kernel(root, timeout_s, fig_format, server))
             try:
                 async with running:
                     return await execute.run_chapter_async(root, parsed, timeout_s, starting)

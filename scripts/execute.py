@@ -20,6 +20,7 @@ import re
 import signal
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -154,14 +155,19 @@ class Kernel:
             startup_timeout=STARTUP_TIMEOUT_S, record_timing=False, shutdown_kernel="immediate",
             resources={"metadata": {"path": str(self.root)}})
 
-    async def start(self) -> "Kernel":
-        env = dict(os.environ, MPLBACKEND=MPL_BACKEND, PYDEVD_DISABLE_FILE_VALIDATION="1")
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.root.resolve()),
-                                                         env.get("PYTHONPATH")) if p)
+    async def start(self, server=None) -> "Kernel":
+        """Start the kernel: forked from `server` (a warm ForkServer) when it can serve."""
         client = self.client
         client.km = client.create_kernel_manager()
         try:
-            await client.async_start_new_kernel(cwd=str(self.root), env=env,
+            if server is not None and await server.ready():
+                from scripts.forkserver import ForkProvisioner
+                client.km.kernel_id = str(uuid.uuid4())
+                provisioner = ForkProvisioner(kernel_id=client.km.kernel_id,
+                                              kernel_spec=client.km.kernel_spec, parent=client.km)
+                provisioner.server = server
+                client.km.provisioner = provisioner
+            await client.async_start_new_kernel(cwd=str(self.root), env=kernel_env(self.root),
                                                 stderr=subprocess.DEVNULL)
             process = getattr(client.km.provisioner, "process", None)
             self.pid = getattr(process, "pid", None)
@@ -231,9 +237,51 @@ def kill_all_kernels() -> None:
         _reap(pid)
 
 
+def kernel_env(root: Path) -> dict:
+    """Environment of every kernel (and of the fork server that makes them)."""
+    env = dict(os.environ, MPLBACKEND=MPL_BACKEND, PYDEVD_DISABLE_FILE_VALIDATION="1")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(root).resolve()),
+                                                     env.get("PYTHONPATH")) if p)
+    return env
+
+
+def start_fork_server(root: Path, chapters: list[ParsedChapter] = ()):
+    """A warm process to fork kernels from, or None where fork is unavailable/disabled.
+
+    Besides the usual heavy libraries it preloads the packages the chapters
+    import (not single-file modules of the book: those may print on import).
+    """
+    if not hasattr(os, "fork") or os.environ.get("CHECKER_FORK", "1") == "0":
+        return None
+    from jupyter_client.kernelspec import KernelSpecManager
+    from scripts.forkserver import ForkServer
+    try:
+        argv = KernelSpecManager().get_kernel_spec("python3").argv
+    except Exception:
+        return None
+    return ForkServer(root, kernel_env(root), argv, _package_imports(Path(root), chapters))
+
+
+def _package_imports(root: Path, chapters) -> list[str]:
+    """Modules imported by the chapters' cells, skipping the book's single-file modules."""
+    names: set[str] = set()
+    for parsed in chapters:
+        for cell in parsed.cells:
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    names.update(alias.name for alias in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    names.add(node.module)
+    return sorted(n for n in names if not (root / f"{n.split('.')[0]}.py").exists())
+
+
 async def start_kernel(root: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
-                       fig_format: str = "") -> Kernel:
-    return await Kernel(root, timeout_s, fig_format).start()
+                       fig_format: str = "", server=None) -> Kernel:
+    return await Kernel(root, timeout_s, fig_format).start(server)
 
 
 def run_chapter(root: Path, parsed: ParsedChapter, timeout_s: float = DEFAULT_TIMEOUT_S,

@@ -15,8 +15,10 @@ ISO_A = '''
 
 ```{python}
 import fixconsts
+import fixpkg.consts
 leaked_variable = "from A"
 fixconsts.VALUE = 99
+fixpkg.consts.VALUE = 99
 ```
 '''
 
@@ -25,28 +27,38 @@ ISO_B = '''
 
 ```{python}
 import fixconsts
+import fixpkg.consts
 %s
 check("leaked_variable" not in globals(), "a variable leaked from chapter A")
 check(fixconsts.VALUE == 1, "a mutated constant leaked from chapter A")
+check(fixpkg.consts.VALUE == 1, "a mutated package constant leaked from chapter A")
 ```
 '''
+
+
+def write_constants(root):
+    """A single-file module and a package (the fork server preloads packages)."""
+    (root / "fixconsts.py").write_text(CONSTS)
+    (root / "fixpkg").mkdir()
+    (root / "fixpkg" / "__init__.py").write_text("")
+    (root / "fixpkg" / "consts.py").write_text(CONSTS)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_chapters_are_isolated(tmp_path, jobs, no_leftover_kernels):
     from checker_support import LOCAL_CHECK
     root = write_book(tmp_path, {"a.qmd": ISO_A, "b.qmd": ISO_B % LOCAL_CHECK})
-    (root / "fixconsts.py").write_text(CONSTS)
+    write_constants(root)
     result = check_book(root, force=True, jobs=jobs)
     assert result.findings == []
-    assert result.runs["b.qmd"].invariants == 2
+    assert result.runs["b.qmd"].invariants == 3
 
 
 def test_isolation_test_can_fail(tmp_path):
     """The same check inside one chapter does see the leak (the test is not vacuous)."""
     from checker_support import LOCAL_CHECK
     root = write_book(tmp_path, {"ab.qmd": ISO_A + ISO_B % LOCAL_CHECK})
-    (root / "fixconsts.py").write_text(CONSTS)
+    write_constants(root)
     (f,) = check_book(root, force=True, jobs=1).findings
     assert (f.kind, f.reason) == ("invariant", "a variable leaked from chapter A")
 

@@ -10,7 +10,7 @@ import time
 import uuid
 from pathlib import Path
 
-from checker_support import LOCAL_CHECK, write_book
+from checker_support import LOCAL_CHECK, processes_with, write_book
 from scripts.model import Finding
 from scripts.report import format_finding
 
@@ -83,18 +83,6 @@ def test_format_finding():
                                  "    `{python} x`\n    second")
 
 
-def _processes_with(marker: str) -> list[int]:
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if marker.encode() in Path(f"/proc/{entry}/environ").read_bytes():
-                    pids.append(int(entry))
-            except OSError:
-                pass
-    return pids
-
-
 def test_ctrl_c_exits_130_and_leaves_no_kernel(tmp_path):
     root = write_book(tmp_path, {"slow.qmd": SLOW, "good.qmd": GOOD})
     marker = f"CHECKER_TEST_{uuid.uuid4().hex}"
@@ -103,14 +91,14 @@ def test_ctrl_c_exits_130_and_leaves_no_kernel(tmp_path):
                             cwd=PROJECT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.monotonic() + 60
-    while len(_processes_with(marker)) < 2 and time.monotonic() < deadline:   # checker + a kernel
+    while len(processes_with(marker)) < 2 and time.monotonic() < deadline:   # checker + a kernel
         time.sleep(0.2)
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     time.sleep(0.5)
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
     assert not (root / "numbers.lock").exists()
 
 

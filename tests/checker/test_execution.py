@@ -7,9 +7,12 @@ prints 100 MB: the passing chapter listed last is still checked.
 """
 from __future__ import annotations
 
+import os
+import uuid
+
 import pytest
 
-from checker_support import LOCAL_CHECK, child_pids, col_of, findings_of, line_of, write_book
+from checker_support import LOCAL_CHECK, child_pids, processes_with, col_of, findings_of, line_of, write_book
 from scripts import execute
 from scripts.check import check_book
 
@@ -168,9 +171,15 @@ CHAPTERS = {"invariant.qmd": INVARIANT, "mlsys-inv.qmd": MLSYS_INVARIANT,
 @pytest.fixture(scope="module")
 def book(tmp_path_factory):
     root = write_book(tmp_path_factory.mktemp("faults"), CHAPTERS, extra="execute:\n  timeout: 3\n")
-    before = child_pids()
-    result = check_book(root, force=True, jobs=2)
-    return root, result, child_pids() - before
+    marker = f"CHECKER_TEST_{uuid.uuid4().hex}"      # inherited by every kernel we start
+    os.environ[marker] = "1"
+    try:
+        before = child_pids()
+        result = check_book(root, force=True, jobs=2)
+        leftover = (child_pids() - before) | set(processes_with(marker))
+    finally:
+        del os.environ[marker]
+    return root, result, leftover
 
 
 def test_passing_chapter_has_no_finding_and_honours_options(book):

@@ -1,0 +1,222 @@
+"""Start kernels by forking one pre-warmed process instead of `python -m ipykernel_launcher`.
+
+A kernel start costs ~1 s of CPU, most of it importing ipykernel, numpy,
+pandas, pint and the book's own `mlsys`. The fork server pays that once per
+check: it imports them, then forks one child per chapter; each child becomes an
+ordinary, fresh IPython kernel (own process, own memory: nothing a chapter does
+is visible to another chapter, exactly as with separately launched kernels).
+
+Only modules that do not touch matplotlib's backend are preloaded (pyplot and
+the inline backend must initialise inside the kernel, or figures would not be
+captured); if preloading pulls pyplot in anyway the server refuses to serve and
+the checker falls back to launching kernels normally.
+
+Protocol (one JSON object per line): the server prints {"ready": true} once
+warm, then for each request {"argv", "cwd", "env"} forks and answers {"pid"}.
+It exits when its stdin closes. Children start a new session (their pid is
+their process group), so the checker can kill each kernel's whole group.
+
+The client side (ForkServer, ForkProvisioner) plugs the children into
+jupyter_client as ordinary kernels: nbclient drives them unchanged.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from jupyter_client.provisioning import LocalProvisioner
+
+KERNEL_MODULE = "ipykernel_launcher"
+# What IPKernelApp.initialize imports (measured): preloading them halves a child's start.
+KERNEL_INTERNALS = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell",
+                    "ipykernel.debugger", "debugpy", "IPython.core.debugger", "pdb", "pydoc",
+                    "sqlite3", "psutil")
+
+
+def _reap(*_):
+    """Collect exited children at once so they never linger as zombies."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _preload(modules: list[str]) -> bool:
+    """Import what kernels will need; False if that resolved matplotlib's backend.
+
+    pyplot itself is safe to preload: it picks its backend lazily, so the
+    inline backend still binds to the kernel's shell in the child.
+    """
+    for name in KERNEL_INTERNALS + tuple(modules):
+        try:
+            __import__(name)
+        except BaseException:    # a module that fails here fails again, visibly, in the chapter
+            pass
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    backend_bound = pyplot is not None and getattr(pyplot, "_backend_mod", None) is not None
+    return not backend_bound and "matplotlib_inline.backend_inline" not in sys.modules
+
+
+def _become_kernel(argv: list[str], cwd: str, env: dict) -> None:
+    """In the forked child: detach, then run ipykernel as `python -m ipykernel_launcher` would."""
+    try:
+        os.setsid()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(env)
+        args = argv[argv.index(KERNEL_MODULE) + 1:]
+        sys.argv = [KERNEL_MODULE, *args]
+        if sys.path and sys.path[0] == "":        # as ipykernel_launcher does
+            del sys.path[0]
+        from ipykernel import kernelapp
+        kernelapp.launch_new_instance(argv=args)
+    finally:
+        os._exit(0)
+
+
+def serve(modules: list[str]) -> None:
+    signal.signal(signal.SIGCHLD, _reap)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # the checker decides when we stop
+    ready = _preload(modules)
+    print(json.dumps({"ready": ready}), flush=True)
+    if not ready:
+        return
+    for line in sys.stdin:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            _become_kernel(request["argv"], request["cwd"], request["env"])
+        print(json.dumps({"pid": pid}), flush=True)
+
+
+# ----------------------------------------------------------------- client side
+
+PRELOAD = ("numpy", "pandas", "pint", "tabulate", "matplotlib", "matplotlib.pyplot",
+           "IPython.display")
+_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from scripts.forkserver import serve; "
+         "sys.path.pop(0); serve(sys.argv[2:])")
+
+
+class ForkServer:
+    """The warm parent process; `spawn` returns the pid of a new kernel child."""
+
+    def __init__(self, root: Path, env: dict, kernel_argv: list[str], modules=()):
+        """Start the server with the kernelspec's interpreter and flags (argv before `-m`)."""
+        package_parent = str(Path(__file__).resolve().parents[1])
+        python = kernel_argv[:kernel_argv.index("-m")] if "-m" in kernel_argv else [sys.executable]
+        self.process = subprocess.Popen(
+            [*python, "-c", _BOOT, package_parent, *PRELOAD, *modules], cwd=str(root), env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, start_new_session=True)
+        self._ready: bool | None = None
+        self._lock = asyncio.Lock()
+
+    async def _read(self) -> dict:
+        line = await asyncio.get_running_loop().run_in_executor(None, self.process.stdout.readline)
+        if not line:
+            raise RuntimeError("the kernel fork server exited")
+        return json.loads(line)
+
+    async def ready(self) -> bool:
+        """Wait until warm; False when the server cannot serve (use normal kernels)."""
+        async with self._lock:
+            if self._ready is None:
+                try:
+                    self._ready = bool((await self._read()).get("ready"))
+                except (RuntimeError, ValueError):
+                    self._ready = False
+            return self._ready
+
+    async def spawn(self, argv: list[str], cwd: str, env: dict) -> int:
+        if KERNEL_MODULE not in argv:
+            raise RuntimeError("kernelspec does not run ipykernel_launcher")
+        async with self._lock:
+            self.process.stdin.write(json.dumps({"argv": argv, "cwd": cwd, "env": env}) + "\n")
+            self.process.stdin.flush()
+            return int((await self._read())["pid"])
+
+    def close(self) -> None:
+        """Stop the server (its kernels are shut down by their owners)."""
+        try:
+            self.process.stdin.close()
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        finally:
+            if self.process.poll() is None:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+            if self.process.stdout:
+                self.process.stdout.close()
+
+
+class ForeignProcess:
+    """The Popen surface LocalProvisioner uses, for a process that is not our child."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, 0)
+                with open(f"/proc/{self.pid}/stat") as stat:
+                    if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                        self.returncode = -signal.SIGKILL
+            except (ProcessLookupError, FileNotFoundError):
+                self.returncode = -signal.SIGKILL
+            except OSError:
+                pass
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        import time
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout)
+            time.sleep(0.02)
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+
+class ForkProvisioner(LocalProvisioner):
+    """LocalProvisioner whose launch forks the warm server instead of exec'ing Python."""
+
+    server: ForkServer | None = None
+
+    async def launch_kernel(self, cmd: list[str], **kwargs):
+        pid = await self.server.spawn(list(cmd), str(kwargs.get("cwd") or os.getcwd()),
+                                      dict(kwargs.get("env") or os.environ))
+        self.process = ForeignProcess(pid)
+        self.pid, self.pgid = pid, pid          # the child called setsid()
+        self.cwd = kwargs.get("cwd")
+        return self.connection_info
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1:])
