@@ -122,7 +122,10 @@ def _runs(root: Path, chapters: list[ParsedChapter], force: bool, jobs: int | No
             run.cache_key = keys[run.path]
             runs[run.path] = run
             if cache and not any(f.kind in UNSTABLE_KINDS for f in run.findings):
-                cache.store(root, run.cache_key, run)
+                try:
+                    cache.store(root, run.cache_key, run)
+                except OSError:
+                    pass        # an unwritable _build/ costs speed, not correctness
     return {p.path: runs[p.path] for p in chapters}
 
 

@@ -32,7 +32,8 @@ from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Ou
 
 DEFAULT_TIMEOUT_S = 120.0
 STARTUP_TIMEOUT_S = 60.0
-OUTPUT_CAP_CHARS = 1_000_000          # per cell and stream, in the kernel and here
+OUTPUT_CAP_CHARS = 1_000_000          # per cell and stream, in the kernel
+RICH_CAP_CHARS = 20_000_000           # per cell, all outputs, in this process
 HELPER = "_qmd_checker"               # module installed in each kernel's sys.modules
 LIVE_KERNEL_PIDS: set[int] = set()    # every kernel process we started and not yet reaped
 # Headless and Agg-based, like Quarto's kernels: figures shown with plt.show()
@@ -132,14 +133,24 @@ if %(fig_format)r:
 
 
 class _CappedClient(NotebookClient):
-    """nbclient client that never keeps more than OUTPUT_CAP_CHARS of a stream."""
+    """nbclient client that keeps at most ~RICH_CAP_CHARS of output per cell
+    (the kernel already caps its streams; this guards against huge displays)."""
 
     def output(self, outs, msg, display_id, cell_index):
-        if msg["msg_type"] == "stream":
-            kept = sum(len(o.get("text", "")) for o in outs if o.get("output_type") == "stream")
-            if kept > OUTPUT_CAP_CHARS:
-                return None
+        kept = sum(_size(o) for o in outs)
+        if kept + _size(msg["content"]) > RICH_CAP_CHARS:
+            if not any(o.get("name") == "truncated" for o in outs):
+                outs.append(nbformat.v4.new_output(
+                    "stream", name="truncated",
+                    text=f"\n[output truncated after {RICH_CAP_CHARS} characters]\n"))
+            return None
         return super().output(outs, msg, display_id, cell_index)
+
+
+def _size(output) -> int:
+    """Characters of text and data carried by one output or message content."""
+    data = output.get("data") or {}
+    return len(output.get("text") or "") + sum(len(v) for v in data.values() if isinstance(v, str))
 
 
 class Kernel:
@@ -149,41 +160,55 @@ class Kernel:
         self.root = Path(root)
         self.fig_format = fig_format        # "svg", "png", … or "" for the kernel default
         self.pid: int | None = None
-        self.client = _CappedClient(
+        self.client = self._new_client(timeout_s)
+
+    def _new_client(self, timeout_s: float) -> "_CappedClient":
+        return _CappedClient(
             nbformat.v4.new_notebook(), kernel_name="python3", timeout=timeout_s,
             allow_errors=True, shell_timeout_interval=1, iopub_timeout=10,
             startup_timeout=STARTUP_TIMEOUT_S, record_timing=False, shutdown_kernel="immediate",
             resources={"metadata": {"path": str(self.root)}})
 
     async def start(self, server=None) -> "Kernel":
-        """Start the kernel: forked from `server` (a warm ForkServer) when it can serve."""
-        client = self.client
-        client.km = client.create_kernel_manager()
+        """Start the kernel: forked from `server` (a warm ForkServer) when it can serve,
+        else (or if forking fails) launched as a fresh process."""
         try:
             if server is not None and await server.ready():
-                from scripts.forkserver import ForkProvisioner
-                client.km.kernel_id = str(uuid.uuid4())
-                provisioner = ForkProvisioner(kernel_id=client.km.kernel_id,
-                                              kernel_spec=client.km.kernel_spec, parent=client.km)
-                provisioner.server = server
-                client.km.provisioner = provisioner
-            await client.async_start_new_kernel(cwd=str(self.root), env=kernel_env(self.root),
-                                                stderr=subprocess.DEVNULL)
-            process = getattr(client.km.provisioner, "process", None)
-            self.pid = getattr(process, "pid", None)
-            if self.pid:
-                LIVE_KERNEL_PIDS.add(self.pid)
-            await client.async_start_new_kernel_client()
-            helper = KERNEL_HELPER % {"cap": OUTPUT_CAP_CHARS, "fig_format": self.fig_format}
-            setup = (f"import sys, types\n_m = types.ModuleType({HELPER!r})\n"
-                     f"exec({helper!r}, _m.__dict__)\nsys.modules[{HELPER!r}] = _m\ndel _m, sys, types\n")
-            reply = await self.request(setup, {}, STARTUP_TIMEOUT_S)
-            if reply["status"] != "ok":
-                raise RuntimeError(f"kernel setup failed: {reply.get('ename')}: {reply.get('evalue')}")
+                try:
+                    await self._launch(server)
+                    return self
+                except Exception:
+                    await self.shutdown()
+                    self.client = self._new_client(self.client.timeout)
+            await self._launch(None)
         except BaseException:
             await self.shutdown()
             raise
         return self
+
+    async def _launch(self, server) -> None:
+        client = self.client
+        client.km = client.create_kernel_manager()
+        if server is not None:
+            from scripts.forkserver import ForkProvisioner
+            client.km.kernel_id = str(uuid.uuid4())
+            provisioner = ForkProvisioner(kernel_id=client.km.kernel_id,
+                                          kernel_spec=client.km.kernel_spec, parent=client.km)
+            provisioner.server = server
+            client.km.provisioner = provisioner
+        await client.async_start_new_kernel(cwd=str(self.root), env=kernel_env(self.root),
+                                            stderr=subprocess.DEVNULL)
+        process = getattr(client.km.provisioner, "process", None)
+        self.pid = getattr(process, "pid", None)
+        if self.pid:
+            LIVE_KERNEL_PIDS.add(self.pid)
+        await client.async_start_new_kernel_client()
+        helper = KERNEL_HELPER % {"cap": OUTPUT_CAP_CHARS, "fig_format": self.fig_format}
+        setup = (f"import sys, types\n_m = types.ModuleType({HELPER!r})\n"
+                 f"exec({helper!r}, _m.__dict__)\nsys.modules[{HELPER!r}] = _m\ndel _m, sys, types\n")
+        reply = await self.request(setup, {}, STARTUP_TIMEOUT_S)
+        if reply["status"] != "ok":
+            raise RuntimeError(f"kernel setup failed: {reply.get('ename')}: {reply.get('evalue')}")
 
     async def request(self, code: str, expressions: dict, timeout_s: float) -> dict:
         """Silent execute_request; returns the reply content. Raises on timeout/death."""

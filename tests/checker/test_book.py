@@ -195,3 +195,34 @@ def test_ledger_detects_changed_new_and_removed_numbers(tmp_path):
 
     check_book(root, update_ledger=True)
     assert check_book(root).findings == []
+
+
+TWO = {"a.qmd": "# A\n\n```{python}\nx = 1\n```\n", "b.qmd": "# B\n\n```{python}\ny = 2\n```\n"}
+
+
+def test_kernels_are_forked_from_the_warm_server(tmp_path, monkeypatch, no_leftover_kernels):
+    from scripts import forkserver
+    spawned = []
+    real = forkserver.ForkServer.spawn
+
+    async def counting(self, argv, cwd, env):
+        pid = await real(self, argv, cwd, env)
+        spawned.append(pid)
+        return pid
+
+    monkeypatch.setattr(forkserver.ForkServer, "spawn", counting)
+    result = check_book(write_book(tmp_path, TWO), force=True, jobs=2)
+    assert result.findings == []
+    assert len(spawned) == 2
+
+
+def test_fork_failure_falls_back_to_launched_kernels(tmp_path, monkeypatch, no_leftover_kernels):
+    from scripts import forkserver
+
+    async def broken(self, argv, cwd, env):
+        raise RuntimeError("fork server unavailable")
+
+    monkeypatch.setattr(forkserver.ForkServer, "spawn", broken)
+    result = check_book(write_book(tmp_path, TWO), force=True, jobs=2)
+    assert result.findings == []
+    assert set(result.runs) == {"a.qmd", "b.qmd"}
