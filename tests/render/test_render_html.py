@@ -57,10 +57,25 @@ def test_numbered_captions(pages):
     assert captions["contents/basics.html"] == ["Table 1.1: Failure rates by component",
                                                 "Figure 1.1: Failures grow with the cluster"]
     assert captions["contents/scaling.html"] == ["Table 2.1: Failures by cluster size"]
-    assert captions["contents/constants.html"] == ["Table A.1: Time constants"]
+    assert captions["contents/constants.html"] == ["Table A.1: Time constants",
+                                                   "Figure A.1: A box drawn in SVG.",
+                                                   "Table A.2: Units in seconds."]
     tables = {name: len(elements(pages, name, "table")) for name in PAGES}
     assert tables == {"index.html": 0, "contents/basics.html": 1,
-                      "contents/scaling.html": 1, "contents/constants.html": 1}
+                      "contents/scaling.html": 1, "contents/constants.html": 2}
+
+
+def test_div_floats_become_figure_and_table(pages, book):
+    figure = elements(pages, "contents/constants.html", "figure")[0]
+    assert figure.attrs["id"] == "fig-box"
+    img = elements(pages, "contents/constants.html", "img")[0]
+    assert img.attrs["src"] == "images/box.svg"
+    assert img.attrs["alt"] == "A pale blue box with a dark blue border"
+    assert (book / "contents" / "images" / "box.svg").is_file()      # copied from the sources
+    ids = [t.attrs.get("id") for t in elements(pages, "contents/constants.html", "table")]
+    assert ids == ["tbl-constants", "tbl-div"]
+    assert ("Figure A.1", "#fig-box") in [(t, h.replace("constants.html", "")) for t, h in
+                                           xrefs(pages, "contents/constants.html")]
 
 
 def test_figure_has_alt_text_and_id(pages):
@@ -115,7 +130,7 @@ def test_inline_values_substituted(pages):
     basics = norm(pages["contents/basics.html"])
     assert "A cluster of 1,024 nodes fails at a rate of 0.25 per day" in basics
     cells = [norm(e.text) for e in elements(pages, "contents/constants.html", "td")]
-    assert cells == ["Seconds per day", "86,400", "Hours per year", "8,760"]
+    assert cells[:4] == ["Seconds per day", "86,400", "Hours per year", "8,760"]
     cells = [norm(e.text) for e in elements(pages, "contents/scaling.html", "td")]
     assert cells == ["1,024", "256", "16,384", "4,096"]
 

@@ -280,6 +280,40 @@ local function apply_cite(cite)
   return links
 end
 
+--- Quarto's div syntax for floats: `::: {#fig-x}` (content, then the
+--- caption as the last paragraph) becomes a Figure; `::: {#tbl-x}` around a
+--- table gives the table that id (and the last paragraph as its caption).
+local function float_div(d)
+  local kind = label_kind(d.identifier)
+  if kind ~= "fig" and kind ~= "tbl" then
+    return nil
+  end
+  local entry = lookup(d.identifier)
+  local body = pandoc.Blocks({})
+  body:extend(d.content)
+  local caption_inlines = nil
+  local last = body[#body]
+  if #body > 1 and last and (last.t == "Para" or last.t == "Plain") then
+    caption_inlines = last.content
+    body:remove(#body)
+  end
+  if kind == "tbl" then
+    for i, block in ipairs(body) do
+      if block.t == "Table" then
+        block.identifier = d.identifier
+        if caption_inlines and #block.caption.long == 0 then
+          block.caption.long = pandoc.Blocks({ pandoc.Plain(caption_inlines) })
+        end
+        block.caption = prefix_caption(block.caption, entry)
+        body[i] = block
+        return body
+      end
+    end
+  end
+  local caption = prefix_caption({ long = pandoc.Blocks({ pandoc.Plain(caption_inlines or {}) }) }, entry)
+  return pandoc.Figure(body, caption.long, pandoc.Attr(d.identifier, d.classes, d.attributes))
+end
+
 local function apply(doc)
   doc = doc:walk({
     Inlines = apply_equations,
@@ -309,18 +343,7 @@ local function apply(doc)
         return f
       end
     end,
-    Div = function(d)
-      local kind = label_kind(d.identifier)
-      if (kind == "fig" or kind == "tbl") and #d.content > 0 then
-        local last = d.content[#d.content]
-        if last.content and (last.t == "Para" or last.t == "Plain") then
-          local caption = prefix_caption({ long = pandoc.Blocks({ last }) }, lookup(d.identifier))
-          d.content[#d.content] = caption.long[1]
-          d.classes:insert("quarto-float")
-          return d
-        end
-      end
-    end,
+    Div = float_div,
   })
 end
 
