@@ -250,8 +250,10 @@ local function apply_cite(cite)
   local links = pandoc.Inlines({})
   local others = {}
   for _, c in ipairs(cite.citations) do
-    if label_kind(c.id) then
-      local entry = lookup(c.id)
+    -- `@Fig-x` is Quarto's capitalised form of `@fig-x`
+    local id = c.id:gsub("^%u", string.lower)
+    if label_kind(id) then
+      local entry = lookup(id)
       local text = label_inlines(entry)
       if c.mode == "SuppressAuthor" then
         text = pandoc.Inlines({ pandoc.Str(entry.number) })
