@@ -72,3 +72,11 @@ def test_show_releases_the_figure():
     assert plt.fignum_exists(fig.number)
     plotting.show(fig)
     assert not plt.fignum_exists(fig.number)
+
+
+def test_plotting_is_display_only():
+    """The style module computes nothing: it imports no science from mlsys."""
+    import inspect
+    source = inspect.getsource(plotting)
+    assert "mlsys.formulas" not in source and "mlsys.constants" not in source
+    assert "from mlsys" not in source and "import mlsys" not in source
