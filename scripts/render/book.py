@@ -3,8 +3,9 @@
 1. assemble each chapter's markdown from the checker's results (markdown.py);
 2. collect pass: crossref.lua lists each chapter's headings and labels;
 3. numbering.py numbers the whole book;
-4. the caller (html.py / pdf.py) runs the apply pass per chapter with
-   `apply_args` and a context from `context_for`.
+4. the writers (html.py / pdf.py) run the apply pass per chapter
+   (`apply_pass`), whose context (`write_context`) carries the numbers and
+   every label's link target.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ class Chapter:
 
 @dataclass
 class Book:
+    """The whole book, numbered, ready for a writer."""
     root: Path
     title: str
     chapters: list[Chapter]
@@ -70,7 +72,7 @@ def page_for(path: str) -> str:
 
 
 def _bibliography(project) -> list[Path]:
-    value = getattr(project, "bibliography", None) or (project.config or {}).get("bibliography")
+    value = (project.config or {}).get("bibliography") or getattr(project, "bibliography", None)
     if not value:
         return []
     values = value if isinstance(value, list) else [value]
@@ -133,11 +135,13 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
 
 
 def filter_args(context: Path, target: str) -> list[str]:
+    """Our filters, in order, and the metadata they read."""
     return [f"--metadata=book-context:{context}", f"--metadata=book-target:{target}",
             *pandoc.filter_args(*FILTERS)]
 
 
 def citeproc_args(book: Book) -> list[str]:
+    """--citeproc with the book's bibliography (nothing without one)."""
     if not book.bibliography:
         return []
     args = ["--citeproc", "--metadata=reference-section-title:References",

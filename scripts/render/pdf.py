@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import pandoc
-from .book import Book, apply_pass, write_files
+from .book import Book, apply_pass, citeproc_args, write_files
 from .errors import RenderError
 
 TEMPLATE = Path(__file__).with_name("assets") / "book.typ"
@@ -53,11 +53,7 @@ def write_typst(book: Book, dest: Path) -> Path:
     if book.subtitle:
         args.append(f"--metadata=subtitle:{book.subtitle}")
     args += [f"--metadata=author:{a}" for a in book.authors]
-    if book.bibliography:
-        args += ["--citeproc", "--metadata=reference-section-title:References"]
-        args += [f"--bibliography={b}" for b in book.bibliography]
-        if book.csl:
-            args.append(f"--csl={book.csl}")
+    args += citeproc_args(book)
     source = pandoc.run(args, stdin=json.dumps(ast), what="PDF (typst)")
     write_files(book, dest)
     typ = dest / "book.typ"
