@@ -170,9 +170,10 @@ def _copy_static_images(book: Book, chapter: Chapter, dest: Path) -> None:
     for src in images if isinstance(images, list) else []:
         if "://" in src or src.startswith(("/", "data:")) or src in chapter.files:
             continue
-        source = book.root / chapter.page_dir / src
-        if source.is_file():
-            target = dest / chapter.page_dir / src
+        source = (book.root / chapter.page_dir / src).resolve()
+        target = (dest / chapter.page_dir / src).resolve()
+        inside = source.is_relative_to(book.root.resolve()) and target.is_relative_to(dest.resolve())
+        if inside and source.is_file():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
 
