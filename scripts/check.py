@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,13 +133,15 @@ def _runs(root: Path, chapters: list[ParsedChapter], force: bool, jobs: int | No
 def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None,
                      timeout_s: float) -> list[ChapterRun]:
     """Run chapters concurrently, each in its own kernel; kernels start ahead of need."""
-    from scripts import execute         # lazy: imports Jupyter
+    from scripts import forkserver
+    server = forkserver.start(root, chapters) if len(chapters) > 1 else None  # warms meanwhile
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chapters)))
-    server = execute.start_fork_server(root, chapters) if len(chapters) > 1 else None
     try:
+        from scripts import execute     # lazy: imports Jupyter
         return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s, server))
     finally:
-        execute.kill_all_kernels()
+        if "scripts.execute" in sys.modules:
+            sys.modules["scripts.execute"].kill_all_kernels()
         if server is not None:
             server.close()
 

@@ -25,8 +25,10 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from jupyter_client.provisioning import LocalProvisioner
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
+from scripts.forkserver import ForeignProcess, kernel_env
 from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Output,
                            ParsedChapter)
 
@@ -36,9 +38,7 @@ OUTPUT_CAP_CHARS = 1_000_000          # per cell and stream, in the kernel
 RICH_CAP_CHARS = 20_000_000           # per cell, all outputs, in this process
 HELPER = "_qmd_checker"               # module installed in each kernel's sys.modules
 LIVE_KERNEL_PIDS: set[int] = set()    # every kernel process we started and not yet reaped
-# Headless and Agg-based, like Quarto's kernels: figures shown with plt.show()
-# become image outputs (plain "Agg" would silently drop them).
-MPL_BACKEND = "module://matplotlib_inline.backend_inline"
+
 
 # Runs once in every kernel: stream caps, inline evaluation, error introspection.
 KERNEL_HELPER = r'''
@@ -190,7 +190,6 @@ class Kernel:
         client = self.client
         client.km = client.create_kernel_manager()
         if server is not None:
-            from scripts.forkserver import ForkProvisioner
             client.km.kernel_id = str(uuid.uuid4())
             provisioner = ForkProvisioner(kernel_id=client.km.kernel_id,
                                           kernel_spec=client.km.kernel_spec, parent=client.km)
@@ -241,6 +240,20 @@ class Kernel:
             self.pid = None
 
 
+class ForkProvisioner(LocalProvisioner):
+    """LocalProvisioner whose launch forks the warm server instead of exec'ing Python."""
+
+    server = None                           # the scripts.forkserver.ForkServer to ask
+
+    async def launch_kernel(self, cmd: list[str], **kwargs):
+        pid = await self.server.spawn(list(cmd), str(kwargs.get("cwd") or os.getcwd()),
+                                      dict(kwargs.get("env") or os.environ))
+        self.process = ForeignProcess(pid)
+        self.pid, self.pgid = pid, pid          # the child called setsid()
+        self.cwd = kwargs.get("cwd")
+        return self.connection_info
+
+
 def _reap(pid: int | None) -> None:
     """Make sure the kernel's process group is gone."""
     if not pid:
@@ -260,48 +273,6 @@ def kill_all_kernels() -> None:
     """Last resort (Ctrl-C, interpreter exit): kill every kernel still recorded."""
     for pid in list(LIVE_KERNEL_PIDS):
         _reap(pid)
-
-
-def kernel_env(root: Path) -> dict:
-    """Environment of every kernel (and of the fork server that makes them)."""
-    env = dict(os.environ, MPLBACKEND=MPL_BACKEND, PYDEVD_DISABLE_FILE_VALIDATION="1")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(root).resolve()),
-                                                     env.get("PYTHONPATH")) if p)
-    return env
-
-
-def start_fork_server(root: Path, chapters: list[ParsedChapter] = ()):
-    """A warm process to fork kernels from, or None where fork is unavailable/disabled.
-
-    Besides the usual heavy libraries it preloads the packages the chapters
-    import (not single-file modules of the book: those may print on import).
-    """
-    if not hasattr(os, "fork") or os.environ.get("CHECKER_FORK", "1") == "0":
-        return None
-    from jupyter_client.kernelspec import KernelSpecManager
-    from scripts.forkserver import ForkServer
-    try:
-        argv = KernelSpecManager().get_kernel_spec("python3").argv
-    except Exception:
-        return None
-    return ForkServer(root, kernel_env(root), argv, _package_imports(Path(root), chapters))
-
-
-def _package_imports(root: Path, chapters) -> list[str]:
-    """Modules imported by the chapters' cells, skipping the book's single-file modules."""
-    names: set[str] = set()
-    for parsed in chapters:
-        for cell in parsed.cells:
-            try:
-                tree = ast.parse(cell.source)
-            except SyntaxError:
-                continue
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Import):
-                    names.update(alias.name for alias in node.names)
-                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                    names.add(node.module)
-    return sorted(n for n in names if not (root / f"{n.split('.')[0]}.py").exists())
 
 
 async def start_kernel(root: Path, timeout_s: float = DEFAULT_TIMEOUT_S,

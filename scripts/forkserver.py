@@ -16,8 +16,10 @@ warm, then for each request {"argv", "cwd", "env"} forks and answers {"pid"}.
 It exits when its stdin closes. Children start a new session (their pid is
 their process group), so the checker can kill each kernel's whole group.
 
-The client side (ForkServer, ForkProvisioner) plugs the children into
-jupyter_client as ordinary kernels: nbclient drives them unchanged.
+The client side (ForkServer here, ForkProvisioner in execute.py) plugs the
+children into jupyter_client as ordinary kernels: nbclient drives them
+unchanged. This module imports nothing heavy, so the checker can start the
+server before it imports Jupyter itself.
 """
 from __future__ import annotations
 
@@ -29,7 +31,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jupyter_client.provisioning import LocalProvisioner
 
 KERNEL_MODULE = "ipykernel_launcher"
 # What IPKernelApp.initialize imports (measured): preloading them halves a child's start.
@@ -103,6 +104,58 @@ def serve(modules: list[str]) -> None:
 
 
 # ----------------------------------------------------------------- client side
+
+# Headless and Agg-based, like Quarto's kernels: figures shown with plt.show()
+# become image outputs (plain "Agg" would silently drop them).
+MPL_BACKEND = "module://matplotlib_inline.backend_inline"
+
+
+def kernel_env(root: Path) -> dict:
+    """Environment of every kernel (and of the fork server that makes them)."""
+    env = dict(os.environ, MPLBACKEND=MPL_BACKEND, PYDEVD_DISABLE_FILE_VALIDATION="1")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(root).resolve()),
+                                                     env.get("PYTHONPATH")) if p)
+    return env
+
+
+def kernel_argv(name: str = "python3") -> list[str]:
+    """argv of the installed kernelspec, read from kernel.json (no jupyter_client import)."""
+    from jupyter_core.paths import jupyter_path
+    for folder in jupyter_path("kernels"):
+        try:
+            with open(Path(folder) / name / "kernel.json", encoding="utf-8") as spec:
+                return list(json.load(spec)["argv"])
+        except (OSError, ValueError, KeyError):
+            continue
+    return [sys.executable, "-m", KERNEL_MODULE, "-f", "{connection_file}"]
+
+
+def package_imports(root: Path, chapters) -> list[str]:
+    """Modules imported by the chapters' cells, skipping the book's single-file modules
+    (those may print on import: their output belongs to the chapter)."""
+    import ast
+    names: set[str] = set()
+    for parsed in chapters:
+        for cell in parsed.cells:
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    names.update(alias.name for alias in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    names.add(node.module)
+    return sorted(n for n in names if not (Path(root) / f"{n.split('.')[0]}.py").exists())
+
+
+def start(root: Path, chapters=()) -> "ForkServer | None":
+    """A warming server for this book, or None where fork is unavailable or disabled
+    (CHECKER_FORK=0)."""
+    if not hasattr(os, "fork") or os.environ.get("CHECKER_FORK", "1") == "0":
+        return None
+    return ForkServer(root, kernel_env(root), kernel_argv(), package_imports(root, chapters))
+
 
 PRELOAD = ("numpy", "pandas", "pint", "tabulate", "matplotlib", "matplotlib.pyplot",
            "IPython.display")
@@ -202,20 +255,6 @@ class ForeignProcess:
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
-
-
-class ForkProvisioner(LocalProvisioner):
-    """LocalProvisioner whose launch forks the warm server instead of exec'ing Python."""
-
-    server: ForkServer | None = None
-
-    async def launch_kernel(self, cmd: list[str], **kwargs):
-        pid = await self.server.spawn(list(cmd), str(kwargs.get("cwd") or os.getcwd()),
-                                      dict(kwargs.get("env") or os.environ))
-        self.process = ForeignProcess(pid)
-        self.pid, self.pgid = pid, pid          # the child called setsid()
-        self.cwd = kwargs.get("cwd")
-        return self.connection_info
 
 
 if __name__ == "__main__":
