@@ -139,6 +139,9 @@ WORKED_EXAMPLE_GPUS = _declare(
 WORKED_EXAMPLE_DOUBLED_GPUS = _declare(
     "WORKED_EXAMPLE_DOUBLED_GPUS", 20_000, "",
     "Doubled cluster size of the worked example (halves the cluster MTBF)", "assumption")
+WORKED_EXAMPLE_MODEL_PARAMS = _declare(
+    "WORKED_EXAMPLE_MODEL_PARAMS", 175e9, "",
+    "Parameter count of the model in the checkpoint-interval worked example", "assumption")
 
 # -------------------------------------------------- recovery and checkpointing
 
@@ -154,6 +157,14 @@ CHECKPOINT_WRITE_BW_GBS = _declare(
 BYTES_PER_PARAM_MIXED_ADAM = _declare(
     "BYTES_PER_PARAM_MIXED_ADAM", 16, "byte",
     "Training state per parameter, mixed precision with Adam (2+2+4+4+4 bytes)", "convention")
+REPORTED_OVERHEAD_LOW = _declare(
+    "REPORTED_OVERHEAD_LOW", 0.10, "",
+    "Low end of total failure plus checkpoint overhead reported by large operators at 10,000 GPUs",
+    "assumption")
+REPORTED_OVERHEAD_HIGH = _declare(
+    "REPORTED_OVERHEAD_HIGH", 0.25, "",
+    "High end of total failure plus checkpoint overhead reported by large operators at 10,000 GPUs",
+    "assumption")
 OVERHEAD_CHECKPOINT = _declare(
     "OVERHEAD_CHECKPOINT", 0.03, "",
     "Fraction of wall time spent writing checkpoints at large scale", "assumption")

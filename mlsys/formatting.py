@@ -96,8 +96,10 @@ def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
     """A ratio as a percentage: ``fmt_percent(0.587)`` gives ``"58.7%"``.
 
     Refuses NaN/infinity, a non-zero ratio that would print as 0%, and a ratio
-    other than 1 that would print as 100%. With ``bounded=True`` such values are
-    shown as ``"< 0.1%"`` or ``"> 99.9%"`` (at precision 1) instead.
+    other than 1 that would print as 100%. ``bounded=True`` declares the ratio
+    to lie strictly between 0 and 1 (a probability such as 1 - e^(-x), which
+    floating point may saturate to exactly 0 or 1): values that would print as
+    0% or 100% are shown as ``"< 0.1%"`` or ``"> 99.9%"`` (at precision 1).
     """
     p = _check_precision(precision)
     if isinstance(ratio, pint.Quantity):
@@ -111,6 +113,8 @@ def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
         if bounded:
             return f"< {smallest}%" if r > 0 else f"> -{smallest}%"
         raise ValueError(f"ratio {r!r} would print as 0%; raise the precision or pass bounded=True")
+    if bounded and r == 1:
+        return f"> {largest}%"
     if r != 1 and text == f"{100:.{p}f}":
         if bounded:
             return f"> {largest}%" if r < 1 else f"< {100 + step:.{p}f}%"

@@ -76,6 +76,7 @@ def test_fmt_rejects_ambiguous_input():
     (7.4, {"precision": 0}, "740%"),
     (0.99999, {"bounded": True}, "> 99.9%"),
     (1e-5, {"bounded": True}, "< 0.1%"),
+    (1.0, {"bounded": True}, "> 99.9%"),  # a probability saturated to 1 by floating point
     (0.5, {"bounded": True}, "50.0%"),
 ])
 def test_fmt_percent(ratio, kwargs, expected):
