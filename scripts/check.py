@@ -241,7 +241,10 @@ def _ledger(root: Path, result: BookResult, update: bool) -> list[Finding]:
     result.ledger_compared = True
     if update:
         if not result.findings:
-            ledger.write(path, new)
+            try:
+                ledger.write(path, new)
+            except OSError as exc:
+                return [Finding(LEDGER_FILE, 0, "ledger", f"cannot write {LEDGER_FILE}: {exc}")]
         return []
     if not path.exists():
         if not new:

@@ -303,10 +303,11 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
             live = await kernel
         live.client.timeout = timeout_s
         await _ChapterRunner(live, parsed, run, timeout_s).run()
-    except (DeadKernelError, RuntimeError) as exc:
+    except Exception as exc:        # no kernel, or it broke outside any cell: say so, go on
         if not run.findings:
             run.findings.append(Finding(parsed.path, 0, "kernel-died",
-                                        f"the kernel could not run this chapter: {exc}"))
+                                        f"the kernel could not run this chapter: "
+                                        f"{type(exc).__name__}: {_one_line(str(exc))}"))
     finally:
         if live is not None:
             await live.shutdown()

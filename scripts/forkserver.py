@@ -94,13 +94,14 @@ def serve(modules: list[str]) -> None:
     ready = _preload(modules)
     print(json.dumps({"ready": ready}), flush=True)
     if not ready:
-        return
+        os._exit(0)
     for line in sys.stdin:
         request = json.loads(line)
         pid = os.fork()
         if pid == 0:
             _become_kernel(request["argv"], request["cwd"], request["env"])
         print(json.dumps({"pid": pid}), flush=True)
+    os._exit(0)         # stdin closed: skip tearing down pandas & co.
 
 
 # ----------------------------------------------------------------- client side

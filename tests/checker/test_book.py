@@ -226,3 +226,20 @@ def test_fork_failure_falls_back_to_launched_kernels(tmp_path, monkeypatch, no_l
     result = check_book(write_book(tmp_path, TWO), force=True, jobs=2)
     assert result.findings == []
     assert set(result.runs) == {"a.qmd", "b.qmd"}
+
+
+def test_missing_kernelspec_is_a_finding_not_a_crash(tmp_path, monkeypatch, no_leftover_kernels):
+    from scripts import execute
+    monkeypatch.setenv("CHECKER_FORK", "0")
+    original = execute.Kernel._new_client
+
+    def bad_kernel(self, timeout_s):
+        client = original(self, timeout_s)
+        client.kernel_name = "no-such-kernel"
+        return client
+
+    monkeypatch.setattr(execute.Kernel, "_new_client", bad_kernel)
+    result = check_book(write_book(tmp_path, TWO), force=True, jobs=2)
+    assert sorted((f.path, f.kind) for f in result.findings) == [("a.qmd", "kernel-died"),
+                                                                ("b.qmd", "kernel-died")]
+    assert "no-such-kernel" in result.findings[0].reason
