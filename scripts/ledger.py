@@ -43,6 +43,7 @@ HEADER_LINES = HEADER.count("\n")
 _TABLE_OUTPUT_KINDS = ("markdown", "text")
 _ALIGN_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_LINE_BREAK = re.compile(r"\s*[\r\n]+\s*")
 
 
 # ---------------------------------------------------------------- collecting
@@ -54,7 +55,10 @@ def chapter_name(path: str) -> str:
 
 def one_line(text: str) -> str:
     """A value as one trimmed line: line breaks (and the blanks around them) -> one space."""
-    return re.sub(r"\s*[\r\n]+\s*", " ", str(text)).strip()
+    text = str(text)
+    if "\n" not in text and "\r" not in text:
+        return text.strip()
+    return _LINE_BREAK.sub(" ", text).strip()
 
 
 def _occurrence_key(base: str, seen: dict[str, int]) -> str:
@@ -144,25 +148,19 @@ def parse_pipe_tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
 
 # ------------------------------------------------------------------- the file
 
-_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 _UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r", "#": "#"}
+_ESCAPED = re.compile(r"\\([\\tnr#])")
 
 
 def escape(text: str) -> str:
-    return "".join(_ESCAPES.get(ch, ch) for ch in text)
+    return text.translate(_ESCAPES)
 
 
 def unescape(text: str) -> str:
-    out, i = [], 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in _UNESCAPES:
-            out.append(_UNESCAPES[text[i + 1]])
-            i += 2
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
+    if "\\" not in text:
+        return text
+    return _ESCAPED.sub(lambda m: _UNESCAPES[m.group(1)], text)
 
 
 def _escape_key(key: str) -> str:
