@@ -31,7 +31,8 @@ class BookResult:
     runs: dict[str, ChapterRun] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     seconds: float = 0.0
-    ledger_compared: bool = False       # False when chapters failed or no ledger module
+    ledger_compared: bool = False       # numbers.lock was compared (or written)
+    ledger_skipped: list[str] = field(default_factory=list)   # chapters left out of it
 
     @property
     def ok(self) -> bool:
@@ -227,28 +228,41 @@ def citations(project: Project, parsed: dict[str, ParsedChapter]) -> list[Findin
 
 
 def _ledger(root: Path, result: BookResult, update: bool) -> list[Finding]:
-    """Compare the published numbers with numbers.lock (or rewrite it)."""
+    """Compare the published numbers with numbers.lock (or rewrite it).
+
+    A chapter that did not run to the end publishes partial numbers: its keys
+    are left out of the comparison (its findings say what went wrong).
+    """
     try:
         from scripts import ledger
     except ImportError:
         return []
-    if any(run.findings for run in result.runs.values()) or not result.project.documents:
-        return []           # a failing chapter publishes partial numbers: compare later
+    if not result.parsed:
+        return []
+    failed = {ledger.chapter_name(rel) for rel, run in result.runs.items() if run.findings}
+    result.ledger_skipped = sorted(rel for rel in result.runs
+                                   if ledger.chapter_name(rel) in failed)
     new: dict[str, str] = {}
     for rel, parsed in result.parsed.items():
-        new.update(ledger.collect(parsed, result.runs[rel]))
+        if ledger.chapter_name(rel) not in failed:
+            new.update(ledger.collect(parsed, result.runs[rel]))
     path = root / LEDGER_FILE
-    result.ledger_compared = True
     if update:
-        if not result.findings:
-            try:
-                ledger.write(path, new)
-            except OSError as exc:
-                return [Finding(LEDGER_FILE, 0, "ledger", f"cannot write {LEDGER_FILE}: {exc}")]
+        if result.findings:
+            return []           # never accept the numbers of a failing book
+        try:
+            ledger.write(path, new)
+        except OSError as exc:
+            return [Finding(LEDGER_FILE, 0, "ledger", f"cannot write {LEDGER_FILE}: {exc}")]
+        result.ledger_compared = True
         return []
+    result.ledger_compared = True
     if not path.exists():
         if not new:
             return []           # nothing published, nothing to record
         return [Finding(LEDGER_FILE, 0, "ledger",
                         f"{LEDGER_FILE} is missing ({len(new)} published numbers): run `make numbers`")]
-    return list(ledger.diff(ledger.read(path), new))
+    old = ledger.read(path)
+    for key in [k for k in old if k.split(ledger.SEP, 1)[0] in failed]:
+        del old[key]
+    return list(ledger.diff(old, new))

@@ -243,3 +243,31 @@ def test_missing_kernelspec_is_a_finding_not_a_crash(tmp_path, monkeypatch, no_l
     assert sorted((f.path, f.kind) for f in result.findings) == [("a.qmd", "kernel-died"),
                                                                 ("b.qmd", "kernel-died")]
     assert "no-such-kernel" in result.findings[0].reason
+
+
+OTHER = '''
+# Other
+
+```{python}
+import fixnums
+```
+
+Other speed `{python} fixnums.SPEED * 2`.
+'''
+
+
+def test_ledger_leaves_out_chapters_that_failed(tmp_path):
+    pytest.importorskip("scripts.ledger")
+    root = write_book(tmp_path, {"nums.qmd": LEDGER_CHAPTER, "other.qmd": OTHER})
+    (root / "fixnums.py").write_text("SPEED = 10\nSIZE = 20\n")
+    assert check_book(root, update_ledger=True).findings == []
+
+    (root / "fixnums.py").write_text("SPEED = 11\nSIZE = 20\n")
+    (root / "other.qmd").write_text(OTHER + "\n```{python}\nraise RuntimeError('broken')\n```\n")
+    result = check_book(root, force=True)
+    got = sorted((f.path, f.kind) for f in result.findings)
+    assert got == [("numbers.lock", "ledger"), ("numbers.lock", "ledger"),
+                   ("other.qmd", "cell-error")]
+    assert all("other ·" not in f.reason for f in result.findings if f.kind == "ledger")
+    assert result.ledger_skipped == ["other.qmd"]
+    assert not check_book(root, update_ledger=True).ok      # a failing book is never accepted
