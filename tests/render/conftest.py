@@ -1,84 +1,28 @@
 """Fixtures for the renderer tests.
 
-`checked(root)` gives the BookResult of a fixture book: from the real
-checker (scripts.check.check_book) when it is importable, else from a small
-in-process stand-in that executes the same cells (used only while the
-checker did not exist yet; it honours the same data model).
+Fixture books are copied to temporary directories and checked with the
+real checker (scripts.check.check_book); the renderer then works from that
+BookResult, as `make html` / `make pdf` do.
 """
 from __future__ import annotations
 
-import base64
-import contextlib
 import dataclasses
-import io
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from scripts.model import CellRun, ChapterRun, InlineRun, Output
-
 FIXTURES = Path(__file__).with_name("fixtures")
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _stand_in_run(parsed) -> ChapterRun:
-    import IPython.display as ipd
-
-    shown: list = []
-    original = ipd.display
-    ipd.display = lambda *objs, **_: shown.extend(objs)
-    ns: dict = {}
-    run = ChapterRun(path=parsed.path)
-    try:
-        pending = sorted(parsed.inlines, key=lambda e: e.cells_before)
-
-        def inline_upto(n_cells: int) -> None:
-            while pending and pending[0].cells_before <= n_cells:
-                expr = pending.pop(0)
-                value = eval(expr.expr, ns)
-                if isinstance(value, ipd.Markdown):
-                    run.inlines.append(InlineRun(expr.index, "markdown", value.data))
-                else:
-                    run.inlines.append(InlineRun(expr.index, "text", str(value)))
-
-        for n, cell in enumerate(parsed.cells):
-            inline_upto(n)
-            shown.clear()
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                exec(compile(cell.source, parsed.path, "exec"), ns)
-            outputs = [Output("text", out.getvalue())] if out.getvalue() else []
-            for obj in shown:
-                if isinstance(obj, ipd.Markdown):
-                    outputs.append(Output("markdown", obj.data))
-                elif isinstance(obj, ipd.Image):
-                    outputs.append(Output("image/png", base64.b64encode(obj.data).decode()))
-            run.cells.append(CellRun(cell.index, outputs))
-        inline_upto(len(parsed.cells))
-    finally:
-        ipd.display = original
-    run.inlines.sort(key=lambda i: i.index)
-    return run
-
-
 def checked(root: Path):
-    """The checker's result for the book at `root`."""
-    try:
-        from scripts.check import check_book
-    except ImportError:
-        check_book = None
-    if check_book is not None:
-        result = check_book(root, update_ledger=True)
-        assert result.ok, [f.reason for f in result.findings]
-        return result
-    from scripts.project import load_project
-    from scripts.qmd import parse_chapter
-    project = load_project(root)
-    parsed = {p: parse_chapter(p, (root / p).read_text(encoding="utf-8")) for p in project.documents}
-    runs = {p: _stand_in_run(c) for p, c in parsed.items()}
-    return SimpleNamespace(project=project, parsed=parsed, runs=runs, findings=[], ok=True)
+    """The checker's result for the book at `root` (a copy: the ledger is written)."""
+    from scripts.check import check_book
+    result = check_book(root, update_ledger=True)
+    assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
+    return result
 
 
 def copy_fixture(name: str, dest: Path) -> Path:
