@@ -83,7 +83,9 @@ def labels(parsed, prefix: str) -> list[str]:
     return [label for label, _ in parsed.labels if label.startswith(prefix)]
 
 
+@functools.lru_cache(maxsize=None)
 def fetch_status(url: str) -> int:
+    """HTTP status of a GET (cached: pages share most of their links)."""
     try:
         with urllib.request.urlopen(url, timeout=10) as response:
             return response.status
