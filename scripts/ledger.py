@@ -204,6 +204,13 @@ def read(path: Path) -> Ledger:
     return parse_lock(text)
 
 
+def _file_mode(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        return 0o644
+
+
 def write(path: Path, entries: dict[str, str]) -> None:
     """Write the ledger atomically: a temp file beside `path`, then os.replace."""
     path = Path(path)
@@ -211,6 +218,7 @@ def write(path: Path, entries: dict[str, str]) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(format_lock(entries))
+        os.chmod(tmp, _file_mode(path))      # mkstemp makes 0600; keep a normal file's mode
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -145,6 +145,15 @@ def test_write_is_atomic_and_leaves_no_temp_files(tmp_path):
     assert ledger.read(path) == {"a · b": "2"}
 
 
+def test_write_keeps_an_ordinary_file_mode(tmp_path):
+    path = tmp_path / "numbers.lock"
+    ledger.write(path, {"a": "1"})
+    assert path.stat().st_mode & 0o777 == 0o644
+    path.chmod(0o664)
+    ledger.write(path, {"a": "2"})
+    assert path.stat().st_mode & 0o777 == 0o664
+
+
 def test_write_is_deterministic(tmp_path):
     one, two = tmp_path / "1.lock", tmp_path / "2.lock"
     ledger.write(one, {"b": "2", "a": "1"})
