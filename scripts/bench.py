@@ -182,7 +182,6 @@ def _env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PROJECT_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
     env.setdefault("MPLBACKEND", "Agg")
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
 
