@@ -16,7 +16,7 @@ from pathlib import Path
 
 from scripts.model import ChapterRun, Finding, ParsedChapter
 from scripts.project import CONFIG, Project, load_project
-from scripts.qmd import CROSSREF_PREFIXES, decode, parse_chapter
+from scripts.qmd import decode, parse_chapter
 
 LEDGER_FILE = "numbers.lock"
 BIB_KEY = re.compile(r"^\s*@\w+\s*[{(]\s*([^,\s]+)\s*,", re.MULTILINE)
@@ -141,8 +141,8 @@ def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None
         from scripts import execute     # lazy: imports Jupyter
         return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s, server))
     finally:
-        if "scripts.execute" in sys.modules:
-            sys.modules["scripts.execute"].kill_all_kernels()
+        if "scripts.kernel" in sys.modules:       # Ctrl-C or a bug: no kernel may survive
+            sys.modules["scripts.kernel"].kill_all_kernels()
         if server is not None:
             server.close()
 

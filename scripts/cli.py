@@ -107,6 +107,6 @@ def _bench(rest: list[str]) -> int:
 
 
 def _kill_kernels() -> None:
-    execute = sys.modules.get("scripts.execute")
-    if execute is not None:
-        execute.kill_all_kernels()
+    kernel = sys.modules.get("scripts.kernel")
+    if kernel is not None:
+        kernel.kill_all_kernels()

@@ -1,0 +1,188 @@
+"""One fresh Jupyter kernel per chapter, driven through nbclient.
+
+A Kernel is started (forked from the warm `scripts.forkserver` when there is
+one, else launched as `python -m ipykernel_launcher`), receives the helper
+module `scripts/kernel_side.py`, runs one chapter and is killed: never reused,
+so no state leaks between chapters. Every kernel pid is recorded until it is
+reaped, so an interrupted check can still kill them all.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import nbformat
+from jupyter_client.provisioning import LocalProvisioner
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+from scripts.forkserver import ForeignProcess, kernel_env
+
+DEFAULT_TIMEOUT_S = 120.0
+STARTUP_TIMEOUT_S = 60.0
+OUTPUT_CAP_CHARS = 1_000_000          # per cell and stream, in the kernel
+RICH_CAP_CHARS = 20_000_000           # per cell, all outputs, in this process
+HELPER = "_qmd_checker"               # the kernel_side module's name inside each kernel
+LIVE_KERNEL_PIDS: set[int] = set()    # every kernel process we started and not yet reaped
+
+
+def _setup_code(fig_format: str) -> str:
+    """Code that installs kernel_side.py as a module in the kernel and calls its setup."""
+    source = (Path(__file__).with_name("kernel_side.py")).read_text(encoding="utf-8")
+    return (f"import sys as _s, types as _t\n_m = _t.ModuleType({HELPER!r})\n"
+            f"exec(compile({source!r}, {HELPER!r}, 'exec'), _m.__dict__)\n"
+            f"_s.modules[{HELPER!r}] = _m\n"
+            f"_m.setup({OUTPUT_CAP_CHARS}, {fig_format!r})\ndel _s, _t, _m\n")
+
+
+class _CappedClient(NotebookClient):
+    """nbclient client that keeps at most ~RICH_CAP_CHARS of output per cell
+    (the kernel already caps its streams; this guards against huge displays)."""
+
+    def output(self, outs, msg, display_id, cell_index):
+        kept = sum(_size(o) for o in outs)
+        if kept + _size(msg["content"]) > RICH_CAP_CHARS:
+            if not any(o.get("name") == "truncated" for o in outs):
+                outs.append(nbformat.v4.new_output(
+                    "stream", name="truncated",
+                    text=f"\n[output truncated after {RICH_CAP_CHARS} characters]\n"))
+            return None
+        return super().output(outs, msg, display_id, cell_index)
+
+
+def _size(output) -> int:
+    """Characters of text and data carried by one output or message content."""
+    data = output.get("data") or {}
+    return len(output.get("text") or "") + sum(len(v) for v in data.values() if isinstance(v, str))
+
+
+class Kernel:
+    """One fresh kernel for one chapter (isolation: never reused)."""
+
+    def __init__(self, root: Path, timeout_s: float = DEFAULT_TIMEOUT_S, fig_format: str = ""):
+        self.root = Path(root)
+        self.fig_format = fig_format        # "svg", "png", … or "" for the kernel default
+        self.pid: int | None = None
+        self.client = self._new_client(timeout_s)
+
+    def _new_client(self, timeout_s: float) -> "_CappedClient":
+        return _CappedClient(
+            nbformat.v4.new_notebook(), kernel_name="python3", timeout=timeout_s,
+            allow_errors=True, shell_timeout_interval=1, iopub_timeout=10,
+            startup_timeout=STARTUP_TIMEOUT_S, record_timing=False, shutdown_kernel="immediate",
+            resources={"metadata": {"path": str(self.root)}})
+
+    async def start(self, server=None) -> "Kernel":
+        """Start the kernel: forked from `server` (a warm ForkServer) when it can serve,
+        else (or if forking fails) launched as a fresh process."""
+        try:
+            if server is not None and await server.ready():
+                try:
+                    await self._launch(server)
+                    return self
+                except Exception:
+                    await self.shutdown()
+                    self.client = self._new_client(self.client.timeout)
+            await self._launch(None)
+        except BaseException:
+            await self.shutdown()
+            raise
+        return self
+
+    async def _launch(self, server) -> None:
+        client = self.client
+        client.km = client.create_kernel_manager()
+        if server is not None:
+            client.km.kernel_id = str(uuid.uuid4())
+            provisioner = ForkProvisioner(kernel_id=client.km.kernel_id,
+                                          kernel_spec=client.km.kernel_spec, parent=client.km)
+            provisioner.server = server
+            client.km.provisioner = provisioner
+        await client.async_start_new_kernel(cwd=str(self.root), env=kernel_env(self.root),
+                                            stderr=subprocess.DEVNULL)
+        process = getattr(client.km.provisioner, "process", None)
+        self.pid = getattr(process, "pid", None)
+        if self.pid:
+            LIVE_KERNEL_PIDS.add(self.pid)
+        await client.async_start_new_kernel_client()
+        reply = await self.request(_setup_code(self.fig_format), {}, STARTUP_TIMEOUT_S)
+        if reply["status"] != "ok":
+            raise RuntimeError(f"kernel setup failed: {reply.get('ename')}: {reply.get('evalue')}")
+
+    async def request(self, code: str, expressions: dict, timeout_s: float) -> dict:
+        """Silent execute_request; returns the reply content. Raises on timeout/death."""
+        kc = self.client.kc
+        msg_id = kc.execute(code, silent=True, store_history=False,
+                            user_expressions=expressions, stop_on_error=False)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                msg = await kc.get_shell_msg(timeout=min(1.0, max(0.01, deadline - time.monotonic())))
+            except Exception:           # queue.Empty: check the kernel, then the clock
+                if not await self.client.km.is_alive():
+                    raise DeadKernelError("Kernel died")
+                if time.monotonic() > deadline:
+                    raise CellTimeoutError(f"no reply within {timeout_s:g} s")
+                continue
+            if msg["parent_header"].get("msg_id") == msg_id:
+                return msg["content"]
+
+    async def shutdown(self) -> None:
+        """Kill the kernel now and remove its connection file; idempotent."""
+        client = self.client
+        try:
+            if client.km is not None:
+                await client._async_cleanup_kernel()
+        except Exception:
+            pass
+        finally:
+            _reap(self.pid)
+            self.pid = None
+
+
+class ForkProvisioner(LocalProvisioner):
+    """LocalProvisioner whose launch forks the warm server instead of exec'ing Python."""
+
+    server = None                           # the scripts.forkserver.ForkServer to ask
+
+    async def launch_kernel(self, cmd: list[str], **kwargs):
+        pid = await self.server.spawn(list(cmd), str(kwargs.get("cwd") or os.getcwd()),
+                                      dict(kwargs.get("env") or os.environ))
+        self.process = ForeignProcess(pid)
+        self.pid, self.pgid = pid, pid          # the child called setsid()
+        self.cwd = kwargs.get("cwd")
+        return self.connection_info
+
+
+def _reap(pid: int | None) -> None:
+    """Make sure the kernel's process group is gone."""
+    if not pid:
+        return
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+    LIVE_KERNEL_PIDS.discard(pid)
+
+
+def kill_all_kernels() -> None:
+    """Last resort (Ctrl-C, interpreter exit): kill every kernel still recorded."""
+    for pid in list(LIVE_KERNEL_PIDS):
+        _reap(pid)
+
+
+async def start_kernel(root: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
+                       fig_format: str = "", server=None) -> Kernel:
+    return await Kernel(root, timeout_s, fig_format).start(server)
+
+
+atexit.register(kill_all_kernels)
