@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,10 +18,21 @@ FIXTURES = Path(__file__).with_name("fixtures")
 REPO = Path(__file__).resolve().parents[2]
 
 
+def run_check(root: Path):
+    """check_book(root, update_ledger=True) in a worker thread.
+
+    The checker drives its kernels with asyncio; playwright's sync API keeps
+    an event loop running in the main thread, so a check started while the
+    browser fixture is alive must not run there.
+    """
+    from scripts.check import check_book
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(check_book, root, update_ledger=True).result()
+
+
 def checked(root: Path):
     """The checker's result for the book at `root` (a copy: the ledger is written)."""
-    from scripts.check import check_book
-    result = check_book(root, update_ledger=True)
+    result = run_check(root)
     assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
     return result
 
@@ -72,7 +84,6 @@ def real_book_result(tmp_path_factory):
     """
     if not (REPO / "_quarto.yml").is_file():
         pytest.skip("the repository has no _quarto.yml yet")
-    from scripts.check import check_book
     root = tmp_path_factory.mktemp("realbook") / "book"
     root.mkdir()
     for name in BOOK_FILES:
@@ -81,10 +92,10 @@ def real_book_result(tmp_path_factory):
             shutil.copytree(src, root / name, ignore=shutil.ignore_patterns("__pycache__"))
         elif src.is_file():
             shutil.copy2(src, root / name)
-    result = check_book(root, update_ledger=True)
+    result = run_check(root)
     problems = [f"{f.location()}: {f.reason}" for f in result.findings if f.kind != "ledger"]
     assert not problems, "the book does not check cleanly:\n" + "\n".join(problems[:20])
     if not result.ok:
-        result = check_book(root, update_ledger=True)
+        result = run_check(root)
     assert result.ok, [f.reason for f in result.findings]
     return result
