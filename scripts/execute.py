@@ -115,7 +115,8 @@ class _ChapterRunner:
             return
         result = self.run_.cells[cell.index]
         result.raised = errored
-        result.outputs = [] if _false(cell.options.get("include", True)) else _outputs(cell, node)
+        hidden = _false(cell.options.get("include", True)) or _false(cell.options.get("output", True))
+        result.outputs = [] if hidden else _outputs(cell, node)
         self.run_.invariants += _count_checks(code)
 
     async def _report_error(self, cell: CodeCell, node) -> None:
@@ -186,9 +187,12 @@ class _ChapterRunner:
     def _inline_result(self, expr, res: dict) -> None:
         path = self.parsed.path
         if "error" in res:
-            self.run_.findings.append(Finding(
-                path, expr.line, "inline-error", f"{res['error']}: {_one_line(res['message'])}",
-                col=expr.col, detail=f"`{{python}} {expr.expr}`"))
+            if "InvariantError" in res.get("names", []):
+                kind, reason = "invariant", _one_line(res["message"]) or "check() failed"
+            else:
+                kind, reason = "inline-error", f"{res['error']}: {_one_line(res['message'])}"
+            self.run_.findings.append(Finding(path, expr.line, kind, reason, col=expr.col,
+                                              detail=f"`{{python}} {expr.expr}`"))
             return
         text = res["text"]
         if len(text) > OUTPUT_CAP_CHARS:

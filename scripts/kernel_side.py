@@ -103,7 +103,8 @@ def inline(exprs):
             kind, text = render(value)
             out.append({"kind": kind, "text": text, "empty": bool(is_empty(value, text))})
         except Exception as exc:
-            out.append({"error": type(exc).__name__, "message": str(exc)})
+            out.append({"error": type(exc).__name__, "message": str(exc),
+                        "names": [c.__name__ for c in type(exc).__mro__]})
     return Raw(json.dumps(out))
 
 

@@ -45,6 +45,11 @@ print("hidden")
 ```
 
 ```{python}
+#| output: false
+print("hidden too")
+```
+
+```{python}
 #| output: asis
 print("**raw**")
 ```
@@ -120,11 +125,12 @@ INLINE = '''
 ```{python}
 import math
 nothing = None
+%s
 ```
 
-Error: `{python} undefined_name` here.
+Error: `{python} undefined_name` here. Claim: `{python} check(False, "inline claim")`.
 Empty: `{python} nothing`, `{python} float("nan")`, `{python} math.inf`, `{python} ""`, fine `{python} 3`.
-'''
+''' % LOCAL_CHECK
 
 DIED = '''
 # Died
@@ -192,10 +198,11 @@ def test_passing_chapter_has_no_finding_and_honours_options(book):
     cells = {c.index: run.cells[c.index] for c in parsed.cells}
     assert cells[1].outputs == []                                   # eval: false
     assert cells[2].outputs == []                                   # include: false
-    assert [(o.kind, o.data) for o in cells[3].outputs] == [("markdown", "**raw**\n")]
-    assert cells[4].raised and cells[4].outputs[-1].kind == "error"
-    assert "ValueError: shown, not fatal" in cells[4].outputs[-1].data
-    assert [o.kind for o in cells[5].outputs] == ["markdown"]        # tbl-ok
+    assert cells[3].outputs == []                                   # output: false
+    assert [(o.kind, o.data) for o in cells[4].outputs] == [("markdown", "**raw**\n")]
+    assert cells[5].raised and cells[5].outputs[-1].kind == "error"
+    assert "ValueError: shown, not fatal" in cells[5].outputs[-1].data
+    assert [o.kind for o in cells[6].outputs] == ["markdown"]        # tbl-ok
 
 
 def test_broken_invariant_points_at_the_check_call(book):
@@ -247,7 +254,10 @@ def test_inline_error_and_empty_values(book):
     starts = [text.index(s) + 1 for s in ("`{python} nothing", '`{python} float', "`{python} math.inf",
                                           '`{python} ""')]
     assert [(f.line, f.col) for f in empty] == [(line, c) for c in starts]
-    assert len(found) == 5
+    (claim,) = [f for f in found if f.kind == "invariant"]
+    assert (claim.reason, claim.line, claim.col) == (
+        "inline claim", errors[0].line, col_of(root, "inline.qmd", "`{python} check("))
+    assert len(found) == 6
 
 
 def test_kernel_death_and_timeout_are_reported_and_others_still_run(book):
