@@ -64,7 +64,8 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     defaults = {k: v for k, v in project.execute.items() if k in CELL_DEFAULTS}
     for parsed in result.parsed.values():
         apply_execute_defaults(parsed, defaults)
-    result.runs = _runs(root, list(result.parsed.values()), force, jobs, timeout_s, defaults)
+    options = {**defaults, "fig-format": figure_format(project.config)}   # all part of cache keys
+    result.runs = _runs(root, list(result.parsed.values()), force, jobs, timeout_s, options)
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += result.runs[rel].findings
@@ -120,7 +121,7 @@ def _runs(root: Path, chapters: list[ParsedChapter], force: bool, jobs: int | No
         else:
             todo.append(parsed)
     if todo:
-        for run in execute_chapters(root, todo, jobs, timeout_s):
+        for run in execute_chapters(root, todo, jobs, timeout_s, options["fig-format"]):
             run.cache_key = keys[run.path]
             runs[run.path] = run
             if cache and not any(f.kind in UNSTABLE_KINDS for f in run.findings):
@@ -132,14 +133,14 @@ def _runs(root: Path, chapters: list[ParsedChapter], force: bool, jobs: int | No
 
 
 def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None,
-                     timeout_s: float) -> list[ChapterRun]:
+                     timeout_s: float, fig_format: str = "") -> list[ChapterRun]:
     """Run chapters concurrently, each in its own kernel; kernels start ahead of need."""
     from scripts import forkserver
     server = forkserver.start(root, chapters) if len(chapters) > 1 else None  # warms meanwhile
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chapters)))
     try:
         from scripts import execute     # lazy: imports Jupyter
-        return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s, server))
+        return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s, fig_format, server))
     finally:
         if "scripts.kernel" in sys.modules:       # Ctrl-C or a bug: no kernel may survive
             sys.modules["scripts.kernel"].kill_all_kernels()
@@ -148,8 +149,7 @@ def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None
 
 
 async def _run_all(execute, root: Path, chapters: list[ParsedChapter], jobs: int,
-                   timeout_s: float, server) -> list[ChapterRun]:
-    fig_format = figure_format(load_project(root).config)
+                   timeout_s: float, fig_format: str, server) -> list[ChapterRun]:
     alive = asyncio.Semaphore(jobs + 1)     # kernels starting, waiting or running
     running = asyncio.Semaphore(jobs)       # chapters executing
 
