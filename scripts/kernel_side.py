@@ -63,8 +63,8 @@ def setup(cap_chars, fig_format=""):
     sys.stdout = CappedStream(sys.stdout, cap_chars)
     sys.stderr = CappedStream(sys.stderr, cap_chars)
     get_ipython().events.register("pre_run_cell", reset)
-    if fig_format:
-        get_ipython().run_line_magic("config", f"InlineBackend.figure_formats = {{{fig_format!r}}}")
+    if fig_format:      # read by the inline backend when it starts (first figure)
+        get_ipython().config.InlineBackend.figure_formats = {fig_format}
 
 
 def render(value):

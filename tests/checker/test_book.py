@@ -271,3 +271,25 @@ def test_ledger_leaves_out_chapters_that_failed(tmp_path):
     assert all("other ·" not in f.reason for f in result.findings if f.kind == "ledger")
     assert result.ledger_skipped == ["other.qmd"]
     assert not check_book(root, update_ledger=True).ok      # a failing book is never accepted
+
+
+FIGURE = '''
+# Figure
+
+```{python}
+#| label: fig-line
+import matplotlib.pyplot as plt
+fig, ax = plt.subplots()
+ax.plot([1, 2, 3])
+plt.show()
+```
+'''
+
+
+def test_figures_are_captured_in_the_configured_format(tmp_path, no_leftover_kernels):
+    root = write_book(tmp_path, {"fig.qmd": FIGURE},
+                      extra="format:\n  html:\n    fig-format: svg\n")
+    result = check_book(root, force=True)
+    assert result.findings == []
+    (output,) = result.runs["fig.qmd"].cells[0].outputs
+    assert output.kind == "image/svg+xml" and "<svg" in output.data
