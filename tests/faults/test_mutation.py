@@ -1,0 +1,104 @@
+"""Mutation test: perturb every constant and every formula the book uses; the check must notice.
+
+Runs `python -m scripts.mutate` (its own process: it imports a mutated copy's
+`mlsys`). The kill rate is printed (`pytest -s`) and written to
+_build/mutation-report.txt. See scripts/mutate.py for how mutants are made and
+run, and tests/faults/mutation_allowlist.toml for the reviewed survivors.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from faultkit import REPO, write_book
+
+pytestmark = pytest.mark.slow
+
+
+def mutate(root, tmp_path, *extra: str) -> tuple[int, str, dict]:
+    summary = tmp_path / "summary.json"
+    proc = subprocess.run([sys.executable, "-m", "scripts.mutate", "--root", str(root),
+                           "--json", str(summary), *extra],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert summary.exists(), proc.stdout + proc.stderr
+    return proc.returncode, proc.stdout, json.loads(summary.read_text())
+
+
+def book_names(pattern: str) -> set[str]:
+    """Names the real book's mlsys declares (constants) or exports (formulas)."""
+    text = (REPO / "mlsys" / "constants.py").read_text()
+    return set(re.findall(pattern, text))
+
+
+def test_every_mutant_of_the_book_is_killed_or_allowlisted(tmp_path):
+    code, stdout, summary = mutate(REPO, tmp_path)
+    print("\n" + stdout)
+    verdicts = summary["verdicts"]
+    assert set(summary["constants"]) == book_names(r'_declare\(\s*"(\w+)"')
+    used = {name for name in re.findall(r"\bcalc_\w+", "".join(
+        p.read_text() for p in [REPO / "index.qmd", *(REPO / "contents").glob("*.qmd")]))}
+    assert set(summary["formulas"]) == used
+    assert summary["unexplained"] == [], "mutants survived: kill them with a check() or allowlist them"
+    assert summary["stale"] == [], "allowlist entries whose mutant is killed or gone: remove them"
+    assert len(summary["sample"]) >= 8
+    assert summary["disagreements"] == [], "the fast harness and the real checker disagree"
+    assert summary["kill_rate"] == 1.0
+    assert code == 0
+    # the book's claims are guarded: many mutants die by a broken check(), not only the ledger
+    assert sum(v == "invariant" for v in verdicts.values()) >= len(verdicts) // 4
+    assert (REPO / "_build" / "mutation-report.txt").is_file()
+
+
+CHAPTER = """\
+# Only {#sec-only}
+
+```{python}
+from mlsys import GPU_MTTF_HOURS, HBM_MTTF_HOURS, check
+check(GPU_MTTF_HOURS > 10_000, "a GPU should last more than 10,000 hours")
+unused = HBM_MTTF_HOURS
+shown = f"{GPU_MTTF_HOURS:,}"
+```
+
+A GPU lasts `{python} shown` hours.
+"""
+
+
+def test_the_mutation_test_can_fail(tmp_path):
+    """An input no claim and no number depends on is reported as a survivor."""
+    src = write_book(tmp_path / "src", {"index.qmd": CHAPTER})
+    empty = tmp_path / "allow.toml"
+    empty.write_text("")
+    code, stdout, summary = mutate(
+        src, tmp_path, "--allowlist", str(empty), "--sample", "4", "--seed", "7",
+        "--only", r"^constant:(GPU|HBM)_MTTF_HOURS:(x0\.1|x10|neg)$",
+        "--report", str(tmp_path / "report.txt"))
+    verdicts = summary["verdicts"]
+    assert verdicts == {
+        "constant:GPU_MTTF_HOURS:x0.1": "invariant",     # 5,000 h < 10,000 h
+        "constant:GPU_MTTF_HOURS:x10": "ledger",         # still true, but the printed number moved
+        "constant:GPU_MTTF_HOURS:neg": "invariant",
+        "constant:HBM_MTTF_HOURS:x0.1": "survived",      # nothing depends on it
+        "constant:HBM_MTTF_HOURS:x10": "survived",
+        "constant:HBM_MTTF_HOURS:neg": "survived",
+    }
+    assert sorted(summary["unexplained"]) == sorted(k for k, v in verdicts.items() if v == "survived")
+    assert summary["kill_rate"] == pytest.approx(0.5)
+    assert summary["disagreements"] == []
+    assert len(summary["sample"]) >= 4          # every verdict that occurs is sampled
+    assert code == 1
+    assert "SURVIVOR constant:HBM_MTTF_HOURS:x10" in (tmp_path / "report.txt").read_text()
+
+
+def test_a_stale_allowlist_entry_fails(tmp_path):
+    src = write_book(tmp_path / "src", {"index.qmd": CHAPTER})
+    allow = tmp_path / "allow.toml"
+    allow.write_text('[[mutant]]\nid = "constant:GPU_MTTF_HOURS:neg"\nreason = "wrongly thought harmless"\n')
+    code, _stdout, summary = mutate(src, tmp_path, "--allowlist", str(allow), "--sample", "1",
+                                    "--only", r"^constant:GPU_MTTF_HOURS:neg$",
+                                    "--report", str(tmp_path / "report.txt"))
+    assert summary["stale"] == ["constant:GPU_MTTF_HOURS:neg"]
+    assert code == 1
