@@ -268,8 +268,10 @@ def assert_no_leftovers(runner: Runner, result_marker: str) -> None:
     """No process of the run and no temp/connection file outlives it."""
     # a kernel being killed may take a moment to disappear from /proc
     wait_until(lambda: not leftover_processes(result_marker), timeout=5)
-    assert leftover_processes(result_marker) == [], "kernel processes outlived the run"
-    assert runner.leftover_temp_files() == [], "temp or connection files outlived the run"
+    alive = leftover_processes(result_marker)
+    assert alive == [], f"processes outlived the run: {alive}"
+    files = runner.leftover_temp_files()
+    assert files == [], f"temp or connection files outlived the run: {files}"
 
 
 def interrupt(proc: subprocess.Popen) -> None:

