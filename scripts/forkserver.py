@@ -158,8 +158,7 @@ def start(root: Path, chapters=()) -> "ForkServer | None":
     return ForkServer(root, kernel_env(root), kernel_argv(), package_imports(root, chapters))
 
 
-PRELOAD = ("numpy", "pandas", "pint", "tabulate", "matplotlib", "matplotlib.pyplot",
-           "IPython.display")
+PRELOAD = ("IPython.display",)       # besides KERNEL_INTERNALS and the chapters' own imports
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from scripts.forkserver import serve; "
          "sys.path.pop(0); serve(sys.argv[2:])")
 

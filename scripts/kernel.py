@@ -109,17 +109,31 @@ class Kernel:
         self.pid = getattr(process, "pid", None)
         if self.pid:
             LIVE_KERNEL_PIDS.add(self.pid)
-        await client.async_start_new_kernel_client()
+        await self._connect()
         reply = await self.request(_setup_code(self.fig_format), {}, STARTUP_TIMEOUT_S)
         if reply["status"] != "ok":
             raise RuntimeError(f"kernel setup failed: {reply.get('ename')}: {reply.get('evalue')}")
 
-    async def request(self, code: str, expressions: dict, timeout_s: float) -> dict:
-        """Silent execute_request; returns the reply content. Raises on timeout/death."""
+    async def _connect(self) -> None:
+        """Open the channels; ready once a kernel_info request is answered on shell AND
+        seen on iopub (jupyter_client's wait_for_ready also idles 0.2 s to flush iopub,
+        which nbclient does not need: it filters messages by request)."""
+        kc = self.client.kc = self.client.km.client()
+        kc.start_channels()
+        kc.allow_stdin = False
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        sent: set[str] = set()
+        while True:
+            msg_id = kc.kernel_info()
+            sent.add(msg_id)
+            reply = await self._shell_reply(msg_id, deadline)
+            if await self._iopub_seen(sent, timeout_s=0.1):
+                kc._handle_kernel_info_reply(reply)
+                return
+
+    async def _shell_reply(self, msg_id: str, deadline: float) -> dict:
+        """The shell reply to `msg_id`; DeadKernelError / CellTimeoutError otherwise."""
         kc = self.client.kc
-        msg_id = kc.execute(code, silent=True, store_history=False,
-                            user_expressions=expressions, stop_on_error=False)
-        deadline = time.monotonic() + timeout_s
         while True:
             try:
                 msg = await kc.get_shell_msg(timeout=min(1.0, max(0.01, deadline - time.monotonic())))
@@ -127,10 +141,30 @@ class Kernel:
                 if not await self.client.km.is_alive():
                     raise DeadKernelError("Kernel died")
                 if time.monotonic() > deadline:
-                    raise CellTimeoutError(f"no reply within {timeout_s:g} s")
+                    raise CellTimeoutError("no reply in time")
                 continue
             if msg["parent_header"].get("msg_id") == msg_id:
-                return msg["content"]
+                return msg
+
+    async def _iopub_seen(self, msg_ids: set[str], timeout_s: float) -> bool:
+        """True once an iopub message answering one of `msg_ids` arrives within timeout_s."""
+        kc = self.client.kc
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                msg = await kc.get_iopub_msg(timeout=max(0.01, deadline - time.monotonic()))
+            except Exception:
+                return False
+            if msg["parent_header"].get("msg_id") in msg_ids:
+                return True
+        return False
+
+    async def request(self, code: str, expressions: dict, timeout_s: float) -> dict:
+        """Silent execute_request; returns the reply content. Raises on timeout/death."""
+        msg_id = self.client.kc.execute(code, silent=True, store_history=False,
+                                        user_expressions=expressions, stop_on_error=False)
+        reply = await self._shell_reply(msg_id, time.monotonic() + timeout_s)
+        return reply["content"]
 
     async def shutdown(self) -> None:
         """Kill the kernel now and remove its connection file; idempotent."""
