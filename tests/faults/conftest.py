@@ -32,6 +32,8 @@ def good_book_template(tmp_path_factory) -> Path:
     result = Runner(tmp_path_factory.mktemp("template-run")).cli(root, "numbers")
     assert result.code == 0, result.output
     assert (root / "numbers.lock").is_file()
+    (root / "_book").mkdir()            # an earlier render, which failing runs must not touch
+    (root / "_book" / "index.html").write_text("<p>the previous, good render</p>\n")
     return root
 
 

@@ -289,7 +289,8 @@ def disk_state(root: Path) -> dict:
                     if p.name.endswith(".tmp") or p.name.startswith(".numbers.lock."))
     return {
         "numbers.lock": lock.read_bytes() if lock.is_file() else None,
-        "_book": (sorted(str(p.relative_to(book)) for p in book.rglob("*"))
+        "_book": (sorted((str(p.relative_to(book)), p.read_bytes() if p.is_file() else b"")
+                         for p in book.rglob("*"))
                   if book.is_dir() else (book.read_bytes() if book.exists() else None)),
         "strays": strays,
     }

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -90,7 +91,8 @@ def test_cell_printing_100_mb_is_truncated_in_bounded_memory(good_book, runner):
     assert proc.returncode == 1, out
     lines = out["stdout"].splitlines()
     assert any("two · len(chunk): (new) → 99999" in line for line in lines), out["stdout"][-2000:]
-    assert peak_mb < 400, f"the checker peaked at {peak_mb:.0f} MB for a 100 MB output"
+    print(f"checker peak RSS with a 100 MB cell output: {peak_mb:.0f} MB")
+    assert peak_mb < 150, f"the checker peaked at {peak_mb:.0f} MB for a 100 MB output"
     cached = list((good_book / "_build" / "cache").glob("*.json"))
     assert max(p.stat().st_size for p in cached) < 5_000_000      # truncated, not stored whole
     assert_no_leftovers(runner, marker)
@@ -138,6 +140,7 @@ def test_unwritable_book_output_directory(good_book, runner):
 
 
 def test_book_output_path_that_is_a_file_is_replaced_whole_or_not_at_all(good_book, runner):
+    shutil.rmtree(good_book / "_book")
     (good_book / "_book").write_text("not a directory\n")
     result = runner.cli(good_book, "html")
     if result.code == 0:
