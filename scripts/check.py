@@ -6,7 +6,6 @@ chapter must run).
 """
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import sys
@@ -139,6 +138,7 @@ def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None
     server = forkserver.start(root, chapters) if len(chapters) > 1 else None  # warms meanwhile
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chapters)))
     try:
+        import asyncio
         from scripts import execute     # lazy: imports Jupyter
         return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s, fig_format, server))
     finally:
@@ -150,6 +150,7 @@ def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None
 
 async def _run_all(execute, root: Path, chapters: list[ParsedChapter], jobs: int,
                    timeout_s: float, fig_format: str, server) -> list[ChapterRun]:
+    import asyncio
     alive = asyncio.Semaphore(jobs + 1)     # kernels starting, waiting or running
     running = asyncio.Semaphore(jobs)       # chapters executing
 
@@ -172,7 +173,7 @@ def _expected_cost(parsed: ParsedChapter) -> int:
     return sum(len(c.source) for c in parsed.cells) + 40 * len(parsed.inlines)
 
 
-async def _discard(starting: asyncio.Future) -> None:
+async def _discard(starting) -> None:
     """Shut down a kernel whose start task was never consumed (idempotent)."""
     if not starting.done():
         starting.cancel()

@@ -51,8 +51,7 @@ def load_project(root: Path) -> Project:
         project.findings.append(Finding(CONFIG, line, "encoding", "not valid UTF-8"))
         return project
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        config = yaml.safe_load(text)
+        node, config = _parse(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -78,6 +77,19 @@ def load_project(root: Path) -> Project:
     if not project.chapters and not project.findings:
         project.findings.append(Finding(CONFIG, 1, "yaml", "no `book: chapters:` list"))
     return project
+
+
+def _parse(text: str):
+    """(node tree with line marks, plain data); libyaml when available, the pure-Python
+    parser on errors (its marks are more precise)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        node = yaml.compose(text, Loader=loader)
+        return node, yaml.load(text, Loader=loader)
+    except yaml.YAMLError:
+        if loader is yaml.SafeLoader:
+            raise
+        return yaml.compose(text, Loader=yaml.SafeLoader), yaml.safe_load(text)
 
 
 def _child(node, key: str):

@@ -41,6 +41,21 @@ ATTR_LABEL = re.compile(r"\{[^{}\n]*?#((?:" + "|".join(CROSSREF_PREFIXES) + r")-
 AT_KEY = re.compile(r"(?<![\w@.`/])@(" + LABEL_CHARS + r")")
 
 
+# libyaml when present: option blocks are parsed for every cell of every chapter.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml(text: str):
+    """yaml.safe_load, through libyaml when available. On an error the pure-Python
+    parser runs again, for its more precise marks (libyaml often points past the end)."""
+    try:
+        return yaml.load(text, Loader=_YAML_LOADER)
+    except yaml.YAMLError:
+        if _YAML_LOADER is yaml.SafeLoader:
+            raise
+        return yaml.safe_load(text)
+
+
 class _Lines:
     """Map character offsets of a text to 1-based (line, column)."""
 
@@ -90,7 +105,7 @@ def _front_matter(chapter: ParsedChapter, lines: list[str], prose: list[str]) ->
             for j in range(0, i + 1):
                 prose[j] = _blank(lines[j])
             try:
-                data = yaml.safe_load(block) if block.strip() else {}
+                data = load_yaml(block) if block.strip() else {}
             except yaml.YAMLError as exc:
                 line, reason = _yaml_problem(exc, first_line=2)
                 chapter.findings.append(Finding(chapter.path, line, "front-matter",
@@ -175,9 +190,10 @@ def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -
         option_text.append(m.group(1)[1:] if m.group(1).startswith(" ") else m.group(1))
     if option_text:
         try:
-            options = yaml.safe_load("\n".join(option_text))
+            options = load_yaml("\n".join(option_text))
         except yaml.YAMLError as exc:
             line, reason = _yaml_problem(exc, first_line=cell.first_code_line)
+            line = min(line, cell.first_code_line + len(option_text) - 1)
             chapter.findings.append(Finding(chapter.path, line, "yaml",
                                             f"bad cell option: {reason}",
                                             detail=lines[line - 1].strip()))
