@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import io
 import inspect
 import json
 import math
@@ -317,8 +319,10 @@ class Harness:
             if _false(cell.options.get("eval", True)) or not cell.source.strip():
                 continue
             shown.clear()
+            printed = io.StringIO()
             try:
-                value = _exec_cell(cell.source, ns, f"{parsed.path}:{cell.first_code_line}")
+                with contextlib.redirect_stdout(printed):
+                    value = _exec_cell(cell.source, ns, f"{parsed.path}:{cell.first_code_line}")
             except InvariantError as exc:
                 outcome.invariants.append(f"{parsed.path}:{_line(exc, cell)}: {exc}")
                 return run
@@ -329,8 +333,13 @@ class Harness:
                 return run
             if value is not None:
                 shown.append(value)
-            if not _false(cell.options.get("include", True)):
-                run.cells[cell.index].outputs = [as_output(v) for v in shown]
+            visible = not (_false(cell.options.get("include", True))
+                           or _false(cell.options.get("output", True)))
+            if visible:
+                asis = str(cell.options.get("output", "")).lower() == "asis"
+                text = printed.getvalue()
+                streams = [Output("markdown" if asis else "text", text)] if text else []
+                run.cells[cell.index].outputs = streams + [as_output(v) for v in shown]
         return run
 
 
@@ -642,7 +651,8 @@ def main(argv: list[str] | None = None) -> int:
     only = re.compile(args.only) if args.only else None
     with tempfile.TemporaryDirectory(prefix="mutation-") as work:
         report = mutation_test(root, Path(work), args.jobs, args.sample, args.seed,
-                               allowlist=load_allowlist(args.allowlist),
+                               allowlist={i: r for i, r in load_allowlist(args.allowlist).items()
+                                          if only is None or only.search(i)},
                                keep=(lambda m: bool(only.search(m.id))) if only else None)
     text = report.text()
     out = args.report or root / REPORT
