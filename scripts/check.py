@@ -135,7 +135,7 @@ def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None
                      timeout_s: float, fig_format: str = "") -> list[ChapterRun]:
     """Run chapters concurrently, each in its own kernel; kernels start ahead of need."""
     from scripts import forkserver
-    server = forkserver.start(root, chapters) if len(chapters) > 1 else None  # warms meanwhile
+    server = forkserver.start(root, chapters)     # warms up while we import Jupyter
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chapters)))
     try:
         import asyncio
