@@ -202,18 +202,18 @@ class ForkServer:
             return int((await self._read())["pid"])
 
     def close(self) -> None:
-        """Stop the server (its kernels are shut down by their owners)."""
+        """Stop the server at once (it holds nothing worth a graceful exit; its kernels
+        live in their own sessions and are shut down by their owners)."""
         try:
-            self.process.stdin.close()
-            self.process.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except OSError:
             pass
-        finally:
-            if self.process.poll() is None:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-            if self.process.stdout:
-                self.process.stdout.close()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
 
 
 class ForeignProcess:
