@@ -16,6 +16,7 @@ Every problem found by reading alone becomes a Finding with a line number.
 """
 from __future__ import annotations
 
+import bisect
 import re
 
 import yaml
@@ -65,14 +66,8 @@ class _Lines:
             self.starts.append(m.end())
 
     def locate(self, offset: int) -> tuple[int, int]:
-        lo, hi = 0, len(self.starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1, offset - self.starts[lo] + 1
+        index = bisect.bisect_right(self.starts, offset) - 1
+        return index + 1, offset - self.starts[index] + 1
 
 
 def parse_chapter(path_rel: str, text: str) -> ParsedChapter:
@@ -108,6 +103,7 @@ def _front_matter(chapter: ParsedChapter, lines: list[str], prose: list[str]) ->
                 data = load_yaml(block) if block.strip() else {}
             except yaml.YAMLError as exc:
                 line, reason = _yaml_problem(exc, first_line=2)
+                line = min(line, i + 1)
                 chapter.findings.append(Finding(chapter.path, line, "front-matter",
                                                 f"malformed YAML front matter: {reason}"))
                 return i + 1
@@ -228,7 +224,7 @@ def _inline_exprs(chapter: ParsedChapter, prose: str, cell_starts: list[int]) ->
             chapter.inlines.append(InlineExpr(
                 index=len(chapter.inlines), line=line, col=col, expr=body.group(1).strip(),
                 start=m.start(), end=span_end,
-                cells_before=sum(1 for s in cell_starts if s < m.start())))
+                cells_before=bisect.bisect_left(cell_starts, m.start())))
         for k in range(m.start(), span_end):
             if out[k] != "\n":
                 out[k] = " "
@@ -250,14 +246,9 @@ def _labels_and_refs(chapter: ParsedChapter, prose: str) -> None:
     """Record labels defined, @references and citations (code already blanked)."""
     prose = HTML_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), prose)
     where = _Lines(prose)
-    found: list[tuple[int, str, int]] = []      # (offset, label, line)
-    for m in ATTR_LABEL.finditer(prose):
-        found.append((m.start(1), m.group(1), where.locate(m.start(1))[0]))
-    for cell in chapter.cells:
-        if cell.label:
-            found.append((-1, cell.label, cell.first_code_line))
-    found.sort(key=lambda f: f[2])
-    chapter.labels = [(label, line) for _, label, line in found]
+    found = [(m.group(1), where.locate(m.start(1))[0]) for m in ATTR_LABEL.finditer(prose)]
+    found += [(cell.label, cell.first_code_line) for cell in chapter.cells if cell.label]
+    chapter.labels = sorted(found, key=lambda item: item[1])
     for m in AT_KEY.finditer(prose):
         key = m.group(1)
         line, col = where.locate(m.start())
