@@ -137,3 +137,25 @@ def test_non_utf8_bytes_are_a_located_finding():
     (finding,) = findings
     assert (finding.kind, finding.line, finding.col) == ("encoding", 4, 5)
     assert "\ufffd" in text
+
+
+def test_crlf_tilde_fences_and_comments():
+    text = (
+        "# H {#sec-h}\r\n"
+        "\r\n"
+        "```{python}\r\n"
+        "#| label: fig-a\r\n"
+        "x = 1\r\n"
+        "```\r\n"
+        "~~~\r\n"
+        "`{python} not_code` @sec-in-tilde\r\n"
+        "~~~\r\n"
+        "<!-- @sec-commented -->\r\n"
+        "Value `{python} x` and @sec-h.\r\n"
+    )
+    parsed = parse_chapter("c.qmd", text)
+    assert parsed.findings == []
+    assert [(c.fence_line, c.options) for c in parsed.cells] == [(3, {"label": "fig-a"})]
+    assert [(e.expr, e.line) for e in parsed.inlines] == [("x", 11)]
+    assert [r[0] for r in parsed.references] == ["sec-h"]
+    assert parsed.labels == [("sec-h", 1), ("fig-a", 4)]
