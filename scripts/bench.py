@@ -41,13 +41,15 @@ COPY_IGNORE = (".venv", ".git", "_build", "_book", "scripts", "tests", "__pycach
                ".pytest_cache", ".hypothesis", "node_modules", ".quarto")
 STEP_TIMEOUT_S = 1800
 
-# Runs the checker as `python -m scripts …` and, at exit, records the peak RSS
-# of this process alone (kernels are other processes) in $BENCH_RSS_FILE.
+# Runs the checker as `python -m scripts …` and, at exit, records in
+# $BENCH_RSS_FILE the peak RSS (KiB) of this process alone, then that of its
+# largest waited-for child (a kernel, a fork server), which is not counted.
 CHECKER_WRAPPER = """
 import atexit, os, resource, runpy, sys
 def _record_peak_rss():
     with open(os.environ["BENCH_RSS_FILE"], "w") as out:
-        out.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+        out.write("%d %d" % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                             resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
 atexit.register(_record_peak_rss)
 runpy.run_module("scripts", run_name="__main__", alter_sys=True)
 """
@@ -175,6 +177,7 @@ class BookBench:
     chapters: int = 0
     steps: list[Step] = field(default_factory=list)
     peak_rss_kb: dict[str, int] = field(default_factory=dict)
+    child_rss_kb: int = 0          # the largest kernel / helper process, for context
     edited_chapter: str = ""
 
 
@@ -212,19 +215,21 @@ class Checker:
             return False
         return "--root" in done.stdout
 
-    def run(self, command: str = "check", *flags: str) -> tuple[float, subprocess.CompletedProcess, int]:
+    def run(self, command: str = "check", *flags: str) -> tuple[float, subprocess.CompletedProcess,
+                                                               tuple[int, int]]:
+        """Run the checker; returns seconds, the process, (peak RSS, largest child's) in KiB."""
         cmd = [sys.executable, "-c", CHECKER_WRAPPER, command, *flags]
         if self.root_flag:
             cmd += ["--root", str(self.root)]
         env = _env()
         env["BENCH_RSS_FILE"] = str(self.rss_file)
-        self.rss_file.write_text("0")
+        self.rss_file.write_text("0 0")
         seconds, done = _timed(cmd, self.root, env)
         try:
-            rss_kb = int(self.rss_file.read_text() or 0)
+            own_kb, child_kb = (int(v) for v in self.rss_file.read_text().split())
         except (OSError, ValueError):
-            rss_kb = 0
-        return seconds, done, rss_kb
+            own_kb, child_kb = 0, 0
+        return seconds, done, (own_kb, child_kb)
 
     def close(self) -> None:
         self.rss_file.unlink(missing_ok=True)
@@ -282,7 +287,7 @@ def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Ste
                 if prepare:
                     prepare(run)
                 try:
-                    seconds, done, rss_kb = checker.run("check")
+                    seconds, done, (rss_kb, child_kb) = checker.run("check")
                 except (OSError, subprocess.SubprocessError) as exc:
                     step.failed = f"{type(exc).__name__}: {exc}"
                     break
@@ -292,6 +297,7 @@ def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Ste
                 step.seconds.append(seconds)
                 step.note = _describe(done)
                 book.peak_rss_kb[name] = max(book.peak_rss_kb.get(name, 0), rss_kb)
+                book.child_rss_kb = max(book.child_rss_kb, child_kb)
     finally:
         checker.close()
     return list(steps.values())
@@ -435,6 +441,7 @@ def format_book(book: BookBench) -> str:
     if book.peak_rss_kb:
         rss = ", ".join(f"{name} {kb / 1024:.0f} MB" for name, kb in book.peak_rss_kb.items())
         lines.append(f"  peak RSS of the checker process: {rss}")
+        lines.append(f"  (its largest child process, e.g. a kernel: {book.child_rss_kb / 1024:.0f} MB)")
     return "\n".join(lines)
 
 
@@ -450,7 +457,7 @@ def machine_line() -> str:
 def _to_json(books: list[BookBench]) -> dict:
     return {"machine": machine_line(), "books": [
         {"title": b.title, "chapters": b.chapters, "edited_chapter": b.edited_chapter,
-         "peak_rss_kb": b.peak_rss_kb,
+         "peak_rss_kb": b.peak_rss_kb, "child_rss_kb": b.child_rss_kb,
          "steps": [{"name": s.name, "seconds": s.seconds, "median_s": s.median_s,
                     "note": s.note, "failed": s.failed} for s in b.steps]} for b in books]}
 
