@@ -270,7 +270,12 @@ def _ledger(root: Path, result: BookResult, update: bool) -> list[Finding]:
             return []           # nothing published, nothing to record
         return [Finding(LEDGER_FILE, 0, "ledger",
                         f"{LEDGER_FILE} is missing ({len(new)} published numbers): run `make numbers`")]
-    old = ledger.read(path)
+    try:
+        old = ledger.read(path)
+    except (OSError, ValueError) as exc:        # a directory, bad bytes, bad lines
+        return [Finding(LEDGER_FILE, 0, "ledger",
+                        f"cannot read {LEDGER_FILE} ({type(exc).__name__}: {exc}); "
+                        "fix it or run `make numbers`")]
     for key in [k for k in old if k.split(ledger.SEP, 1)[0] in failed]:
         del old[key]
     return list(ledger.diff(old, new))
