@@ -196,7 +196,12 @@ def parse_lock(text: str) -> Ledger:
 
 
 def read(path: Path) -> Ledger:
-    """The ledger in `path`; an empty one when the file does not exist."""
+    """The ledger in `path`; an empty one when the file does not exist.
+
+    An unreadable file raises OSError (e.g. IsADirectoryError) and one that is
+    not UTF-8 raises UnicodeDecodeError (a ValueError): the caller turns either
+    into a finding rather than guessing at the recorded numbers.
+    """
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import given, strategies as st
 
 from scripts import ledger
@@ -135,6 +136,15 @@ def test_round_trip_any_text(entries):
 
 def test_read_missing_file_is_empty(tmp_path):
     assert ledger.read(tmp_path / "nope.lock") == {}
+
+
+def test_unreadable_ledger_raises_rather_than_guessing(tmp_path):
+    (tmp_path / "dir.lock").mkdir()
+    with pytest.raises(OSError):
+        ledger.read(tmp_path / "dir.lock")
+    (tmp_path / "bad.lock").write_bytes(b"a \xb7 x\t\xff\n")
+    with pytest.raises(ValueError):
+        ledger.read(tmp_path / "bad.lock")
 
 
 def test_write_is_atomic_and_leaves_no_temp_files(tmp_path):
