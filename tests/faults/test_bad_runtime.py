@@ -166,7 +166,6 @@ def test_ledger_that_cannot_be_written(good_book, runner):
     assert_no_leftovers(runner, result.marker)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: an unreadable numbers.lock crashes `check` (fix in check.py pending)")
 @pytest.mark.parametrize("damage", ["a directory", "not UTF-8"])
 def test_ledger_that_cannot_be_read(good_book, runner, damage):
     lock = good_book / "numbers.lock"
