@@ -1,16 +1,17 @@
 """Command line: `python -m scripts check|numbers|html|pdf|bench`.
 
 Exit status: 0 when there is no finding, 1 on findings (or a failed render),
-2 on usage errors, 130 on Ctrl-C.
+2 on usage errors, 130 on Ctrl-C, 143 on SIGTERM.
 """
 from __future__ import annotations
 
 import argparse
 import inspect
+import signal
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,16 +49,32 @@ def _positive_float(text: str) -> float:
     return value
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (e.g. CI cancelling a job): clean up exactly as for Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:              # not the main thread: leave signals alone
+        previous = None
     try:
         if args.command == "bench":
             return _bench(args.rest)
         return _check_and_maybe_render(args)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         _kill_kernels()
-        print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        terminated = isinstance(exc, _Terminated)
+        print("terminated" if terminated else "interrupted", file=sys.stderr)
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _check_and_maybe_render(args) -> int:
