@@ -79,7 +79,6 @@ def test_nothing_outlives_a_run(good_book, runner, scenario):
     assert_no_leftovers(runner, marker)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: SIGTERM skips the checker's cleanup (fix in cli.py pending)")
 def test_sigterm_leaves_no_kernel_behind(good_book, runner):
     """CI cancelling a job sends SIGTERM to the checker alone: its kernels must still go."""
     edit(good_book / "contents" / "one.qmd", "cluster_str = fmt(", SLOW + "cluster_str = fmt(")
