@@ -10,6 +10,8 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from checker_support import LOCAL_CHECK, processes_with, write_book
 from scripts.model import Finding
 from scripts.report import format_finding
@@ -83,7 +85,8 @@ def test_format_finding():
                                  "    `{python} x`\n    second")
 
 
-def test_ctrl_c_exits_130_and_leaves_no_kernel(tmp_path):
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupt_exits_and_leaves_no_kernel(tmp_path, signum, status):
     root = write_book(tmp_path, {"slow.qmd": SLOW, "good.qmd": GOOD})
     marker = f"CHECKER_TEST_{uuid.uuid4().hex}"
     env = dict(os.environ, **{marker: "1"})
@@ -94,9 +97,10 @@ def test_ctrl_c_exits_130_and_leaves_no_kernel(tmp_path):
     while len(processes_with(marker)) < 2 and time.monotonic() < deadline:   # checker + a kernel
         time.sleep(0.2)
     time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert proc.returncode == status, err
+    assert "Traceback" not in err
     time.sleep(0.5)
     assert processes_with(marker) == []
     assert not (root / "numbers.lock").exists()
