@@ -158,6 +158,7 @@ def start(root: Path, chapters=()) -> "ForkServer | None":
     return ForkServer(root, kernel_env(root), kernel_argv(), package_imports(root, chapters))
 
 
+READY_TIMEOUT_S = 60.0
 PRELOAD = ("IPython.display",)       # besides KERNEL_INTERNALS and the chapters' own imports
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from scripts.forkserver import serve; "
          "sys.path.pop(0); serve(sys.argv[2:])")
@@ -184,13 +185,21 @@ class ForkServer:
         return json.loads(line)
 
     async def ready(self) -> bool:
-        """Wait until warm; False when the server cannot serve (use normal kernels)."""
+        """Wait until warm; False when the server cannot serve (use normal kernels).
+
+        A preload that hangs (an import waiting on the network…) must not hang the
+        check: after READY_TIMEOUT_S the server is killed and kernels are launched
+        normally, where the same import runs inside a cell, under the cell timeout.
+        """
         async with self._lock:
             if self._ready is None:
                 try:
-                    self._ready = bool((await self._read()).get("ready"))
-                except (RuntimeError, ValueError):
+                    reply = await asyncio.wait_for(self._read(), READY_TIMEOUT_S)
+                    self._ready = bool(reply.get("ready"))
+                except (RuntimeError, ValueError, asyncio.TimeoutError):
                     self._ready = False
+                if not self._ready:
+                    self.close()
             return self._ready
 
     async def spawn(self, argv: list[str], cwd: str, env: dict) -> int:

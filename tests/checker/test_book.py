@@ -293,3 +293,15 @@ def test_figures_are_captured_in_the_configured_format(tmp_path, no_leftover_ker
     assert result.findings == []
     (output,) = result.runs["fig.qmd"].cells[0].outputs
     assert output.kind == "image/svg+xml" and "<svg" in output.data
+
+
+def test_a_preload_that_hangs_falls_back_to_launched_kernels(tmp_path, monkeypatch,
+                                                             no_leftover_kernels):
+    from scripts import forkserver
+    monkeypatch.setattr(forkserver, "READY_TIMEOUT_S", 1.0)
+    chapter = "# Hang\n\n```{python}\n#| label: hang\nimport hangpkg\n```\n"
+    root = write_book(tmp_path, {"hang.qmd": chapter}, extra="execute:\n  timeout: 2\n")
+    (root / "hangpkg").mkdir()
+    (root / "hangpkg" / "__init__.py").write_text("import time\ntime.sleep(600)\n")
+    (f,) = check_book(root, force=True).findings
+    assert (f.path, f.kind, f.line, f.label) == ("hang.qmd", "timeout", 3, "hang")
