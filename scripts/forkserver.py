@@ -159,7 +159,10 @@ def start(root: Path, chapters=()) -> "ForkServer | None":
 
 
 READY_TIMEOUT_S = 60.0
-PRELOAD = ("IPython.display",)       # besides KERNEL_INTERNALS and the chapters' own imports
+# Besides KERNEL_INTERNALS and the chapters' own imports: libraries that code
+# imports lazily (mlsys.md_table pulls in pandas and tabulate on first use).
+PRELOAD = ("IPython.display", "numpy", "pandas", "tabulate", "pint", "matplotlib",
+           "matplotlib.pyplot")
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from scripts.forkserver import serve; "
          "sys.path.pop(0); serve(sys.argv[2:])")
 
