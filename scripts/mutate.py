@@ -238,7 +238,7 @@ class Harness:
         defaults = {k: v for k, v in project.execute.items() if k in CELL_DEFAULTS}
         self.chapters = []
         for rel in project.documents:
-            text, problems = decode(rel, (self.root / rel).read_bytes())
+            text, _problems = decode(rel, (self.root / rel).read_bytes())
             parsed = parse_chapter(rel, text)
             apply_execute_defaults(parsed, defaults)
             self.chapters.append(parsed)

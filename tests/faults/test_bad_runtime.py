@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 import subprocess
 import threading
 import time
@@ -12,7 +10,7 @@ import time
 import pytest
 
 from faultkit import (assert_consistent_after_failure, assert_no_leftovers, descendants,
-                      disk_state, edit, interrupt, line_of, wait_until)
+                      disk_state, edit, interrupt, wait_until)
 
 pytestmark = pytest.mark.slow
 
