@@ -228,6 +228,23 @@ class ForkServer:
                 pass
 
 
+def _alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie awaiting its parent's wait() counts as dead)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return not os.path.isdir("/proc/self")     # no procfs (macOS): trust kill(0)
+    except OSError:
+        return True
+
+
 class ForeignProcess:
     """The Popen surface LocalProvisioner uses, for a process that is not our child."""
 
@@ -238,16 +255,10 @@ class ForeignProcess:
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
-        if self.returncode is None:
-            try:
-                os.kill(self.pid, 0)
-                with open(f"/proc/{self.pid}/stat") as stat:
-                    if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
-                        self.returncode = -signal.SIGKILL
-            except (ProcessLookupError, FileNotFoundError):
-                self.returncode = -signal.SIGKILL
-            except OSError:
-                pass
+        """None while alive. The exit status is not ours to collect (the server reaps
+        its children), so a dead kernel reports -SIGKILL."""
+        if self.returncode is None and not _alive(self.pid):
+            self.returncode = -signal.SIGKILL
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
