@@ -128,8 +128,8 @@ class _ChapterRunner:
             info = None
         if not info:
             err = next(o for o in node.outputs if o.get("output_type") == "error")
-            info = {"type": err.get("ename", "Error"), "names": [], "message": err.get("evalue", ""),
-                    "frames": []}
+            ename = err.get("ename", "Error")
+            info = {"type": ename, "names": [ename], "message": err.get("evalue", ""), "frames": []}
         invariant = "InvariantError" in info["names"]
         where_cell, line = cell, cell.fence_line
         for filename, lineno, count, name in reversed(info["frames"]):
