@@ -25,6 +25,11 @@ CELL_DEFAULTS = ("eval", "echo", "output", "warning", "error", "include")
 
 @dataclass
 class BookResult:
+    """Everything a check found and produced; the renderer reuses parsed + runs.
+
+    parsed[path].cells[i].options already include the execute-option cascade
+    (_quarto.yml `execute:`, then front matter `execute:`, then the cell).
+    """
     project: Project
     parsed: dict[str, ParsedChapter] = field(default_factory=dict)
     runs: dict[str, ChapterRun] = field(default_factory=dict)
@@ -44,7 +49,12 @@ class BookResult:
 
 def check_book(root: Path, force: bool = False, jobs: int | None = None,
                update_ledger: bool = False, timeout_s: float | None = None) -> BookResult:
-    """Check every chapter and appendix of the book at `root`."""
+    """Check every chapter and appendix of the book at `root`.
+
+    force: ignore the cache; jobs: chapters run at once (default: cores);
+    update_ledger: rewrite numbers.lock (only when there is no other finding);
+    timeout_s: per cell (default: _quarto.yml `execute: timeout`, else 120 s).
+    """
     started = time.perf_counter()
     root = Path(root)
     project = load_project(root)
