@@ -30,6 +30,8 @@ SCENARIOS = {
     "os-exit": ("import os\nos._exit(1)\n", (), 1),
     "timed-out": ("while True:\n    pass\n", ("--timeout", "3"), 1),
     "interrupted": (SLOW, (), 130),
+    # a cell that leaves a child process of its own running
+    "spawned": ("import subprocess\nsubprocess.Popen(['sleep', '300'])\n", ("--force",), 0),
 }
 
 
