@@ -29,7 +29,9 @@ def good_book_template(tmp_path_factory) -> Path:
     """A passing book with its numbers.lock and a warm cache (built once)."""
     root = write_book(tmp_path_factory.mktemp("template") / "book",
                       {"index.qmd": INDEX_QMD, "contents/one.qmd": CHAPTER_QMD})
-    result = Runner(tmp_path_factory.mktemp("template-run")).cli(root, "numbers")
+    runner = Runner(tmp_path_factory.mktemp("template-run"))
+    result = runner.cli(root, "numbers")
+    runner.reap()
     assert result.code == 0, result.output
     assert (root / "numbers.lock").is_file()
     (root / "_book").mkdir()            # an earlier render, which failing runs must not touch
@@ -45,7 +47,9 @@ def good_book(good_book_template, tmp_path) -> Path:
 
 
 @pytest.fixture
-def runner(tmp_path) -> Runner:
-    return Runner(tmp_path / "scratch")
+def runner(tmp_path):
+    runner = Runner(tmp_path / "scratch")
+    yield runner
+    runner.reap()               # the test has asserted what it wanted; never leak a kernel
 
 

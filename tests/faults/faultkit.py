@@ -168,8 +168,10 @@ class Runner:
         self.tmp = scratch / "tmp"
         self.runtime.mkdir(parents=True, exist_ok=True)
         self.tmp.mkdir(parents=True, exist_ok=True)
+        self.markers: list[str] = []        # of every run, for `reap` after the test
 
     def env(self, marker: str) -> dict:
+        self.markers.append(marker)
         env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(self.runtime), TMPDIR=str(self.tmp),
                    FAULTS_RUN_MARKER=marker, PYTHONDONTWRITEBYTECODE="1")
         env.pop("PYTHONPATH", None)
@@ -193,6 +195,18 @@ class Runner:
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 start_new_session=True)
         return proc, marker
+
+    def reap(self) -> list[int]:
+        """Kill whatever this runner's runs left alive (a failed test must not leak)."""
+        killed = []
+        for marker in self.markers:
+            for pid in leftover_processes(marker):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                except OSError:
+                    pass
+        return killed
 
     def leftover_temp_files(self) -> list[str]:
         """Files or directories left in the run's TMPDIR and Jupyter runtime dir."""
