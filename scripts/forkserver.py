@@ -78,7 +78,12 @@ def _become_kernel(argv: list[str], cwd: str, env: dict) -> None:
         os.chdir(cwd)
         os.environ.clear()
         os.environ.update(env)
+        # ipykernel's parent poller: exit when this server goes away (it exits when
+        # the checker does, even if the checker is SIGKILLed: its stdin closes).
+        # Passed as an option: ipykernel read JPY_PARENT_PID when we preloaded it.
+        os.environ["JPY_PARENT_PID"] = str(os.getppid())
         args = argv[argv.index(KERNEL_MODULE) + 1:]
+        args.append(f"--IPKernelApp.parent_handle={os.getppid()}")
         sys.argv = [KERNEL_MODULE, *args]
         if sys.path and sys.path[0] == "":        # as ipykernel_launcher does
             del sys.path[0]
