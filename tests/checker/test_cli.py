@@ -117,3 +117,25 @@ def test_cached_check_imports_no_heavy_module(tmp_path):
     done = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT, capture_output=True,
                           text=True, timeout=60)
     assert done.stdout.strip() == "1 0 []", done.stderr
+
+
+def test_sigkilled_checker_leaves_no_kernel_running(tmp_path):
+    """Killed outright, the checker cannot clean up: its kernels must exit on their own."""
+    root = write_book(tmp_path, {"slow.qmd": SLOW})
+    marker = f"CHECKER_TEST_{uuid.uuid4().hex}"
+    proc = subprocess.Popen([sys.executable, "-m", "scripts", "check", "--root", str(root)],
+                            cwd=PROJECT, env=dict(os.environ, **{marker: "1"}),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(processes_with(marker)) < 3 and time.monotonic() < deadline:   # checker, server, kernel
+        time.sleep(0.2)
+    assert len(processes_with(marker)) >= 3
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 15
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = processes_with(marker)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
