@@ -97,8 +97,6 @@ def test_sigterm_leaves_no_kernel_behind(good_book, runner):
 
 
 
-@pytest.mark.xfail(strict=True, reason="bug: kernels forked by scripts/forkserver.py run without "
-                   "ipykernel's parent poller (JPY_PARENT_PID unset), so they outlive a SIGKILLed checker")
 def test_sigkill_leaves_no_kernel_running(good_book, runner):
     """A checker killed outright (OOM killer, CI hard timeout) cannot clean up after itself;
     its kernels must notice and exit on their own. (Their connection files in TMPDIR
