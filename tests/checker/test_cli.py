@@ -78,6 +78,14 @@ def test_usage_errors_exit_2(tmp_path):
     assert run_cli("check", "--root", str(tmp_path)).returncode == 2    # no _quarto.yml
 
 
+def test_bench_receives_its_own_options():
+    """`bench --only …` reaches the benchmark's parser: an invalid choice is its error."""
+    done = run_cli("bench", "--only", "no-such-book")
+    assert done.returncode == 2
+    assert "--only" in done.stderr and "no-such-book" in done.stderr
+    assert "unrecognized arguments" not in done.stderr
+
+
 def test_format_finding():
     f = Finding("c.qmd", 12, "inline-error", "NameError: x", col=7, label="tbl-a",
                 detail="`{python} x`\nsecond")
