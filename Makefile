@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 BOOK   := $(PY) -m scripts
 FORCE_FLAG := $(if $(FORCE),--force,)
 
-.PHONY: check numbers html pdf test bench clean venv
+.PHONY: check numbers html pdf test bench mutate clean venv
 
 venv: $(STAMP)
 
@@ -37,6 +37,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BOOK) bench
+
+mutate: $(STAMP)
+	$(PY) -m scripts.mutate
 
 clean:
 	rm -rf _book _build .pytest_cache .hypothesis
