@@ -67,3 +67,14 @@ def test_appendix_a_published_values(result):
     assert shown["ckpt_overhead_str"] == "3.1%"
     assert shown["pair_str"] == "99.99%"
     assert shown["serial_availability_str"] == "0.37"
+
+
+def test_failure_at_scale_published_values(result):
+    """The Llama 3 ledger and the failure-budget example, as the spec gives them."""
+    run = result.runs["contents/failure-at-scale.qmd"]
+    parsed = result.parsed["contents/failure-at-scale.qmd"]
+    shown = {parsed.inlines[i.index].expr: i.text for i in run.inlines}
+    assert shown["mean_interval_str"] == "3.1"
+    assert shown["projected_str"] == "30"
+    assert shown["tau_star_str"] == "19"
+    assert shown["useful_star_str"] == "88.5%"

@@ -202,7 +202,7 @@ def test_callouts_use_quarto_kinds(rel):
 
 # -------------------------------------------------------------------- invariants
 
-REQUIRED_INVARIANTS = {
+REQUIRED_INVARIANTS = {   # claims the prose makes; the spec's exact values are pinned in test_book_outputs
     "contents/appendix-foundations.qmd": [
         "10K-GPU cluster MTBF should be below 5 hours",
         "Young-Daly interval should lie between 5 and 60 minutes",
@@ -210,24 +210,19 @@ REQUIRED_INVARIANTS = {
         "replay should be the largest recovery phase",
         "two 99 % replicas should reach 99.99 %",
         "Daly's interval should be below Young's",
-        "node MTBF should be 5,172 hours",
-        "10K-GPU MTBF should be 4.14 hours",
-        "Young-Daly interval should be about 15.2 minutes",
-        "recovery should take about 9.6 minutes",
-        "20K-GPU interval should be about 10.8 minutes",
-        "checkpoint overhead should be about 3.1 %",
-        "0.9999^10,000 should be about 0.37",
+        "checkpointing at the optimum should cost only a few percent",
+        "a 10,000-part serial system should be down most of the time",
         "should fall inside the reported overhead range",
     ],
     "contents/failure-at-scale.qmd": [
-        "about 3.1 hours",
-        "about 30 minutes",
-        "tau* should be about 19 minutes",
-        "useful fraction should be about 88.5 %",
+        "unexpected interruptions should come every few hours",
+        "the linear projection to 100,000 devices should fall below an hour",
+        "no interval should beat tau*",
+        "the useful fraction at tau* should keep most of the run",
         "planned and unexpected interruptions should add up to the total",
     ],
     "contents/fault-tolerance.qmd": [
-        "should match the Appendix A recovery total",
+        "should equal the recovery time",
     ],
 }
 MIN_CHECKS = {"contents/failure-at-scale.qmd": 20, "contents/fault-tolerance.qmd": 8,
