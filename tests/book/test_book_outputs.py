@@ -54,11 +54,15 @@ def test_invariants_ran(result):
     assert sum(run.invariants for run in result.runs.values()) >= 60
 
 
+def inline_values(result, chapter: str) -> dict[str, str]:
+    """Each inline expression of `chapter` -> the text the reader sees."""
+    run, parsed = result.runs[chapter], result.parsed[chapter]
+    return {parsed.inlines[i.index].expr: i.text for i in run.inlines}
+
+
 def test_appendix_a_published_values(result):
     """The values the spec fixes, as the reader sees them."""
-    run = result.runs["contents/appendix-foundations.qmd"]
-    parsed = result.parsed["contents/appendix-foundations.qmd"]
-    shown = {parsed.inlines[i.index].expr: i.text for i in run.inlines}
+    shown = inline_values(result, "contents/appendix-foundations.qmd")
     assert shown["node_mtbf_str"] == "5,172"
     assert shown["mtbf_10k_str"] == "4.14"
     assert shown["tau_young_min_str"] == "15.2"
@@ -71,9 +75,7 @@ def test_appendix_a_published_values(result):
 
 def test_failure_at_scale_published_values(result):
     """The Llama 3 ledger and the failure-budget example, as the spec gives them."""
-    run = result.runs["contents/failure-at-scale.qmd"]
-    parsed = result.parsed["contents/failure-at-scale.qmd"]
-    shown = {parsed.inlines[i.index].expr: i.text for i in run.inlines}
+    shown = inline_values(result, "contents/failure-at-scale.qmd")
     assert shown["mean_interval_str"] == "3.1"
     assert shown["projected_str"] == "30"
     assert shown["tau_star_str"] == "19"
