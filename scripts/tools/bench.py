@@ -1,7 +1,7 @@
 """`make bench`: how fast is `make check`, against the floor and against nbconvert.
 
 For the real book (a temporary copy of the project: the project's own files are
-never touched) and for a synthetic book (`scripts.synth_book`, 60 chapters by
+never touched) and for a synthetic book (`scripts.tools.synth_book`, 60 chapters by
 default) it prints, each as the median of `--runs` runs and as a ratio to the
 floor:
 
@@ -36,9 +36,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-COPY_IGNORE = (".venv", ".git", "_build", "_book", "scripts", "tests", "__pycache__",
-               ".pytest_cache", ".hypothesis", "node_modules", ".quarto")
+from scripts.read.book import read_book
+from scripts.read.project import load_project
+from scripts.read.qmd import parse_chapter
+from scripts.run.inprocess import display_value, run_in_process
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 STEP_TIMEOUT_S = 1800
 
 # Runs the checker as `python -m scripts …` and, at exit, records in
@@ -75,22 +78,7 @@ FLOOR_BACKEND_NAME = "bench_floor_inline"
 
 def _display_text(value) -> str:
     """What a kernel would display for a value: its markdown, else its repr."""
-    markdown = getattr(value, "_repr_markdown_", None)
-    if callable(markdown):
-        return str(markdown())
-    return value if isinstance(value, str) else repr(value)
-
-
-def _run_cell(source: str, namespace: dict, filename: str) -> None:
-    """Execute a cell like a kernel: the value of a final expression is displayed."""
-    import ast
-    tree = ast.parse(source, filename)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    exec(compile(tree, filename, "exec"), namespace)
-    if last is not None:
-        value = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)
-        if value is not None:
-            _display_text(value)
+    return display_value(value).data
 
 
 def _flush_figures() -> None:
@@ -103,43 +91,19 @@ def _flush_figures() -> None:
 def run_floor(root: Path) -> dict:
     """Run every chapter of the book at `root` in this process; returns counts.
 
-    Each chapter gets a fresh namespace; inline expressions are evaluated after
-    the cells that precede them. Errors are counted, not raised.
+    The run stage's in-process executor (scripts.run.inprocess), each chapter
+    in a fresh namespace, running on after errors; errors are counted, not raised.
     """
-    from scripts.project import load_project
-    from scripts.qmd import parse_chapter
-
-    root = Path(root).resolve()
-    project = load_project(root)
+    book = read_book(Path(root).resolve())
     counts = {"chapters": 0, "cells": 0, "inlines": 0, "errors": 0}
-    for rel in project.chapters + project.appendices:
-        parsed = parse_chapter(rel, (root / rel).read_text(encoding="utf-8"))
-        namespace: dict = {"__name__": "__main__"}
+    for parsed in book.parsed.values():
+        done = run_in_process(parsed, stop_at_error=False, plain=repr, after_cell=_flush_figures)
         counts["chapters"] += 1
-        pending = sorted(parsed.inlines, key=lambda e: (e.cells_before, e.index))
-        for position in range(len(parsed.cells) + 1):
-            while pending and pending[0].cells_before <= position:
-                expr = pending.pop(0)
-                counts["inlines"] += 1
-                try:
-                    _display_text(eval(expr.expr, namespace))
-                except Exception as exc:  # noqa: BLE001 - counted, like the checker reports it
-                    counts["errors"] += 1
-                    print(f"floor: {rel}:{expr.line}: {type(exc).__name__}: {exc}", file=sys.stderr)
-            if position == len(parsed.cells):
-                break
-            cell = parsed.cells[position]
-            if cell.options.get("eval", True) is False:
-                continue
-            counts["cells"] += 1
-            try:
-                _run_cell(cell.source, namespace, f"{rel}:cell{cell.index}")
-            except Exception as exc:  # noqa: BLE001
-                if not cell.options.get("error", False):
-                    counts["errors"] += 1
-                    print(f"floor: {rel}:{cell.fence_line}: {type(exc).__name__}: {exc}",
-                          file=sys.stderr)
-            _flush_figures()
+        counts["cells"] += done.cells
+        counts["inlines"] += done.inlines
+        counts["errors"] += len(done.errors) + len(done.invariants)
+        for problem in done.errors + done.invariants:
+            print(f"floor: {problem}", file=sys.stderr)
     return counts
 
 
@@ -242,7 +206,7 @@ def _describe(done: subprocess.CompletedProcess) -> str:
 
 def measure_floor(book: BookBench, runs: int) -> Step:
     step = Step("floor (one plain process)")
-    cmd = [sys.executable, "-m", "scripts.bench", "--floor-of", str(book.root)]
+    cmd = [sys.executable, "-m", "scripts.tools.bench", "--floor-of", str(book.root)]
     for _ in range(runs):
         try:
             seconds, done = _timed(cmd, book.root)
@@ -324,8 +288,6 @@ def write_notebooks(root: Path) -> list[Path]:
     its place, which is what Quarto's Jupyter engine executes.
     """
     import nbformat
-    from scripts.project import load_project
-    from scripts.qmd import parse_chapter
 
     project = load_project(root)
     paths = []
@@ -380,13 +342,10 @@ def measure_nbconvert(book: BookBench, runs: int) -> Step:
 
 def copy_project(dest: Path) -> Path:
     """A copy of the real book (sources, mlsys, ledger) to benchmark on."""
-    shutil.copytree(PROJECT_ROOT, dest, ignore=shutil.ignore_patterns(*COPY_IGNORE), symlinks=True)
-    return dest
+    return load_project(PROJECT_ROOT).copy_to(dest)
 
 
 def chapter_with_most_cells(root: Path) -> str:
-    from scripts.project import load_project
-    from scripts.qmd import parse_chapter
 
     project = load_project(root)
     documents = project.chapters + project.appendices
@@ -502,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, "synthetic"):
             title = f"synthetic book ({args.chapters} chapters)"
             try:
-                from scripts.synth_book import write_book
+                from scripts.tools.synth_book import write_book
                 root = workdir / "synthetic"
                 write_book(root, args.chapters)
                 books.append(bench_book(BookBench(title, root), args.runs,
