@@ -10,6 +10,8 @@ import signal
 import sys
 from pathlib import Path
 
+from scripts.read.project import CONFIG
+
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
@@ -80,8 +82,8 @@ def main(argv: list[str] | None = None) -> int:
 def _check_and_maybe_render(args) -> int:
     from scripts.verify.check import check_book
     from scripts.verify.report import print_json, print_report
-    if not (args.root / "_quarto.yml").exists():
-        print(f"error: no _quarto.yml in {args.root}", file=sys.stderr)
+    if not (args.root / CONFIG).exists():
+        print(f"error: no {CONFIG} in {args.root}", file=sys.stderr)
         return EXIT_USAGE
     result = check_book(args.root, force=args.force, jobs=args.jobs,
                         update_ledger=args.command == "numbers", timeout_s=args.timeout)

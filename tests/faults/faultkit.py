@@ -148,8 +148,9 @@ class Result:
         return self.report["summary"]
 
     def finding_lines(self) -> list:
-        """The report without timings or cache counts: findings, then the summary."""
-        rest = {k: v for k, v in self.report["summary"].items() if k not in ("seconds", "cached")}
+        """The report without timings, cache counts or whether the ledger was compared
+        (`numbers` on a failing book does not compare it; `check` does)."""
+        rest = {k: v for k, v in self.report["summary"].items() if k not in ("seconds", "cached", "ledger_compared")}
         return self.report["findings"] + [rest]
 
 
