@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import book_rules as br
-from scripts.prose_numbers import ALLOWLIST, Finding, find_prose_numbers
+from scripts.verify.prose_numbers import ALLOWLIST, Finding, find_prose_numbers
 
 
 def test_planted_percentage_is_reported_at_its_line_and_column():
