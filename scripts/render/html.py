@@ -135,6 +135,7 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="book-root" content="{root}">
 <title>{head_title}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="{_rel(here.page, CSS)}">
 <noscript><style>.sidebar {{ display: block; }} .nav-button {{ display: none; }}</style></noscript>
 <script src="{_rel(here.page, JS)}" defer></script>
@@ -168,6 +169,7 @@ REFS_HEADING = re.compile(r'<h1 class="unnumbered" id="bibliography">(.*?)</h1>'
 TABLE = re.compile(r"<table\b.*?</table>", re.S)
 CAPTION = re.compile(r"<caption\b[^>]*>(.*?)</caption>", re.S)
 TAG = re.compile(r"<[^>]+>")
+EQUATION = re.compile(r'(<span\b[^>]*\bclass="equation"[^>]*)>')
 
 
 def scrollable(body: str) -> str:
@@ -176,7 +178,8 @@ def scrollable(body: str) -> str:
     On a phone a wide table scrolls inside its box instead of widening the
     page; a scrolling region must be reachable by keyboard (axe's
     scrollable-region-focusable), so the box is focusable and named after
-    the table's caption. Code blocks scroll themselves and get tabindex too.
+    the table's caption. Code blocks and numbered equations scroll
+    themselves and get tabindex too.
     """
     def wrap(match: re.Match) -> str:
         caption = CAPTION.search(match.group(0))
@@ -184,6 +187,7 @@ def scrollable(body: str) -> str:
         return (f'<div class="table-wrap" tabindex="0" role="region" '
                 f'aria-label="{html.escape(name or "Table")}">{match.group(0)}</div>')
     body = TABLE.sub(wrap, body)
+    body = EQUATION.sub(r'\1 tabindex="0">', body)
     return body.replace("<pre>", '<pre tabindex="0">').replace("<pre class=", '<pre tabindex="0" class=')
 
 

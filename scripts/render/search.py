@@ -25,7 +25,7 @@ from pathlib import Path
 from .errors import RenderError
 
 INDEX_JS = "search-index.js"
-HEADINGS = {"h1", "h2", "h3", "h4"}
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
         "source", "track", "wbr"}
 
