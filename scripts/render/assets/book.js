@@ -5,11 +5,23 @@
 
   /* ---- the contents menu below 800px ---- */
   var button = document.querySelector(".nav-button");
+  function menu(open) {
+    button.setAttribute("aria-expanded", String(open));
+    document.body.classList.toggle("nav-open", open);
+  }
   if (button) {
     button.addEventListener("click", function () {
-      var open = button.getAttribute("aria-expanded") !== "true";
-      button.setAttribute("aria-expanded", String(open));
-      document.body.classList.toggle("nav-open", open);
+      menu(button.getAttribute("aria-expanded") !== "true");
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && document.body.classList.contains("nav-open")) {
+        menu(false);
+        button.focus();
+      }
+    });
+    /* following a link of the open menu closes it */
+    document.getElementById("sidebar").addEventListener("click", function (event) {
+      if (event.target.closest("a")) menu(false);
     });
   }
 
