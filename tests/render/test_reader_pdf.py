@@ -64,6 +64,19 @@ def test_no_caption_ends_a_page(real_pdf):
     assert orphaned_captions(pages) == []
 
 
+def test_figure_captions_share_their_page_with_the_image(real_pdf):
+    """A figure never breaks: the page with "Figure X.Y:" holds an image."""
+    _, pdf = real_pdf
+    listing = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True,
+                             text=True, check=True).stdout.splitlines()[2:]
+    image_pages = {int(row.split()[0]) for row in listing if row.split()[2] == "image"}
+    caption_pages = [number for number, page in enumerate(pages_text(pdf), start=1)
+                     for line in page.splitlines()
+                     if re.match(r"^\s*Figure\s+([0-9]+|[A-Z])\.[0-9]+:", line)]
+    assert len(caption_pages) >= 5
+    assert [p for p in caption_pages if p not in image_pages] == []
+
+
 def test_long_tables_repeat_their_header_row(real_pdf):
     """Appendix B's constants table spans pages: its header row starts each of them."""
     _, pdf = real_pdf
