@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from scripts.qmd import parse_chapter
+from scripts.read.qmd import parse_chapter
 from scripts.render import downloads, search
-from scripts.render.figalt import missing_fig_alt
+from scripts.verify.figalt import missing_fig_alt
 
 PAGE = """<!DOCTYPE html><html lang="en"><body>
 <nav class="sidebar"><a href="x.html">Sidebar words</a></nav>
