@@ -101,17 +101,26 @@ def test_corrupted_cache_entry_is_recomputed(good_book, runner):
     assert first.code == 0, first.output
     entries = sorted((good_book / "_build" / "cache").glob("*.json"))
     assert entries
+    # Every entry is damaged in a way that must be detected, whatever the order of
+    # the file names: the first in name order (whichever chapter that is) gets a
+    # changed payload under a stale checksum, every other one a torn write. The
+    # payload change always alters the run (its invariant count and every inline
+    # value), so it cannot be a no-op for a chapter without inline expressions.
     for n, entry in enumerate(entries):
         data = json.loads(entry.read_bytes())
-        if n % 2 == 0:          # a changed value with a stale checksum
-            data["run"]["inlines"] = [dict(i, text="666") for i in data["run"]["inlines"]]
-            entry.write_text(json.dumps(data))
+        if n == 0:              # a changed run with a stale checksum
+            run = data["run"]
+            run["invariants"] = run.get("invariants", 0) + 666
+            run["inlines"] = [dict(i, text="666") for i in run["inlines"]]
+            damaged = json.dumps(data)
+            assert json.loads(damaged)["run"] != json.loads(entry.read_bytes())["run"]
+            entry.write_text(damaged)
         else:                   # a torn write
             entry.write_bytes(entry.read_bytes()[:50])
     before = disk_state(good_book)
     second = runner.cli(good_book)
     assert second.code == 0, second.output
-    assert "666" not in second.stdout
+    assert "666" not in second.stdout       # neither a value nor the invariant count
     assert f"({len(entries)} from cache)" not in second.stdout
     assert "(0 from cache)" in second.stdout
     assert second.finding_lines() == first.finding_lines()
