@@ -79,7 +79,7 @@ class _Observer:
                 return
             if event != "open":
                 real = _real(path)
-                if self.rel(real) is not None:
+                if self.rel(real) is not None and not _importing(sys._getframe(1)):
                     self.dirs.add(real)
                 return
             mode, flags = (args[1], args[2]) if len(args) >= 3 else ("r", 0)
@@ -121,7 +121,18 @@ def _called_by_chapter(observer, frame):
         cells = {}
     if filename in cells:
         return True
+    if filename.startswith("<") or not os.path.isabs(filename):
+        return False            # <string>, <frozen …>: not a file under the root
     return observer.rel(_real(filename)) is not None
+
+
+def _importing(frame):
+    """True inside the import system (its directory scans are not the chapter's reads)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _recording_environ(observer):
@@ -180,6 +191,7 @@ def observed():
             if observer.rel(real) is not None:
                 files.add(real)
         files -= observer.writes
+        files = {p for p in files if not os.path.isdir(p)}
         rels = sorted({r for r in (observer.rel(p) for p in files) if r})
         dirs = sorted({r for r in (observer.rel(p) for p in observer.dirs) if r is not None})
         return {"files": rels, "dirs": dirs, "env": dict(sorted(observer.env.items()))}

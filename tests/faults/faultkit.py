@@ -170,28 +170,37 @@ class Runner:
         self.tmp.mkdir(parents=True, exist_ok=True)
         self.markers: list[str] = []        # of every run, for `reap` after the test
 
-    def env(self, marker: str) -> dict:
+    def env(self, marker: str, extra: dict | None = None) -> dict:
         self.markers.append(marker)
         env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(self.runtime), TMPDIR=str(self.tmp),
                    FAULTS_RUN_MARKER=marker, PYTHONDONTWRITEBYTECODE="1")
         env.pop("PYTHONPATH", None)
+        for name, value in (extra or {}).items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
         return env
 
     def argv(self, root: Path, command: str, *extra: str) -> list[str]:
         return [PYTHON, "-m", "scripts", command, "--root", str(root), *extra]
 
     def cli(self, root: Path, command: str = "check", *extra: str,
-            timeout: float = HANG_LIMIT_S) -> Result:
+            timeout: float = HANG_LIMIT_S, env: dict | None = None) -> Result:
+        """Run the CLI; `env` adds (or, with None, removes) environment variables."""
         marker = uuid.uuid4().hex
-        proc = subprocess.run(self.argv(root, command, *extra), cwd=REPO, env=self.env(marker),
+        proc = subprocess.run(self.argv(root, command, *extra), cwd=REPO,
+                              env=self.env(marker, env),
                               capture_output=True, text=True, timeout=timeout)
         return Result(proc.returncode, proc.stdout, proc.stderr, marker,
                       parse_findings(proc.stdout))
 
-    def start(self, root: Path, command: str = "check", *extra: str) -> tuple[subprocess.Popen, str]:
+    def start(self, root: Path, command: str = "check", *extra: str,
+              env: dict | None = None) -> tuple[subprocess.Popen, str]:
         """Start the CLI in its own session (so a test can Ctrl-C its process group)."""
         marker = uuid.uuid4().hex
-        proc = subprocess.Popen(self.argv(root, command, *extra), cwd=REPO, env=self.env(marker),
+        proc = subprocess.Popen(self.argv(root, command, *extra), cwd=REPO,
+                                env=self.env(marker, env),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 start_new_session=True)
         return proc, marker
@@ -214,6 +223,24 @@ class Runner:
         for folder in (self.runtime, self.tmp):
             found += [str(p.relative_to(folder.parent)) for p in folder.rglob("*")]
         return sorted(found)
+
+
+def from_cache(result: Result) -> int:
+    """How many chapters the run took from the cache (from its summary line)."""
+    found = re.findall(r"\((\d+) from cache\)", result.stdout)
+    assert found, f"no summary line\n{result.output}"
+    return int(found[-1])
+
+
+def ledger_lines(result: Result) -> list[str]:
+    """The moved-number lines of the report (`key: old → new`), stripped."""
+    return [line.strip() for line in result.stdout.splitlines()
+            if line.startswith("  ") and " → " in line]
+
+
+def cache_entries(root: Path) -> list[Path]:
+    folder = root / "_build" / "cache"
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
 
 # ------------------------------------------------------------- processes
