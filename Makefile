@@ -42,7 +42,7 @@ bench: $(STAMP)
 	$(BOOK) bench
 
 mutate: $(STAMP)
-	$(PY) -m scripts.mutate
+	$(PY) -m scripts.tools.mutation
 
 # Refresh requirements.lock from requirements.txt with uv's resolver (from PyPI),
 # for every platform and Python >= 3.10. Pins already in the lock are kept unless
