@@ -26,6 +26,7 @@ not recorded.
 Stdlib only; ``install`` is called once per kernel, ``observed`` once at the
 end of the chapter. Paths are returned relative to the root, POSIX style.
 """
+import json
 import os
 import sys
 
@@ -197,3 +198,21 @@ def observed():
         return {"files": rels, "dirs": dirs, "env": dict(sorted(observer.env.items()))}
     finally:
         observer.busy = False
+
+
+class _Raw:
+    """A value whose plain-text display is exactly its text (JSON to the client)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(self.text)
+
+
+def observed_json():
+    """`observed()` as the JSON text of a user expression's reply."""
+    return _Raw(json.dumps(observed()))

@@ -20,7 +20,7 @@ def problems(text: str, unescape=lambda s: s) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     first_line: dict[str, int] = {}
     for number, line in enumerate(text.split("\n"), start=1):
-        if CONFLICT.match(line):
+        if CONFLICT.match(line) and "\t" not in line:     # an entry always has its tab
             found.append((number, f"merge conflict marker {line[:7]!r}: resolve the conflict "
                                   f"(keep one value per key, delete the markers) or {REWRITE}"))
             continue
@@ -31,7 +31,7 @@ def problems(text: str, unescape=lambda s: s) -> list[tuple[int, str]]:
             found.append((number, f"not a `key<TAB>value` entry: {shown!r}; fix the line or {REWRITE}"))
             continue
         key = unescape(line.split("\t", 1)[0])
-        if not key.strip():
+        if key == "":
             found.append((number, f"entry with an empty key; delete the line or {REWRITE}"))
             continue
         if key in first_line:

@@ -62,11 +62,11 @@ pd.DataFrame({"Nodes": [1, 2], "MTBF (h)": [10.5, 5.25]})
 def test_a_dataframe_cell_is_recorded_cell_by_cell(good_book, runner):
     two = add_chapter(good_book, FRAME)
     entries = accept(runner, good_book)
-    assert entries["contents/two.qmd · tbl-frame · 0 · MTBF (h)"] == "10.5"
+    assert entries["contents/two.qmd · tbl-frame · 0 · MTBF (h)"] == "10.50"     # as shown
     assert entries["contents/two.qmd · tbl-frame · 1 · MTBF (h)"] == "5.25"
     assert entries["contents/two.qmd · tbl-frame · 1 · Nodes"] == "2"
-    edit(two, "5.25]", "6.5]")
-    assert_caught(runner, good_book, ["contents/two.qmd · tbl-frame · 1 · MTBF (h): 5.25 → 6.5"])
+    edit(two, "5.25]", "6.75]")
+    assert_caught(runner, good_book, ["contents/two.qmd · tbl-frame · 1 · MTBF (h): 5.25 → 6.75"])
 
 
 def test_a_series_and_printed_output_are_recorded(good_book, runner):

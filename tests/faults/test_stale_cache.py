@@ -222,7 +222,7 @@ os.fork = _spy_fork
 from scripts.cli import main
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
-    code = main(["check", "--root", sys.argv[1]])
+    code = main(["check", "--json", "--root", sys.argv[1]])
 print(json.dumps({"code": code, "started": started, "stdout": out.getvalue(),
                   "jupyter": sorted(m for m in sys.modules
                                     if m.split(".")[0] in ("jupyter_client", "nbclient", "ipykernel"))}))
@@ -230,11 +230,19 @@ print(json.dumps({"code": code, "started": started, "stdout": out.getvalue(),
 
 
 def spied_check(runner, book) -> dict:
-    """`check` in a process where starting any process (Popen, fork) is recorded."""
+    """`check --json` in a process where starting any process (Popen, fork) is recorded;
+    its JSON report is under "report"."""
     proc = subprocess.run([PYTHON, "-c", SPY, str(book)], cwd=REPO, env=runner.env("spy"),
                           capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.splitlines()[-1])
+    spied = json.loads(proc.stdout.splitlines()[-1])
+    spied["report"] = json.loads(spied["stdout"])
+    return spied
+
+
+def located(report: dict) -> list[tuple]:
+    return [(f["path"], f["line"], f["column"], f["kind"], f["label"], f["message"])
+            for f in report["findings"]]
 
 
 def test_a_prose_only_edit_starts_no_kernel_and_moves_the_findings(good_book, runner):
@@ -250,19 +258,13 @@ def test_a_prose_only_edit_starts_no_kernel_and_moves_the_findings(good_book, ru
     assert spied["started"] == [], spied          # no kernel, no fork server, no process at all
     assert spied["jupyter"] == [], spied
     assert spied["code"] == 1
-    assert "(2 from cache)" in spied["stdout"], spied["stdout"]
+    assert spied["report"]["summary"]["cached"] == 2
     line = line_of(one, "check(cluster > node_mtbf,")
-    assert f"contents/one.qmd:{line} [one-setup] invariant:" in spied["stdout"], spied["stdout"]
-    # and a fresh run agrees, finding for finding
+    (invariant,) = [f for f in located(spied["report"]) if f[3] == "invariant"]
+    assert invariant[:5] == ("contents/one.qmd", line, None, "invariant", "one-setup"), invariant
+    # and a fresh run agrees, finding for finding (details too: tracebacks name the new lines)
     fresh = runner.cli(good_book, "check", "--force")
-    assert [(f.path, f.line, f.col, f.kind, f.reason) for f in fresh.findings] == \
-        [(f.path, f.line, f.col, f.kind, f.reason) for f in runner_findings(spied["stdout"])], \
-        (fresh.output, spied["stdout"])
-
-
-def runner_findings(stdout: str):
-    from faultkit import parse_findings
-    return parse_findings(stdout)
+    assert fresh.report["findings"] == spied["report"]["findings"], (fresh.output, spied["stdout"])
 
 
 def test_a_prose_only_edit_keeps_inline_findings_at_their_new_column(good_book, runner):
@@ -273,10 +275,10 @@ def test_a_prose_only_edit_keeps_inline_findings_at_their_new_column(good_book, 
     edit(one, "Sixteen nodes fail every", "\nIn a cluster of sixteen, nodes fail every")
     spied = spied_check(runner, good_book)
     assert spied["started"] == [], spied
-    found = [f for f in runner_findings(spied["stdout"]) if f.kind == "inline-error"]
+    found = [f[:3] for f in located(spied["report"]) if f[3] == "inline-error"]
     line = line_of(one, "`{python} cluster_str.no_such_attribute`")
     col = one.read_text().split("\n")[line - 1].index("`{python}") + 1
-    assert [(f.path, f.line, f.col) for f in found] == [("contents/one.qmd", line, col)], spied["stdout"]
+    assert found == [("contents/one.qmd", line, col)], spied["stdout"]
 
 
 def test_a_code_edit_does_execute(good_book, runner):

@@ -92,7 +92,7 @@ def test_snapshot_refuses_paths_outside_the_root(tmp_path):
 
 
 def _chapter(text: str) -> ParsedChapter:
-    from scripts.qmd import parse_chapter
+    from scripts.read.qmd import parse_chapter
     return parse_chapter("contents/c.qmd", text)
 
 
