@@ -48,6 +48,7 @@ class _Observer:
     def __init__(self, root, skip, volatile):
         self.root = _real(root)
         prefixes = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}
+        self.prefixes = [p for p in (_real(x) for x in prefixes) if p]
         self.skip = [p for p in (_real(x) for x in [*prefixes, *skip]) if p]
         self.volatile = set(volatile)
         self.reads = set()       # real paths opened for reading
@@ -69,6 +70,13 @@ class _Observer:
         if "__pycache__" in rel.split("/"):
             return None
         return rel
+
+    def is_book_code(self, real):
+        """Under the root but not the interpreter's (a venv inside the root): the
+        chapter's own modules and the book's package (mlsys) alike."""
+        if not real or not self.root or not real.startswith(self.root + os.sep):
+            return False
+        return not any(real == p or real.startswith(p + os.sep) for p in self.prefixes)
 
     def hook(self, event, args):
         if self.busy or event not in ("open", "os.listdir", "os.scandir"):
@@ -124,7 +132,7 @@ def _called_by_chapter(observer, frame):
         return True
     if filename.startswith("<") or not os.path.isabs(filename):
         return False            # <string>, <frozen …>: not a file under the root
-    return observer.rel(_real(filename)) is not None
+    return observer.is_book_code(_real(filename))
 
 
 def _importing(frame):

@@ -18,12 +18,14 @@ import json, os, sys
 root = sys.argv[1]
 sys.path.insert(0, sys.argv[2])
 import observe_side
-observe_side.install(root, skip=[os.path.join(root, "_build")])
+observe_side.install(root, skip=[os.path.join(root, "_build"), os.path.join(root, "booklib")])
 sys.path.insert(0, root)
 os.chdir(root)
 HOME_SEEN = os.environ.get("HOME")          # this script is not under the root: not recorded
 import helpers
 helpers.work()
+import booklib                              # skipped as a file, but its env reads count
+booklib.read()
 print(json.dumps(observe_side.observed()))
 """
 
@@ -51,7 +53,9 @@ def test_the_observer_records_files_modules_listings_and_variables(tmp_path):
     (root / "_build").mkdir()
     (root / "helpers.py").write_text(HELPERS)
     (root / "data.json").write_text("{}")
-    env = dict(os.environ, BOOK_SCALE="2")
+    (root / "booklib").mkdir()
+    (root / "booklib" / "__init__.py").write_text("import os\ndef read():\n    return os.getenv('BOOK_LIB')\n")
+    env = dict(os.environ, BOOK_SCALE="2", BOOK_LIB="lib")
     env.pop("BOOK_UNSET", None)
     proc = subprocess.run([sys.executable, "-c", DRIVER, str(root), str(REPO / "scripts" / "run")],
                           capture_output=True, text=True, env=env, timeout=60)
@@ -59,7 +63,7 @@ def test_the_observer_records_files_modules_listings_and_variables(tmp_path):
     seen = json.loads(proc.stdout.splitlines()[-1])
     assert seen == {"files": ["contents/optional.json", "data.json", "helpers.py"],
                     "dirs": ["contents"],
-                    "env": {"BOOK_SCALE": "2", "BOOK_UNSET": None}}
+                    "env": {"BOOK_LIB": "lib", "BOOK_SCALE": "2", "BOOK_UNSET": None}}
 
 
 def test_a_snapshot_notices_every_kind_of_change(tmp_path):
