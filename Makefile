@@ -4,17 +4,20 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+LOCK   := requirements.lock
 BOOK   := $(PY) -m scripts
 FORCE_FLAG := $(if $(FORCE),--force,)
 
-.PHONY: check numbers html pdf book test bench mutate clean venv
+.PHONY: check numbers html pdf book test bench mutate clean venv lock
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+# requirements.txt says what the book needs (ranges); requirements.lock pins the
+# exact versions it was checked with (generated from requirements.txt by `make lock`).
+$(STAMP): requirements.txt $(LOCK) pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet -r requirements.txt -c $(LOCK)
 	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
@@ -45,6 +48,20 @@ bench: $(STAMP)
 
 mutate: $(STAMP)
 	$(PY) -m scripts.tools.mutation
+
+# Refresh requirements.lock from requirements.txt with uv's resolver (from PyPI),
+# for every platform and Python >= 3.10. Pins already in the lock are kept unless
+# requirements.txt rules them out; `make lock UPGRADE=1` moves every pin to the newest
+# allowed release. Needs no working .venv (only python3), so a lock that no longer
+# fits requirements.txt can always be regenerated; written atomically.
+lock:
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet 'uv>=0.5,<1'
+	cp $(LOCK) $(LOCK).new 2>/dev/null || rm -f $(LOCK).new
+	$(PY) -m uv pip compile requirements.txt --universal --python-version 3.10 \
+	    --annotation-style line --custom-compile-command 'make lock' --quiet \
+	    $(if $(UPGRADE),--upgrade,) -o $(LOCK).new || { rm -f $(LOCK).new; exit 1; }
+	mv $(LOCK).new $(LOCK)
 
 clean:
 	rm -rf _book _build .pytest_cache .hypothesis

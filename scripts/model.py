@@ -88,6 +88,7 @@ class Output:
     """
     kind: str
     data: str
+    name: str = ""            # a stream's name (stdout, stderr), else ""
 
 
 @dataclass
@@ -115,6 +116,12 @@ class ChapterRun:
     invariants: int = 0       # check() calls executed
     seconds: float = 0.0
     cached: bool = False
+    # What the run read besides its code (scripts.run.deps snapshot: files, dirs, env);
+    # None when it could not be observed (such a run is never cached).
+    deps: dict | None = None
+    # Where the chapter's cells and inline expressions were when it ran
+    # (scripts.run.fingerprint.anchors): cached findings move with them.
+    anchors: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -132,6 +139,8 @@ class ChapterRun:
             invariants=data.get("invariants", 0),
             seconds=data.get("seconds", 0.0),
             cached=data.get("cached", False),
+            deps=data.get("deps"),
+            anchors=data.get("anchors") or {},
         )
 
 

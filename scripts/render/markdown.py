@@ -59,6 +59,26 @@ def one_line(text) -> str:
     return " ".join(str(text).split())
 
 
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def escape_pipes(value: str) -> str:
+    """`|` -> `\\|`: inside a pipe-table row an inline value must stay one cell."""
+    return _UNESCAPED_PIPE.sub(r"\\|", value)
+
+
+def in_pipe_table(text: str, offset: int) -> bool:
+    """True when `offset` lies on a row of a pipe table: its block (the lines between
+    blank lines) has an alignment row and the offset's line contains a `|`."""
+    start = text.rfind("\n\n", 0, offset)
+    end = text.find("\n\n", offset)
+    block = text[start + 1 if start >= 0 else 0:end if end >= 0 else len(text)]
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    line = text[line_start:line_end if line_end >= 0 else len(text)]
+    return "|" in line and TABLE_RULE.search(block) is not None
+
+
 class _Assembler:
     def __init__(self, parsed: ParsedChapter, run: ChapterRun | None,
                  files_dir: str):
@@ -153,7 +173,10 @@ class _Assembler:
                 body = "\n".join(indent + ln if ln else ln for ln in body.splitlines())
             edits.append((start, end, f"\n{body}\n\n" if body else "\n"))
         for expr in self.parsed.inlines:
-            edits.append((expr.start, expr.end, self.inline_text(expr.index, expr.expr, expr.line)))
+            value = self.inline_text(expr.index, expr.expr, expr.line)
+            if in_pipe_table(text, expr.start):
+                value = escape_pipes(value)       # one cell on the page, as in the ledger
+            edits.append((expr.start, expr.end, value))
         edits.sort(key=lambda e: e[0])
         out, pos = [], 0
         for start, end, replacement in edits:

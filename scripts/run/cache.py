@@ -1,21 +1,33 @@
 """Per-chapter cache of executed results under `_build/cache/`.
 
-A chapter's key is a sha256 over everything its results depend on:
+A chapter's key is a sha256 over everything its results can depend on that is
+known before it runs:
 
-- the chapter's path and text,
+- what the chapter executes, not its prose (`scripts.run.fingerprint`): its
+  path, front matter, code cells with their cascaded options, inline
+  expressions and where they sit between the cells;
 - every file under `mlsys/` (sorted relative paths and their bytes),
 - the Python version and the versions of the packages a chapter's output
   can depend on (read from installed distribution metadata, never by
   importing the packages),
 - the kernel: name and argv of the `python3` kernelspec,
-- the execute options the checker passes in (timeout, …), if any.
+- every execute option the checker passes in (the per-cell timeout, the
+  project's `execute:` options, the figure format).
+
+What a chapter reads while it runs (data files, local modules, environment
+variables) is only known afterwards: the run stores a snapshot of it
+(`ChapterRun.deps`, see `scripts.run.deps`) and the scheduler re-executes the
+chapter when any of it differs (`deps.changed`). A prose-only edit keeps the
+key; the cached findings are moved to the new line numbers
+(`fingerprint.remap_run` with the stored `ChapterRun.anchors`).
 
 An entry `_build/cache/<key>.json` holds ``{"key", "checksum", "run"}`` where
 `checksum` is the sha256 of the canonical JSON of `run`. An entry that does not
 parse, belongs to another key or fails its checksum is deleted and treated as
 missing: never trusted. Writes go to a temp file in the same directory and are
 moved into place with os.replace, so a reader sees a whole entry or none; a
-torn write (power loss) fails its checksum and is recomputed.
+torn write (power loss) fails its checksum and is recomputed. After a complete
+run, entries no chapter used are pruned.
 
 Stdlib only, and fast: a fully cached `make check` computes every key.
 """
@@ -30,10 +42,11 @@ from pathlib import Path
 
 from scripts.files import atomic_write
 from scripts.model import ChapterRun, ParsedChapter
+from scripts.run.fingerprint import execution_digest
 from scripts.run.kernelspec import kernel_spec
 
 CACHE_DIR = Path("_build") / "cache"
-FORMAT_VERSION = 1   # bump when the entry layout or the key recipe changes
+FORMAT_VERSION = 2   # bump when the entry layout or the key recipe changes
 
 # Distributions whose versions can change what a chapter produces.
 PACKAGES = ("pint", "pandas", "numpy", "matplotlib", "tabulate",
@@ -117,13 +130,13 @@ def chapter_key(root: Path, parsed: ParsedChapter, options: dict | None = None,
                 *, mlsys: str | None = None) -> str:
     """The cache key of one chapter (hex sha256).
 
-    `options` are the execute options that affect results (timeout, …).
+    `options` are the execute options that affect results (timeout, execute:, …);
+    prose is not part of the key (see the module docstring).
     `mlsys` lets a caller keying many chapters pass `mlsys_digest(root)` once.
     """
     parts = {
         "format": FORMAT_VERSION,
-        "path": parsed.path,
-        "text": parsed.text,
+        "execution": execution_digest(parsed),
         "mlsys": mlsys if mlsys is not None else mlsys_digest(root),
         "environment": environment_digest(),
         "options": options or {},

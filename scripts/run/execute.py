@@ -22,7 +22,8 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-from scripts.run.kernel import (DEFAULT_TIMEOUT_S, HELPER, LIVE_KERNEL_PIDS,  # noqa: F401 (API)
+from scripts.run import deps
+from scripts.run.kernel import (DEFAULT_TIMEOUT_S, HELPER, LIVE_KERNEL_PIDS, OBSERVER,  # noqa: F401 (API)
                             OUTPUT_CAP_CHARS, Kernel, kill_all_kernels, start_kernel)
 from scripts.read.project import option_false, option_true
 from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Output,
@@ -52,6 +53,8 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
             live = await kernel
         live.client.timeout = timeout_s
         await _ChapterRunner(live, parsed, run, timeout_s).run()
+        if not any(f.kind in ("timeout", "kernel-died") for f in run.findings):
+            run.deps = await _observed(live, root)
     except Exception as exc:        # no kernel, or it broke outside any cell: say so, go on
         if not run.findings:
             run.findings.append(Finding(parsed.path, 0, "kernel-died",
@@ -81,8 +84,9 @@ class _ChapterRunner:
         for k in range(len(cells) + 1):
             if self.failed:
                 return
-            if groups.get(k):
-                await self._inline_batch(groups[k])
+            for expr in groups.get(k, []):
+                if not self.failed:
+                    await self._inline(expr)
             if k < len(cells) and not self.failed:
                 await self._cell(cells[k])
 
@@ -167,23 +171,25 @@ class _ChapterRunner:
         return "\n".join(rows)
 
     # -- inline expressions --------------------------------------------------
-    async def _inline_batch(self, exprs: list) -> None:
-        call = f"__import__({HELPER!r}).inline({json.dumps([e.expr for e in exprs])})"
-        first = exprs[0]
+    async def _inline(self, expr) -> None:
+        """Evaluate one inline expression in its own request, so a timeout or a dead
+        kernel is blamed on the expression that caused it."""
+        call = f"__import__({HELPER!r}).inline({json.dumps([expr.expr])})"
+        detail = f"`{{python}} {expr.expr}`"
         try:
             reply = await self.kernel.request("", {"r": call}, self.timeout_s)
         except CellTimeoutError:
-            return self._fail_at(first.line, first.col, "timeout",
-                                 f"inline expressions ran longer than {self.timeout_s:g} s; kernel killed")
+            return self._fail_at(expr.line, expr.col, "timeout",
+                                 f"inline expression ran longer than the timeout of "
+                                 f"{self.timeout_s:g} s; kernel killed", detail)
         except DeadKernelError:
-            return self._fail_at(first.line, first.col, "kernel-died",
-                                 "the kernel died evaluating an inline expression")
+            return self._fail_at(expr.line, expr.col, "kernel-died",
+                                 "the kernel died evaluating this inline expression", detail)
         results = _user_expression(reply, "r")
-        if not isinstance(results, list):
-            return self._fail_at(first.line, first.col, "inline-error",
-                                 "inline expressions could not be evaluated", detail=str(reply)[:500])
-        for expr, res in zip(exprs, results):
-            self._inline_result(expr, res)
+        if not isinstance(results, list) or len(results) != 1:
+            return self._fail_at(expr.line, expr.col, "inline-error",
+                                 _reply_error(reply, "r"), detail)
+        self._inline_result(expr, results[0])
 
     def _inline_result(self, expr, res: dict) -> None:
         path = self.parsed.path
@@ -218,6 +224,28 @@ class _ChapterRunner:
                                           detail=detail))
 
 
+def _reply_error(reply: dict, key: str) -> str:
+    """A readable reason for a user expression that did not return our JSON
+    (e.g. it raised SystemExit or KeyboardInterrupt, which the helper lets through)."""
+    value = (reply.get("user_expressions") or {}).get(key) or {}
+    ename = value.get("ename") or reply.get("ename")
+    if ename:
+        evalue = _one_line(value.get("evalue") or reply.get("evalue") or "")
+        return f"{ename}: {evalue}" if evalue else ename
+    return f"the kernel did not evaluate it (reply status: {reply.get('status', 'unknown')})"
+
+
+async def _observed(kernel: Kernel, root: Path) -> dict | None:
+    """Snapshot of what the chapter read (files, listings, variables); None when the
+    kernel could not say (the run is then not cached)."""
+    try:
+        reply = await kernel.request("", {"o": f"__import__({OBSERVER!r}).observed_json()"}, 30)
+    except Exception:
+        return None
+    seen = _user_expression(reply, "o")
+    return deps.snapshot(root, seen) if isinstance(seen, dict) else None
+
+
 def _user_expression(reply: dict, key: str):
     """Decode the JSON our helper returned through user_expressions."""
     value = (reply.get("user_expressions") or {}).get(key) or {}
@@ -240,7 +268,8 @@ def _outputs(cell: CodeCell, node) -> list[Output]:
             if out.get("name") == "stderr" and not show_warnings:
                 continue
             text = out.get("text", "")
-            outputs.append(Output("markdown" if asis and out.get("name") == "stdout" else "text", text))
+            name = out.get("name", "")
+            outputs.append(Output("markdown" if asis and name == "stdout" else "text", text, name))
         elif kind in ("execute_result", "display_data"):
             outputs.append(_rich(out.get("data", {})))
         elif kind == "error":

@@ -22,22 +22,37 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from scripts.run.forkserver import ForeignProcess, kernel_env
+from scripts.run.sweep import RUN_MARKER_VAR
 
 DEFAULT_TIMEOUT_S = 120.0
 STARTUP_TIMEOUT_S = 60.0
 OUTPUT_CAP_CHARS = 1_000_000          # per cell and stream, in the kernel
 RICH_CAP_CHARS = 20_000_000           # per cell, all outputs, in this process
 HELPER = "_qmd_checker"               # the kernel_side module's name inside each kernel
+OBSERVER = "_qmd_observer"            # the observe_side module's name inside each kernel
+# Not inputs of a chapter: the book package (keyed as a whole), build and output folders.
+OBSERVE_SKIP = ("mlsys", "_build", "_book", ".git", ".venv")
 LIVE_KERNEL_PIDS: set[int] = set()    # every kernel process we started and not yet reaped
 
 
-def _setup_code(fig_format: str) -> str:
-    """Code that installs kernel_side.py as a module in the kernel and calls its setup."""
-    source = (Path(__file__).with_name("kernel_side.py")).read_text(encoding="utf-8")
-    return (f"import sys as _s, types as _t\n_m = _t.ModuleType({HELPER!r})\n"
-            f"exec(compile({source!r}, {HELPER!r}, 'exec'), _m.__dict__)\n"
-            f"_s.modules[{HELPER!r}] = _m\n"
-            f"_m.setup({OUTPUT_CAP_CHARS}, {fig_format!r})\ndel _s, _t, _m\n")
+def _module_code(name: str, filename: str) -> str:
+    source = (Path(__file__).with_name(filename)).read_text(encoding="utf-8")
+    return (f"_m = _t.ModuleType({name!r})\n"
+            f"exec(compile({source!r}, {name!r}, 'exec'), _m.__dict__)\n"
+            f"_s.modules[{name!r}] = _m\n")
+
+
+def _setup_code(fig_format: str, root: Path | None = None) -> str:
+    """Code that installs kernel_side.py and observe_side.py as modules in the kernel,
+    calls kernel_side's setup and starts observing what the chapter reads."""
+    root = Path(root or ".").resolve()
+    skip = [str(root / name) for name in OBSERVE_SKIP]
+    return ("import sys as _s, types as _t\n"
+            + _module_code(HELPER, "kernel_side.py")
+            + f"_m.setup({OUTPUT_CAP_CHARS}, {fig_format!r})\n"
+            + _module_code(OBSERVER, "observe_side.py")
+            + f"_m.install({str(root)!r}, {skip!r}, {[RUN_MARKER_VAR]!r})\n"
+            + "del _s, _t, _m\n")
 
 
 class _CappedClient(NotebookClient):
@@ -110,7 +125,7 @@ class Kernel:
         if self.pid:
             LIVE_KERNEL_PIDS.add(self.pid)
         await self._connect()
-        reply = await self.request(_setup_code(self.fig_format), {}, STARTUP_TIMEOUT_S)
+        reply = await self.request(_setup_code(self.fig_format, self.root), {}, STARTUP_TIMEOUT_S)
         if reply["status"] != "ok":
             raise RuntimeError(f"kernel setup failed: {reply.get('ename')}: {reply.get('evalue')}")
 

@@ -7,13 +7,12 @@ return a `Raw` JSON string so the reply carries exactly that text.
 """
 import json
 import math
-import re
 import sys
 import traceback
 
 from IPython import get_ipython
 
-EMPTY_WORDS = re.compile(r"(?<![\w.])(?:nan|NaN|-?inf|-?Infinity|None)(?![\w])")
+CAP = {"chars": 1_000_000}       # inline values are cut here, like cell output (setup)
 
 
 class Raw:
@@ -59,7 +58,8 @@ def reset(*_):
 
 
 def setup(cap_chars, fig_format=""):
-    """Cap the streams per cell; choose the inline figure format (svg, png, …)."""
+    """Cap the streams per cell and inline values; choose the inline figure format (svg, png, …)."""
+    CAP["chars"] = cap_chars
     sys.stdout = CappedStream(sys.stdout, cap_chars)
     sys.stderr = CappedStream(sys.stderr, cap_chars)
     get_ipython().events.register("pre_run_cell", reset)
@@ -82,18 +82,33 @@ def render(value):
 
 
 def is_empty(value, text):
-    """None, NaN, inf, or nothing printable."""
-    if value is None or not text.strip() or EMPTY_WORDS.search(text):
+    """Nothing to show: None, NaN, ±inf (also as a quantity's magnitude), or a string
+    (or rendered text) that is empty or blank. Words in a text are never "empty"."""
+    if value is None or not str(text).strip():
         return True
+    if isinstance(value, str):
+        return False
     magnitude = getattr(value, "magnitude", value)
     try:
-        return isinstance(magnitude, (int, float)) and not math.isfinite(float(magnitude))
+        number = isinstance(magnitude, (int, float)) or _is_float_scalar(magnitude)
+        return number and not math.isfinite(float(magnitude))
     except Exception:
         return False
 
 
+def _is_float_scalar(value):
+    """A numpy scalar (float64, int64, …) without importing numpy."""
+    return type(value).__module__ == "numpy" and hasattr(value, "dtype") and value.shape == ()
+
+
+def _capped(text):
+    cap = CAP["chars"]
+    return text if len(text) <= cap else text[:cap] + "\n[truncated]"
+
+
 def inline(exprs):
-    """Evaluate inline expressions in the user namespace, in order."""
+    """Evaluate inline expressions in the user namespace, in order. Each value's text is
+    capped here, in the kernel, so a huge value never crosses to the checker whole."""
     reset()
     namespace = get_ipython().user_ns
     out = []
@@ -101,9 +116,11 @@ def inline(exprs):
         try:
             value = eval(compile(expr, "<inline>", "eval"), namespace)
             kind, text = render(value)
-            out.append({"kind": kind, "text": text, "empty": bool(is_empty(value, text))})
+            empty = bool(is_empty(value, text))
+            value = None
+            out.append({"kind": kind, "text": _capped(text), "empty": empty})
         except Exception as exc:
-            out.append({"error": type(exc).__name__, "message": str(exc),
+            out.append({"error": type(exc).__name__, "message": _capped(str(exc)),
                         "names": [c.__name__ for c in type(exc).__mro__]})
     return Raw(json.dumps(out))
 

@@ -11,7 +11,8 @@ import os
 from pathlib import Path
 
 from scripts.model import ChapterRun, ParsedChapter
-from scripts.run import cache
+from scripts.run import cache, deps, fingerprint, sweep
+from scripts.run.forkserver import kernel_env
 
 UNSTABLE_KINDS = {"timeout", "kernel-died"}     # never cached: may be transient
 
@@ -21,56 +22,78 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
                  jobs: int | None = None) -> dict[str, ChapterRun]:
     """path -> ChapterRun for every chapter, in the given order.
 
-    options: everything besides the chapter text that changes its outputs
-    (cascaded execute options, "fig-format"); part of each cache key.
+    options: everything besides the chapter's code that changes its outputs
+    (execute options, "fig-format"); part of each cache key, with the timeout.
+    A cached run is reused only while every input it read is unchanged; its
+    findings are moved to the chapter's current line numbers. Each executed
+    run is cached as soon as it finishes (a Ctrl-C keeps the finished ones);
+    after a complete run, entries no chapter used are pruned.
     force: ignore the cache; jobs: chapters at once (default: cores).
     """
+    options = {**options, "timeout": timeout_s}
     keys: dict[str, str] = {}
     runs: dict[str, ChapterRun] = {}
     todo: list[ParsedChapter] = []
     mlsys = cache.mlsys_digest(root)
+    env = None
     for parsed in chapters:
         key = cache.chapter_key(root, parsed, options, mlsys=mlsys)
         keys[parsed.path] = key
         run = None if force else cache.load(root, key)
         if run is not None:
-            run.cached = True
-            runs[parsed.path] = run
+            env = env if env is not None else kernel_env(root)
+            if run.deps is None or deps.changed(root, run.deps, env) is not None:
+                run = None
+        if run is not None:
+            runs[parsed.path] = fingerprint.remap_run(run, run.anchors, parsed)
         else:
             todo.append(parsed)
+    by_path = {p.path: p for p in todo}
+
+    def finished(run: ChapterRun) -> None:
+        run.cache_key = keys[run.path]
+        run.anchors = fingerprint.anchors(by_path[run.path])
+        runs[run.path] = run
+        if run.deps is not None and not any(f.kind in UNSTABLE_KINDS for f in run.findings):
+            try:
+                cache.store(root, run.cache_key, run)
+            except OSError:
+                pass        # an unwritable _build/ costs speed, not correctness
+
     if todo:
-        for run in execute_chapters(root, todo, jobs, timeout_s, options.get("fig-format", "")):
-            run.cache_key = keys[run.path]
-            runs[run.path] = run
-            if not any(f.kind in UNSTABLE_KINDS for f in run.findings):
-                try:
-                    cache.store(root, run.cache_key, run)
-                except OSError:
-                    pass        # an unwritable _build/ costs speed, not correctness
+        execute_chapters(root, todo, jobs, timeout_s, options.get("fig-format", ""), finished)
+    try:
+        cache.prune(root, set(keys.values()))
+    except OSError:
+        pass
     return {p.path: runs[p.path] for p in chapters}
 
 
 def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None,
-                     timeout_s: float, fig_format: str = "") -> list[ChapterRun]:
+                     timeout_s: float, fig_format: str = "", finished=None) -> list[ChapterRun]:
     """Run chapters concurrently, each in its own kernel; kernels start ahead of need.
-    The fork server and all kernels are gone when this returns or raises."""
+    `finished(run)` is called as each chapter ends. The fork server, all kernels and
+    every process they started (found by the run's marker) are gone when this
+    returns or raises."""
     from scripts.run import forkserver
-    server = forkserver.start(root, chapters)     # warms up while we import Jupyter
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chapters)))
-    kernel = None
-    try:
-        import asyncio
-        from scripts.run import execute, kernel     # lazy: imports Jupyter
-        return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s, fig_format, server))
-    finally:
-        if kernel is not None:          # Ctrl-C or a bug: no kernel may survive
-            kernel.kill_all_kernels()
-        if server is not None:
-            server.close()
+    with sweep.marked_run():
+        server = forkserver.start(root, chapters)     # warms up while we import Jupyter
+        kernel = None
+        try:
+            import asyncio
+            from scripts.run import execute, kernel     # lazy: imports Jupyter
+            return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s, fig_format,
+                                        server, finished))
+        finally:
+            if kernel is not None:          # Ctrl-C or a bug: no kernel may survive
+                kernel.kill_all_kernels()
+            if server is not None:
+                server.close()
 
 
 async def _run_all(execute, root: Path, chapters: list[ParsedChapter], jobs: int,
-                   timeout_s: float, fig_format: str, server) -> list[ChapterRun]:
+                   timeout_s: float, fig_format: str, server, finished=None) -> list[ChapterRun]:
     import asyncio
     alive = asyncio.Semaphore(jobs + 1)     # kernels starting, waiting or running
     running = asyncio.Semaphore(jobs)       # chapters executing
@@ -80,7 +103,10 @@ async def _run_all(execute, root: Path, chapters: list[ParsedChapter], jobs: int
             starting = asyncio.ensure_future(execute.start_kernel(root, timeout_s, fig_format, server))
             try:
                 async with running:
-                    return await execute.run_chapter_async(root, parsed, timeout_s, starting)
+                    run = await execute.run_chapter_async(root, parsed, timeout_s, starting)
+                if finished is not None:
+                    finished(run)
+                return run
             finally:
                 await _discard(starting)
 

@@ -56,7 +56,8 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     book = read_book(Path(root))
     project = book.project
     result = BookResult(project=project, parsed=book.parsed, findings=list(book.findings))
-    options = {**project.cell_defaults, "fig-format": project.fig_format}  # part of cache keys
+    # part of cache keys (with the timeout): every execute option, the figure format
+    options = {**project.cell_defaults, "execute": project.execute, "fig-format": project.fig_format}
     result.runs = run_chapters(project.root, list(result.parsed.values()), options=options,
                                timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs)
     for rel, parsed in result.parsed.items():
@@ -116,10 +117,13 @@ def _ledger(root: Path, result: BookResult, update: bool) -> list[Finding]:
                         f"{ledger.LOCK_NAME} is missing ({len(new)} published numbers): run `make numbers`")]
     try:
         old = ledger.read(path)
-    except (OSError, ValueError) as exc:        # a directory, bad bytes, bad lines
+    except (OSError, ValueError) as exc:        # a directory, bad bytes
         return [Finding(ledger.LOCK_NAME, 0, "ledger",
                         f"cannot read {ledger.LOCK_NAME} ({type(exc).__name__}: {exc}); "
                         "fix it or run `make numbers`")]
+    if old.problems:            # conflict markers, duplicates, garbage: compare nothing
+        return [Finding(ledger.LOCK_NAME, line, "ledger", reason)
+                for line, reason in old.problems]
     for key in [k for k in old if k.split(ledger.SEP, 1)[0] in failed]:
         del old[key]
     return list(ledger.diff(old, new))

@@ -48,7 +48,7 @@ def test_json_report_gives_ledger_old_and_new(tmp_path):
     code, report = check_json(root)
     assert code == 1
     (finding,) = report["findings"]
-    assert finding["kind"] == "ledger" and finding["chapter"] == "one"
+    assert finding["kind"] == "ledger" and finding["chapter"] == "one.qmd"
     assert (finding["ledger"]["old"], finding["ledger"]["new"]) == ("42", "48")
 
 

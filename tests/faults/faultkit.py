@@ -174,29 +174,37 @@ class Runner:
         self.tmp.mkdir(parents=True, exist_ok=True)
         self.markers: list[str] = []        # of every run, for `reap` after the test
 
-    def env(self, marker: str) -> dict:
+    def env(self, marker: str, extra: dict | None = None) -> dict:
+        """The run's environment; `extra` adds (or, with None, removes) variables."""
         self.markers.append(marker)
         env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(self.runtime), TMPDIR=str(self.tmp),
                    FAULTS_RUN_MARKER=marker, PYTHONDONTWRITEBYTECODE="1")
         env.pop("PYTHONPATH", None)
+        for name, value in (extra or {}).items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
         return env
 
     def argv(self, root: Path, command: str, *extra: str) -> list[str]:
         return [PYTHON, "-m", "scripts", command, "--root", str(root), *extra]
 
     def cli(self, root: Path, command: str = "check", *extra: str,
-            timeout: float = HANG_LIMIT_S) -> Result:
+            timeout: float = HANG_LIMIT_S, env: dict | None = None) -> Result:
         marker = uuid.uuid4().hex
         proc = subprocess.run(self.argv(root, command, "--json", *extra), cwd=REPO,
-                              env=self.env(marker), capture_output=True, text=True,
+                              env=self.env(marker, env), capture_output=True, text=True,
                               timeout=timeout)
         report, findings = parse_report(proc.stdout)
         return Result(proc.returncode, proc.stdout, proc.stderr, marker, findings, report)
 
-    def start(self, root: Path, command: str = "check", *extra: str) -> tuple[subprocess.Popen, str]:
+    def start(self, root: Path, command: str = "check", *extra: str,
+              env: dict | None = None) -> tuple[subprocess.Popen, str]:
         """Start the CLI in its own session (so a test can Ctrl-C its process group)."""
         marker = uuid.uuid4().hex
-        proc = subprocess.Popen(self.argv(root, command, *extra), cwd=REPO, env=self.env(marker),
+        proc = subprocess.Popen(self.argv(root, command, *extra), cwd=REPO,
+                                env=self.env(marker, env),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 start_new_session=True)
         return proc, marker
@@ -219,6 +227,29 @@ class Runner:
         for folder in (self.runtime, self.tmp):
             found += [str(p.relative_to(folder.parent)) for p in folder.rglob("*")]
         return sorted(found)
+
+
+def from_cache(result: Result) -> int:
+    """How many chapters the run took from the cache."""
+    assert result.report.get("summary"), f"no JSON report\n{result.output}"
+    return result.summary["cached"]
+
+
+def ledger_lines(result: Result) -> list[str]:
+    """The moved numbers (`key: old → new`), each checked to sit at numbers.lock:LINE
+    (the old key's line; 0 for a new key)."""
+    moved = []
+    for f in result.report.get("findings", []):
+        if f["kind"] == "ledger" and f["ledger"] and f["ledger"]["key"]:
+            assert f["path"] == "numbers.lock", f
+            assert (f["line"] > 0) == (f["ledger"]["old"] is not None), f
+            moved.append(f["message"])
+    return moved
+
+
+def cache_entries(root: Path) -> list[Path]:
+    folder = root / "_build" / "cache"
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
 
 # ------------------------------------------------------------- processes

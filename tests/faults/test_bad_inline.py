@@ -59,3 +59,49 @@ def test_inline_expressions_yielding_nothing_printable(good_book, runner):
         assert "nothing printable" in f.reason
     assert result.kinds() == {"inline-empty"}
     assert_consistent_after_failure(runner, good_book, before, result)
+
+
+TEXTS = ["None of the 8 nodes failed", "NaN-boxing packs values into doubles",
+         "inf. stands for infinitive", "Infinity is not a number of nodes"]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_text_that_mentions_none_or_nan_is_not_empty(good_book, runner, text):
+    """Only None, NaN, ±inf and blank strings are empty, never words in a sentence."""
+    inject(good_book, repr(text))
+    accepted = runner.cli(good_book, "numbers")
+    assert accepted.code == 0, accepted.output
+    assert "inline-empty" not in accepted.stdout
+    assert f"contents/one.qmd · {text!r}\t{text}" in (good_book / "numbers.lock").read_text()
+    assert runner.cli(good_book).code == 0
+
+
+def two_inlines(book, second: str) -> tuple[int, int]:
+    """A chapter paragraph with two inline expressions and no cell between them;
+    returns the (line, col) of the second, `second`."""
+    path = book / "contents" / "one.qmd"
+    text = path.read_text() + (f"\nFirst `{{python}} cluster_str`, then "
+                               f"`{{python}} {second}` in one paragraph.\n")
+    path.write_text(text)
+    line = line_of(path, f"`{{python}} {second}`")
+    col = text.split("\n")[line - 1].index(f"`{{python}} {second}`") + 1
+    return line, col
+
+
+@pytest.mark.parametrize("second, kind, words", [
+    ("__import__('os')._exit(3)", "kernel-died", "died"),
+    ("__import__('time').sleep(60)", "timeout", "3 s"),
+    ("__import__('sys').exit(2)", "inline-error", "SystemExit"),
+])
+def test_failure_in_the_second_inline_expression_is_blamed_on_it(good_book, runner, second,
+                                                                  kind, words):
+    line, col = two_inlines(good_book, second)
+    before = disk_state(good_book)
+    result = runner.cli(good_book, "check", "--timeout", "3", timeout=120)
+    assert result.code == 1, result.output
+    f = result.only(kind)
+    assert (f.path, f.line, f.col) == ("contents/one.qmd", line, col), result.output
+    assert words in f.reason, f.reason
+    assert "{" not in f.reason and "status" not in f.reason, f.reason     # no raw reply dict
+    assert len(f.reason) < 200, f.reason
+    assert_consistent_after_failure(runner, good_book, before, result, extra=("--timeout", "3"))

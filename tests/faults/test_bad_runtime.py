@@ -88,11 +88,39 @@ def test_cell_printing_100_mb_is_truncated_in_bounded_memory(good_book, runner):
     # the flood is output, not an error: the book passes apart from the new number
     assert proc.returncode == 1, out
     lines = out["stdout"].splitlines()
-    assert any("two · len(chunk): (new) → 99999" in line for line in lines), out["stdout"][-2000:]
+    assert any("contents/two.qmd · len(chunk): (new) → 99999" in line for line in lines), \
+        out["stdout"][-2000:]
     print(f"checker peak RSS with a 100 MB cell output: {peak_mb:.0f} MB")
     assert peak_mb < 150, f"the checker peaked at {peak_mb:.0f} MB for a 100 MB output"
     cached = list((good_book / "_build" / "cache").glob("*.json"))
     assert max(p.stat().st_size for p in cached) < 5_000_000      # truncated, not stored whole
+    assert_no_leftovers(runner, marker)
+
+
+def test_100_mb_inline_value_is_capped_in_the_kernel(good_book, runner):
+    """The value is capped inside the kernel: the checker never holds 100 MB, and no
+    report line is longer than a few hundred characters."""
+    add_chapter(good_book, "# Two\n\n```{python}\n#| label: two-big\nbig = '7' * 100_000_000\n```\n\n"
+                           "Big: `{python} big`.\n")
+    before = disk_state(good_book)
+    proc, marker = runner.start(good_book, "check")
+    out: dict = {}
+    reader = threading.Thread(target=lambda: out.update(stdout=proc.stdout.read(),
+                                                        stderr=proc.stderr.read()))
+    reader.start()
+    peak_mb = _peak_rss_mb(proc)
+    proc.wait(timeout=240)
+    reader.join()
+    print(f"checker peak RSS with a 100 MB inline value: {peak_mb:.0f} MB")
+    assert proc.returncode == 1, out            # a new published number, nothing else
+    lines = out["stdout"].splitlines()
+    assert any(line.strip().startswith("contents/two.qmd · big: (new) → 7777") for line in lines), \
+        out["stdout"][-2000:]
+    assert max(len(line) for line in lines) <= 400, max(len(line) for line in lines)
+    assert peak_mb <= 200, f"the checker peaked at {peak_mb:.0f} MB for a 100 MB inline value"
+    cached = list((good_book / "_build" / "cache").glob("*.json"))
+    assert max(p.stat().st_size for p in cached) < 5_000_000
+    assert disk_state(good_book) == before
     assert_no_leftovers(runner, marker)
 
 
@@ -101,14 +129,20 @@ def test_corrupted_cache_entry_is_recomputed(good_book, runner):
     assert first.code == 0, first.output
     entries = sorted((good_book / "_build" / "cache").glob("*.json"))
     assert entries
+    # Every entry is damaged in a way that must be detected, whatever the order of
+    # the file names: the first in name order (whichever chapter that is) gets a
+    # changed payload under a stale checksum, every other one a torn write. The
+    # payload change always alters the run (its invariant count and every inline
+    # value), so it cannot be a no-op for a chapter without inline expressions.
     for n, entry in enumerate(entries):
         data = json.loads(entry.read_bytes())
-        if n % 2 == 0:          # a changed value with a stale checksum
-            # (a chapter without inline values gets one: the entry must change whatever
-            # chapter its hash-named file holds)
-            data["run"]["inlines"] = ([dict(i, text="666") for i in data["run"]["inlines"]]
-                                      or [{"index": 0, "kind": "text", "text": "666"}])
-            entry.write_text(json.dumps(data))
+        if n == 0:              # a changed run with a stale checksum
+            run = data["run"]
+            run["invariants"] = run.get("invariants", 0) + 666
+            run["inlines"] = [dict(i, text="666") for i in run["inlines"]]
+            damaged = json.dumps(data)
+            assert json.loads(damaged)["run"] != json.loads(entry.read_bytes())["run"]
+            entry.write_text(damaged)
         else:                   # a torn write
             entry.write_bytes(entry.read_bytes()[:50])
     before = disk_state(good_book)
@@ -203,6 +237,6 @@ def test_ctrl_c_during_a_build_exits_130_and_the_next_build_is_clean(good_book, 
     (good_book / "SLOW").unlink()
     result = runner.cli(good_book, "numbers")
     assert result.code == 0, result.output
-    assert "two · answer\t42" in (good_book / "numbers.lock").read_text()
+    assert "contents/two.qmd · answer\t42" in (good_book / "numbers.lock").read_text()
     assert runner.cli(good_book).code == 0
 

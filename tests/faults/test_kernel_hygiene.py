@@ -32,6 +32,10 @@ SCENARIOS = {
     "interrupted": (SLOW, (), 130),
     # a cell that leaves a child process of its own running
     "spawned": ("import subprocess\nsubprocess.Popen(['sleep', '300'])\n", ("--force",), 0),
+    # … or one that moved to a session of its own (not in the kernel's process group)
+    "detached": ("import subprocess\nsubprocess.Popen(['sleep', '417'], start_new_session=True)\n",
+                 ("--force",), 0),
+    "setsid": ("import subprocess\nsubprocess.Popen(['setsid', 'sleep', '418'])\n", ("--force",), 0),
 }
 
 

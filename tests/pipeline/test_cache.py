@@ -39,8 +39,26 @@ def test_key_is_stable(book):
     assert cache.chapter_key(book, parsed()) == cache.chapter_key(book, parsed())
 
 
-def test_key_changes_with_the_chapter_text(book):
-    assert cache.chapter_key(book, parsed()) != cache.chapter_key(book, parsed(text="# A\n\nmore\n"))
+def _read(text: str) -> ParsedChapter:
+    from scripts.read.qmd import parse_chapter
+    return parse_chapter("contents/a.qmd", text)
+
+
+CODE = "# A\n\nProse.\n\n```{python}\nx = 1\n```\n\nValue `{python} x`.\n"
+
+
+def test_key_changes_with_the_chapter_code_not_its_prose(book):
+    key = cache.chapter_key(book, _read(CODE))
+    assert cache.chapter_key(book, _read(CODE.replace("x = 1", "x = 2"))) != key
+    assert cache.chapter_key(book, _read(CODE.replace("{python} x", "{python} x + 1"))) != key
+    assert cache.chapter_key(book, _read(CODE.replace("```{python}\n", "```{python}\n#| eval: false\n"))) != key
+    assert cache.chapter_key(book, _read(CODE.replace("Prose.", "New prose,\non two lines."))) == key
+
+
+def test_key_changes_with_the_timeout_and_execute_options(book):
+    key = cache.chapter_key(book, _read(CODE), {"timeout": 120.0})
+    assert cache.chapter_key(book, _read(CODE), {"timeout": 1.0}) != key
+    assert cache.chapter_key(book, _read(CODE), {"timeout": 120.0, "execute": {"error": True}}) != key
 
 
 def test_key_changes_with_the_chapter_path(book):

@@ -46,10 +46,10 @@ def test_inline_values_are_keyed_by_chapter_expression_and_occurrence():
                           values=["52.6 hours", "8", "52.6 hours", "52.6\n hours "])
     entries = ledger.collect(parsed, run)
     assert entries == {
-        "failure-at-scale · node_mtbf_str": "52.6 hours",
-        "failure-at-scale · n_gpus": "8",
-        "failure-at-scale · node_mtbf_str #2": "52.6 hours",
-        "failure-at-scale · node_mtbf_str #3": "52.6 hours",
+        "contents/failure-at-scale.qmd · node_mtbf_str": "52.6 hours",
+        "contents/failure-at-scale.qmd · n_gpus": "8",
+        "contents/failure-at-scale.qmd · node_mtbf_str #2": "52.6 hours",
+        "contents/failure-at-scale.qmd · node_mtbf_str #3": "52.6 hours",
     }
 
 
@@ -62,7 +62,7 @@ def test_keys_do_not_depend_on_line_numbers():
 
 def test_index_chapter_and_missing_inline_results():
     parsed, run = chapter(path="index.qmd", exprs=["x", "y"], values=["1"])
-    assert ledger.collect(parsed, run) == {"index · x": "1"}
+    assert ledger.collect(parsed, run) == {"index.qmd · x": "1"}
 
 
 def test_table_cells_are_keyed_by_row_and_column_names():
@@ -71,34 +71,38 @@ def test_table_cells_are_keyed_by_row_and_column_names():
                           outputs=[[Output("text", "| a | b |\n|---|---|\n| 1 | 2 |")],
                                    [Output("markdown", TABLE)]])
     entries = ledger.collect(parsed, run)
-    key = "appendix-foundations · tbl-mtbf-cluster · "
+    key = "contents/appendix-foundations.qmd · tbl-mtbf-cluster · "
     assert entries[key + "10,000 · MTBF"] == "38 min"
     assert entries[key + "10,000 · P(fail)"] == "> 99.9 %"
     assert entries[key + "256 · Cluster (GPUs)"] == "256"
-    assert len(entries) == 6          # the unlabelled-table cell ("setup") publishes nothing
+    assert len(entries) == 8          # and the two cells of the "setup" cell's table
+    assert entries["contents/appendix-foundations.qmd · setup · 1 · b"] == "2"
 
 
 def test_table_falls_back_to_indices_when_names_repeat():
     table = "| k | v | v |\n|---|---|---|\n| a | 1 | 2 |\n| a | 3 | 4 |\n"
     parsed, run = chapter(path="c.qmd", cells=["tbl-t"], outputs=[[Output("markdown", table)]])
     entries = ledger.collect(parsed, run)
-    assert entries["c · tbl-t · row 2 · col 3"] == "4"
-    assert entries["c · tbl-t · row 1 · k"] == "a"
+    assert entries["c.qmd · tbl-t · row 2 · col 3"] == "4"
+    assert entries["c.qmd · tbl-t · row 1 · k"] == "a"
 
 
-def test_text_outputs_count_only_when_they_are_pipe_tables():
+def test_text_outputs_are_tables_or_lines_images_are_not_numbers():
     table = "name | value\n-----|------\nx | 1 \\| 2\n"
     parsed, run = chapter(path="c.qmd", cells=["tbl-a", "tbl-b"],
                           outputs=[[Output("text", table)],
                                    [Output("text", "just a repr"), Output("image/png", "AAAA")]])
-    assert ledger.collect(parsed, run) == {"c · tbl-a · x · name": "x",
-                                           "c · tbl-a · x · value": "1 | 2"}
+    assert ledger.collect(parsed, run) == {"c.qmd · tbl-a · x · name": "x",
+                                           "c.qmd · tbl-a · x · value": "1 | 2",
+                                           "c.qmd · tbl-b · line 1": "just a repr"}
 
 
 def test_two_tables_from_one_cell_get_occurrence_keys():
     two = "| a |\n|---|\n| 1 |\n\ntext\n\n| a |\n|---|\n| 2 |\n"
     parsed, run = chapter(path="c.qmd", cells=["tbl-x"], outputs=[[Output("markdown", two)]])
-    assert ledger.collect(parsed, run) == {"c · tbl-x · 1 · a": "1", "c · tbl-x #2 · 2 · a": "2"}
+    assert ledger.collect(parsed, run) == {"c.qmd · tbl-x · 1 · a": "1",
+                                           "c.qmd · tbl-x #2 · 2 · a": "2",
+                                           "c.qmd · tbl-x · line 1": "text"}
 
 
 # ------------------------------------------------------------- read / write

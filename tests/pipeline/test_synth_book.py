@@ -79,7 +79,7 @@ def test_checker_accepts_the_synthetic_book(book, project_root):
         assert done.returncode == 0, done.stdout + done.stderr
     assert " 0 findings" in done.stdout
     lock = (book / "numbers.lock").read_text(encoding="utf-8")
-    assert "ch02 · tbl-ch2-mtbf · " in lock
+    assert "contents/ch02.qmd · tbl-ch2-mtbf · " in lock
 
 
 @pytest.mark.slow

@@ -1,0 +1,117 @@
+"""What a reader sees of one cell's outputs, as ledger entries.
+
+`cell_entries(base, outputs)` turns the shown outputs of one cell into
+``{key: text}`` where every key starts with `base` (``chapter · cell``):
+
+- every table: a pipe table in Markdown or text output, an HTML table (a
+  pandas DataFrame's display) -> one entry per body cell,
+  ``base · row · column`` (row = first-column text, else ``row N``; column =
+  header text, else ``col N``); the cell's second table is ``base #2 · …``;
+- every other non-blank line of Markdown, text and printed (stdout) output,
+  in order -> ``base · line N``. A Series or a DataFrame shown as text is
+  recorded line by line.
+
+Not recorded: images, error tracebacks (`error: true`), warnings (stderr) and
+the checker's own truncation notes. Stdlib only.
+"""
+from __future__ import annotations
+
+import re
+
+from scripts.verify.html_tables import html_tables
+
+SEP = " · "
+_ALIGN_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_LINE_BREAK = re.compile(r"\s*[\r\n]+\s*")
+
+
+def one_line(text: str) -> str:
+    """A value as one trimmed line: line breaks (and the blanks around them) -> one space."""
+    text = str(text)
+    if "\n" not in text and "\r" not in text:
+        return text.strip()
+    return _LINE_BREAK.sub(" ", text).strip()
+
+
+def table_entries(table_key: str, header: list[str], rows: list[list[str]]) -> dict[str, str]:
+    """Key each body cell by row (first-column text, else `row N`) and column (header, else `col N`)."""
+    first_column = [one_line(row[0]) if row else "" for row in rows]
+    rows_named = all(first_column) and len(set(first_column)) == len(first_column)
+    headers = [one_line(h) for h in header]
+    entries: dict[str, str] = {}
+    for row_number, row in enumerate(rows, start=1):
+        row_key = first_column[row_number - 1] if rows_named else f"row {row_number}"
+        for col_number, value in enumerate(row, start=1):
+            name = headers[col_number - 1] if col_number <= len(headers) else ""
+            unique = name and headers.count(name) == 1
+            col_key = name if unique else f"col {col_number}"
+            entries[table_key + SEP + row_key + SEP + col_key] = one_line(value)
+    return entries
+
+
+def _split_row(line: str) -> list[str]:
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    if body.endswith("|") and not body.endswith("\\|"):
+        body = body[:-1]
+    return [cell.strip().replace("\\|", "|") for cell in _UNESCAPED_PIPE.split(body)]
+
+
+def split_pipe_tables(text: str) -> tuple[list[tuple[list[str], list[list[str]]]], list[str]]:
+    """(the pipe tables in a Markdown string as (header, rows), the lines outside them)."""
+    lines = text.splitlines()
+    tables, rest = [], []
+    i = 0
+    while i < len(lines):
+        head = lines[i]
+        align = lines[i + 1] if i + 1 < len(lines) else ""
+        if "|" in head and "|" in align and _ALIGN_ROW.match(align):
+            header = _split_row(head)
+            rows = []
+            i += 2
+            while i < len(lines) and lines[i].strip() and "|" in lines[i]:
+                rows.append(_split_row(lines[i]))
+                i += 1
+            tables.append((header, rows))
+        else:
+            rest.append(head)
+            i += 1
+    return tables, rest
+
+
+def parse_pipe_tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
+    """All pipe tables in a Markdown string, as (header cells, body rows)."""
+    return split_pipe_tables(text)[0]
+
+
+def cell_entries(base: str, outputs) -> dict[str, str]:
+    """Ledger entries for the shown outputs of one cell (see the module docstring)."""
+    entries: dict[str, str] = {}
+    tables: list[tuple[list[str], list[list[str]]]] = []
+    text = ""           # the cell's text, in order; consecutive stream chunks join as printed
+    previous_stream = False
+    for output in outputs:
+        kind, name = output.kind, getattr(output, "name", "") or ""
+        if kind == "html":
+            tables += html_tables(output.data)
+            previous_stream = False
+            continue
+        if kind not in ("markdown", "text") or name in ("stderr", "truncated"):
+            previous_stream = False
+            continue
+        found, rest = split_pipe_tables(output.data)
+        tables += found
+        chunk = "\n".join(rest) if found else output.data
+        stream = name == "stdout"
+        if text and not (stream and previous_stream) and not text.endswith("\n"):
+            text += "\n"
+        text += chunk
+        previous_stream = stream
+    for n, (header, rows) in enumerate(tables, start=1):
+        entries.update(table_entries(base if n == 1 else f"{base} #{n}", header, rows))
+    numbered = [one_line(line) for line in text.splitlines() if line.strip()]
+    for n, line in enumerate(numbered, start=1):
+        entries[f"{base}{SEP}line {n}"] = line
+    return entries

@@ -1,0 +1,67 @@
+"""requirements.lock pins exactly what requirements.txt allows, and the venv has those pins.
+
+A fresh clone installs `-r requirements.txt -c requirements.lock` (Makefile), so
+the lock must name every requirement with a version inside its range; `make
+lock` regenerates it. The running environment must be the locked one, or the
+book was not checked with the versions a fresh machine gets.
+"""
+from __future__ import annotations
+
+from importlib import metadata
+from pathlib import Path
+
+from packaging.markers import Marker
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _requirements() -> list[Requirement]:
+    out = []
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            out.append(Requirement(line))
+    return out
+
+
+def _pins() -> dict[str, str]:
+    """name -> version of the lock lines whose marker holds for this interpreter."""
+    pins: dict[str, str] = {}
+    for raw in (ROOT / "requirements.lock").read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        spec, _, marker = line.partition(";")
+        name, sep, version = spec.strip().partition("==")
+        assert sep, f"requirements.lock: not an exact pin: {raw!r}"
+        if marker.strip() and not Marker(marker.strip()).evaluate():
+            continue
+        key = canonicalize_name(name)
+        assert key not in pins, f"requirements.lock pins {name} twice for this Python"
+        pins[key] = version.strip()
+    return pins
+
+
+def test_every_requirement_is_pinned_inside_its_range():
+    pins = _pins()
+    for req in _requirements():
+        key = canonicalize_name(req.name)
+        assert key in pins, f"{req.name} is in requirements.txt but not in requirements.lock: run `make lock`"
+        assert req.specifier.contains(pins[key], prereleases=True), \
+            f"requirements.lock pins {req.name}=={pins[key]}, outside {req.specifier}: run `make lock`"
+
+
+def test_the_environment_is_the_locked_one():
+    pins = _pins()
+    wrong = []
+    for key, version in sorted(pins.items()):
+        try:
+            installed = metadata.version(key)
+        except metadata.PackageNotFoundError:
+            wrong.append(f"{key}: not installed (lock: {version})")
+            continue
+        if installed != version:
+            wrong.append(f"{key}: {installed} installed, lock says {version}")
+    assert wrong == [], "the venv is not the locked one (`make venv` reinstalls it):\n" + "\n".join(wrong)
