@@ -2,7 +2,7 @@
 (conformance cases 08, 09) and a line map back to each file."""
 from __future__ import annotations
 
-from scripts.includes import expand
+from scripts.read.includes import expand
 
 
 def write(root, files):
