@@ -64,6 +64,7 @@ class InlineExpr:
     start: int                # character offsets of the whole `...` span in the text
     end: int
     cells_before: int         # number of code cells that precede it in the document
+    substitute: bool = True   # False: Quarto evaluates it but leaves the code (two spaces, line break…)
 
 
 @dataclass
@@ -100,8 +101,9 @@ class CellRun:
 @dataclass
 class InlineRun:
     index: int
-    kind: str                 # markdown | text
-    text: str                 # what is inserted into the page
+    kind: str                 # markdown | text | html | code (left as inline code)
+    text: str                 # the value as readers see it (ledger)
+    markdown: str = ""        # what Quarto puts in the page's Markdown (scripts.run.inline_values)
 
 
 @dataclass

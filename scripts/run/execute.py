@@ -22,6 +22,7 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
+from scripts.run.inline_values import Inserted, inserted, mangled
 from scripts.run.kernel import (DEFAULT_TIMEOUT_S, HELPER, LIVE_KERNEL_PIDS,  # noqa: F401 (API)
                             OUTPUT_CAP_CHARS, Kernel, kill_all_kernels, start_kernel)
 from scripts.read.project import option_false, option_true
@@ -195,15 +196,26 @@ class _ChapterRunner:
             self.run_.findings.append(Finding(path, expr.line, kind, reason, col=expr.col,
                                               detail=f"`{{python}} {expr.expr}`"))
             return
-        text = res["text"]
-        if len(text) > OUTPUT_CAP_CHARS:
-            text = text[:OUTPUT_CAP_CHARS] + "\n[truncated]"
-        self.run_.inlines.append(InlineRun(index=expr.index, kind=res["kind"], text=text))
+        text = _capped(res["text"])
+        bundle = {k: _capped(v) for k, v in (res.get("bundle") or {"text/plain": text}).items()}
+        put = inserted(bundle) if expr.substitute else Inserted("code", "")
+        self.run_.inlines.append(InlineRun(index=expr.index, kind=put.kind, text=text,
+                                           markdown=put.markdown))
+        if not expr.substitute:
+            return              # evaluated, left as code: reported when the chapter was read
         if res.get("empty"):
             shown = text if len(text) < 60 else text[:57] + "..."
+            left = " (Quarto leaves it as inline code)" if put.kind == "code" else ""
             self.run_.findings.append(Finding(
                 path, expr.line, "inline-empty",
-                f"inline expression yields nothing printable: {shown!r}",
+                f"inline expression yields nothing printable: {shown!r}{left}",
+                col=expr.col, detail=f"`{{python}} {expr.expr}`"))
+            return
+        problem = mangled(bundle)
+        if problem:
+            self.run_.findings.append(Finding(
+                path, expr.line, "inline-mangled",
+                f"Quarto would not show this inline value as meant: {problem}",
                 col=expr.col, detail=f"`{{python}} {expr.expr}`"))
 
     # -- failures ------------------------------------------------------------
@@ -216,6 +228,10 @@ class _ChapterRunner:
         self.failed = True
         self.run_.findings.append(Finding(self.parsed.path, line, kind, reason, col=col,
                                           detail=detail))
+
+
+def _capped(text: str) -> str:
+    return text if len(text) <= OUTPUT_CAP_CHARS else text[:OUTPUT_CAP_CHARS] + "\n[truncated]"
 
 
 def _user_expression(reply: dict, key: str):

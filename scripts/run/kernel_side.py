@@ -81,6 +81,13 @@ def render(value):
     return "text", str(get_ipython().display_formatter.formatters["text/plain"](value))
 
 
+def bundle(value):
+    """The value's text/html, text/markdown and text/plain, as IPython formats them."""
+    data, _ = get_ipython().display_formatter.format(value)
+    return {k: data[k] for k in ("text/html", "text/markdown", "text/plain")
+            if isinstance(data.get(k), str)}
+
+
 def is_empty(value, text):
     """None, NaN, inf, or nothing printable."""
     if value is None or not text.strip() or EMPTY_WORDS.search(text):
@@ -101,7 +108,8 @@ def inline(exprs):
         try:
             value = eval(compile(expr, "<inline>", "eval"), namespace)
             kind, text = render(value)
-            out.append({"kind": kind, "text": text, "empty": bool(is_empty(value, text))})
+            out.append({"kind": kind, "text": text, "empty": bool(is_empty(value, text)),
+                        "bundle": bundle(value)})
         except Exception as exc:
             out.append({"error": type(exc).__name__, "message": str(exc),
                         "names": [c.__name__ for c in type(exc).__mro__]})

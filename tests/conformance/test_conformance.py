@@ -54,7 +54,7 @@ def copy_inputs(case: Path, dest: Path) -> Path:
 
 def run_case(root: Path):
     """check_book + the built-in HTML renderer (in a worker thread: asyncio inside)."""
-    from scripts.check import check_book
+    from scripts.verify.check import check_book
     with ThreadPoolExecutor(max_workers=1) as pool:
         result = pool.submit(check_book, root, update_ledger=True).result()
     rendered: dict[str, str] | str = {}
@@ -77,7 +77,7 @@ def our_markdown(result, rel: str) -> str | None:
     if parsed is None:
         return None
     try:
-        return chapter_markdown(parsed, result.runs.get(rel), result.project.execute).text
+        return chapter_markdown(parsed, result.runs.get(rel)).text
     except Exception as exc:        # noqa: BLE001
         return f"<assembly failed: {exc}>"
 
