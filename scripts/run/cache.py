@@ -33,7 +33,7 @@ from scripts.model import ChapterRun, ParsedChapter
 from scripts.run.kernelspec import kernel_spec
 
 CACHE_DIR = Path("_build") / "cache"
-FORMAT_VERSION = 1   # bump when the entry layout or the key recipe changes
+FORMAT_VERSION = 2   # bump when the entry layout or the key recipe changes
 
 # Distributions whose versions can change what a chapter produces.
 PACKAGES = ("pint", "pandas", "numpy", "matplotlib", "tabulate",

@@ -52,7 +52,7 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
         else:
             live = await kernel
         live.client.timeout = timeout_s
-        await _ChapterRunner(live, parsed, run, timeout_s).run()
+        await _ChapterRunner(live, parsed, run, timeout_s).run(Path(root) / parsed.exec_dir)
     except Exception as exc:        # no kernel, or it broke outside any cell: say so, go on
         if not run.findings:
             run.findings.append(Finding(parsed.path, 0, "kernel-died",
@@ -73,7 +73,12 @@ class _ChapterRunner:
         self.by_count: dict[int, tuple[CodeCell, int]] = {}   # execution count -> (cell, skipped lines)
         self.failed = False
 
-    async def run(self) -> None:
+    async def run(self, cwd: Path) -> None:
+        """Every cell and inline expression in document order, in `cwd` (Quarto:
+        the chapter's folder, or the root with `execute-dir: project`)."""
+        reply = await self.kernel.request(f"__import__('os').chdir({str(cwd)!r})", {}, self.timeout_s)
+        if reply.get("status") != "ok":
+            raise RuntimeError(f"cannot run in {cwd}: {reply.get('evalue')}")
         cells = self.parsed.cells
         groups: dict[int, list] = {}
         for expr in self.parsed.inlines:
@@ -161,7 +166,8 @@ class _ChapterRunner:
                 cell, skipped = self.by_count[count]
                 qline = cell.first_code_line + skipped + lineno - 1
                 code = text_lines[qline - 1].strip() if 0 < qline <= len(text_lines) else ""
-                rows.append(f"{self.parsed.path}:{qline} in {name}: {code}")
+                where, line = self.parsed.source_of(qline)
+                rows.append(f"{where}:{line} in {name}: {code}")
             else:
                 rows.append(f"{_short_path(filename)}:{lineno} in {name}")
         rows.append(f"{info['type']}: {_one_line(info['message'])}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scripts.model import ChapterRun, ParsedChapter
+from scripts.model import CellRun, ChapterRun, InlineRun, ParsedChapter
 from scripts.run import cache
 
 UNSTABLE_KINDS = {"timeout", "kernel-died"}     # never cached: may be transient
@@ -30,6 +30,9 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
     todo: list[ParsedChapter] = []
     mlsys = cache.mlsys_digest(root)
     for parsed in chapters:
+        if not parsed.execute:
+            runs[parsed.path] = not_executed(parsed)
+            continue
         key = cache.chapter_key(root, parsed, options, mlsys=mlsys)
         keys[parsed.path] = key
         run = None if force else cache.load(root, key)
@@ -48,6 +51,13 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
                 except OSError:
                     pass        # an unwritable _build/ costs speed, not correctness
     return {p.path: runs[p.path] for p in chapters}
+
+
+def not_executed(parsed: ParsedChapter) -> ChapterRun:
+    """The run of a chapter with `execute: enabled: false`: no kernel, no output,
+    every inline expression left as code (as Quarto does)."""
+    return ChapterRun(path=parsed.path, cells=[CellRun(index=c.index) for c in parsed.cells],
+                      inlines=[InlineRun(index=e.index, kind="code", text="") for e in parsed.inlines])
 
 
 def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None,
