@@ -42,18 +42,19 @@ def prose_lines(text: str) -> list[tuple[str, str | None]]:
 def line_pattern(line: str, nxt: str | None) -> re.Pattern:
     """A regex matching `line` in an executed markdown, each code span holding
     `{python}` a capture group (the text that stands there after execution)."""
-    parts, pos = [], 0
-    for m in CODE_SPAN.finditer(line):
-        if not INLINE_MARK.search(m.group(2)):
-            continue
-        parts.append(re.escape(line[pos:m.start()]))
-        parts.append("(.*?)")
-        pos = m.end()
-    parts.append(re.escape(line[pos:]))
     end = "$"
     if nxt is not None and "`" in line:
         prefix = nxt.split("`", 1)[0]
         end = r"(?=\n" + re.escape(prefix) + ")" if prefix.strip() else "$"
+    spans = [m for m in CODE_SPAN.finditer(line) if INLINE_MARK.search(m.group(2))]
+    parts, pos = [], 0
+    for i, m in enumerate(spans):
+        parts.append(re.escape(line[pos:m.start()]))
+        # only the last slot may hold several lines, and only when the next line bounds it
+        last_multiline = i == len(spans) - 1 and end != "$"
+        parts.append("(.*?)" if last_multiline else "([^\n]*?)")
+        pos = m.end()
+    parts.append(re.escape(line[pos:]))
     return re.compile("^" + "".join(parts) + end, re.M | re.S)
 
 
@@ -155,7 +156,7 @@ UNRESOLVED = re.compile(r'class="quarto-unresolved-ref">(.*?)</span>')
 CAPTION = re.compile(r"((?:Table|Figure|Note|Listing)(?:&nbsp;|\u00a0| )[A-Z0-9][\w.]*: [^<\n]+)")
 TAG = re.compile(r"\\tag\{([^}]*)\}")
 H1_TITLE = re.compile(r'<h1 class="title">(.*?)</h1>', re.S)
-SIDEBAR_ENTRY = re.compile(r'<span class="chapter-number">(.*?)</span>&nbsp; <span class="chapter-title">(.*?)</span>')
+SIDEBAR_ENTRY = re.compile(r'<span class="menu-text"><span class="chapter-number">(.*?)</span>&nbsp; <span class="chapter-title">(.*?)</span>')
 CITATION = re.compile(r'<span class="citation"[^>]*>(.*?)</span>(?=[^<]*(?:<|$))', re.S)
 TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 
