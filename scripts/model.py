@@ -18,6 +18,7 @@ class Finding:
     """One problem, located in a source file.
 
     kind is a short slug: invariant, cell-error, inline-error, inline-empty,
+    inline-mangled, inline-syntax, include,
     unknown-ref, unknown-citation, duplicate-label, grid-table-inline,
     missing-chapter, yaml, front-matter, unclosed-fence, kernel-died, timeout,
     encoding, ledger, render.
