@@ -10,7 +10,7 @@ re-executing anything. This module imports nothing heavy.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class Finding:
     """One problem, located in a source file.
 
     kind is a short slug: invariant, cell-error, inline-error, inline-empty,
+    inline-mangled, inline-syntax, include,
     unknown-ref, unknown-citation, duplicate-label, grid-table-inline,
     missing-chapter, yaml, front-matter, unclosed-fence, kernel-died, timeout,
     encoding, ledger, render.
@@ -64,6 +65,7 @@ class InlineExpr:
     start: int                # character offsets of the whole `...` span in the text
     end: int
     cells_before: int         # number of code cells that precede it in the document
+    substitute: bool = True   # False: Quarto evaluates it but leaves the code (two spaces, line break…)
 
 
 @dataclass
@@ -77,6 +79,26 @@ class ParsedChapter:
     references: list[tuple[str, int, int]] = field(default_factory=list)  # (label, line, col) of @refs
     citations: list[tuple[str, int, int]] = field(default_factory=list)   # (key, line, col)
     findings: list[Finding] = field(default_factory=list)              # problems found by reading alone
+    # {{< include >}} expansion: line i+1 of `text` came from line_map[i] = (file, line);
+    # empty when nothing was included (then every line is the chapter's own).
+    line_map: list[tuple[str, int]] = field(default_factory=list)
+    includes: list[str] = field(default_factory=list)                  # included files, in order
+    exec_dir: str = ""        # folder the chapter runs in, project-relative ("" = the root)
+    execute: bool = True      # False: `execute: enabled: false` (no kernel)
+    part: bool = False        # a `- part: file.qmd` page (unnumbered)
+
+    def source_of(self, line: int) -> tuple[str, int]:
+        """(file, line) a line of `text` was written at (includes resolved)."""
+        if self.line_map and 0 < line <= len(self.line_map):
+            return self.line_map[line - 1]
+        return self.path, line
+
+    def relocate(self, finding: "Finding") -> "Finding":
+        """The finding moved to the file and line its text comes from."""
+        if finding.path != self.path or not self.line_map or finding.line <= 0:
+            return finding
+        path, line = self.source_of(finding.line)
+        return replace(finding, path=path, line=line)
 
 
 @dataclass
@@ -101,8 +123,9 @@ class CellRun:
 @dataclass
 class InlineRun:
     index: int
-    kind: str                 # markdown | text
-    text: str                 # what is inserted into the page
+    kind: str                 # markdown | text | html | code (left as inline code)
+    text: str                 # the value as readers see it (ledger)
+    markdown: str = ""        # what Quarto puts in the page's Markdown (scripts.run.inline_values)
 
 
 @dataclass

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scripts.model import Finding, ParsedChapter
+from scripts.read.includes import expand
 from scripts.read.project import Project, load_project
 from scripts.read.qmd import decode, parse_chapter
 
@@ -33,8 +34,11 @@ def read_book(root: Path) -> ReadBook:
                                          f"cannot read: {exc.strerror}"))
             continue
         text, problems = decode(rel, data)
-        parsed = parse_chapter(rel, text)
-        parsed.findings[:0] = problems
+        expanded = expand(project.root, rel, text)
+        parsed = parse_chapter(rel, expanded.text)
+        if expanded.files:
+            parsed.line_map, parsed.includes = expanded.line_map, expanded.files
+        parsed.findings = problems + expanded.findings + [parsed.relocate(f) for f in parsed.findings]
         project.apply_execute_options(parsed)
         book.parsed[rel] = parsed
     return book

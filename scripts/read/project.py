@@ -1,7 +1,8 @@
 """Read and validate `_quarto.yml` into a Project.
 
 Chapters and appendices are returned as project-relative POSIX paths with
-`part:` groups flattened. Problems (malformed YAML, a missing or duplicated
+`part:` groups flattened; a `part: file.qmd` is a document of its own (listed
+before its chapters and in `parts`), a `part: "Title"` only a label. Problems (malformed YAML, a missing or duplicated
 chapter, a path escaping the project) become findings located in
 `_quarto.yml`; a bad entry is dropped from the list, never read.
 """
@@ -47,6 +48,8 @@ class Project:
     formats: list[str] = field(default_factory=list)         # `format:` names, in order
     fig_format: str = ""                                     # first format's `fig-format`
     output_dir: str = "_book"                                # `project: output-dir:`
+    parts: list[str] = field(default_factory=list)           # `- part: file.qmd` pages (in chapters)
+    execute_dir: str = "file"                                # `project: execute-dir:` file | project
     output_file: str = ""                                    # `book: output-file:`
     execute: dict = field(default_factory=dict)              # project `execute:` as written
     timeout_s: float = DEFAULT_TIMEOUT_S                     # `execute: timeout`, per cell
@@ -64,6 +67,19 @@ class Project:
         """The project's `execute:` options that cascade to cells."""
         return {k: v for k, v in self.execute.items() if k in CELL_DEFAULTS}
 
+    def exec_dir(self, rel: str) -> str:
+        """The folder a document runs in: its own (Quarto's default), or the root
+        with `project: execute-dir: project`."""
+        parent = PurePosixPath(rel).parent
+        return "" if self.execute_dir == "project" or parent == PurePosixPath(".") else parent.as_posix()
+
+    def execution_enabled(self, parsed: ParsedChapter) -> bool:
+        """`execute: enabled:` of the front matter, else of _quarto.yml (default true)."""
+        front = parsed.front_matter.get("execute")
+        value = front.get("enabled") if isinstance(front, dict) and "enabled" in front \
+            else self.execute.get("enabled", True)
+        return not option_false(value)
+
     def apply_execute_options(self, parsed: ParsedChapter) -> None:
         """Quarto's cascade, in place: project `execute:`, then front matter, then the cell.
 
@@ -77,6 +93,11 @@ class Project:
         if defaults:
             for cell in parsed.cells:
                 cell.options = {**defaults, **cell.options}
+        parsed.exec_dir = self.exec_dir(parsed.path)
+        parsed.execute = self.execution_enabled(parsed)
+        if not parsed.execute:          # no kernel: cells are shown, never run
+            for cell in parsed.cells:
+                cell.options = {**cell.options, "eval": False}
 
     def source_files(self) -> list[str]:
         """Every file that makes up the book (project-relative POSIX paths, sorted):
@@ -186,6 +207,7 @@ def _resolve(project: Project, config: dict) -> None:
     project.fig_format = next((str(o["fig-format"]) for o in formats.values()
                                if isinstance(o, dict) and o.get("fig-format")), "")
     project.output_dir = str(_mapping(config.get("project")).get("output-dir") or "_book")
+    project.execute_dir = str(_mapping(config.get("project")).get("execute-dir") or "file")
     project.output_file = str(book.get("output-file") or "")
     # This pipeline's own checks live under `verify:` (Quarto ignores the key).
     verify = _mapping(config.get("verify"))
@@ -222,6 +244,13 @@ def _entries(project: Project, node, seen: set[str], what: str) -> list[str]:
     paths: list[str] = []
     for item in node.value:
         if isinstance(item, yaml.MappingNode):      # {part: ..., chapters: [...]}
+            part = _child(item, "part")
+            if isinstance(part, yaml.ScalarNode) and part.value.endswith((".qmd", ".md")):
+                # a part page: executed, checked and rendered, unnumbered (Quarto)
+                rel = _validate(project, part.value, part.start_mark.line + 1, seen)
+                if rel:
+                    paths.append(rel)
+                    project.parts.append(rel)
             paths += _entries(project, _child(item, "chapters"), seen, what)
             continue
         if not isinstance(item, yaml.ScalarNode) or not item.value:

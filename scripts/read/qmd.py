@@ -27,7 +27,11 @@ from scripts.model import CodeCell, Finding, InlineExpr, ParsedChapter
 FENCE_PY = re.compile(r"^(\s*)(```+)\s*\{python( *[ ,].*)?\}\s*$")
 FENCE_ANY = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 OPTION_LINE = re.compile(r"^#\|(.*)$")
-INLINE_BODY = re.compile(r"^\{python\}[ \t]([^`]*\S[^`]*)$", re.DOTALL)
+# Quarto's inline code: `{python}` then whitespace, anywhere in the Markdown text
+# (not in cells), within one paragraph. Evaluated whatever the whitespace; put in
+# the page only with exactly one space or tab and no line break or trailing space.
+INLINE = re.compile(r"(?<!`)`\{python\}([ \t\n](?:(?!\n[ \t]*\n)[^`])*)`(?!`)")
+SUBSTITUTED = re.compile(r"[ \t][^\s](?:[^\n]*\S)?")
 BACKTICKS = re.compile(r"`+")
 BLANK_LINE = re.compile(r"\n[ \t]*\n")
 GRID_BORDER = re.compile(r"^\s*\+(?:[-=:]+\+)+\s*$")
@@ -64,9 +68,10 @@ def parse_chapter(path_rel: str, text: str) -> ParsedChapter:
     # blanked (newlines kept) so offsets in `prose` are offsets in `text`.
     prose = list(lines)
     body_start = _front_matter(chapter, lines, prose)
-    cell_starts = _fenced_blocks(chapter, lines, prose, body_start)
-    prose_text = "\n".join(prose)
-    prose_text = _inline_exprs(chapter, prose_text, cell_starts)
+    markdown = list(prose)      # like prose, but only python cells blanked: inline code runs there
+    cell_starts = _fenced_blocks(chapter, lines, prose, body_start, markdown)
+    _inline_exprs(chapter, "\n".join(markdown), cell_starts)
+    prose_text = _blank_code_spans("\n".join(prose))
     _labels_and_refs(chapter, prose_text)
     _grid_tables(chapter, lines)
     return chapter
@@ -116,8 +121,9 @@ def _yaml_problem(exc: yaml.YAMLError, first_line: int) -> tuple[int, str]:
 
 
 def _fenced_blocks(chapter: ParsedChapter, lines: list[str], prose: list[str],
-                   start: int) -> list[int]:
-    """Find python cells and other fenced blocks; blank them in `prose`.
+                   start: int, markdown: list[str]) -> list[int]:
+    """Find python cells and other fenced blocks; blank them in `prose` (python
+    cells only in `markdown`).
 
     Returns the character offset (in the text) of each cell's fence line,
     used to count the cells preceding an inline expression.
@@ -151,6 +157,8 @@ def _fenced_blocks(chapter: ParsedChapter, lines: list[str], prose: list[str],
             end = len(lines)        # like pandoc: the block swallows the rest
         for j in range(i, min(end + 1, len(lines))):
             prose[j] = _blank(lines[j])
+            if py:
+                markdown[j] = prose[j]
         if py and end < len(lines):
             cell_starts.append(offsets[i])
             chapter.cells.append(_make_cell(chapter, lines, i, end))
@@ -188,9 +196,33 @@ def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -
     return cell
 
 
-def _inline_exprs(chapter: ParsedChapter, prose: str, cell_starts: list[int]) -> str:
-    """Collect inline expressions; return `prose` with every code span blanked."""
+def _inline_exprs(chapter: ParsedChapter, markdown: str, cell_starts: list[int]) -> None:
+    """Collect inline expressions as Quarto finds them: a plain scan of the Markdown
+    text (HTML comments, indented and non-python fenced blocks, math, URLs included)."""
     where = _Lines(chapter.text)
+    for m in INLINE.finditer(markdown):
+        body = m.group(1)
+        if not body.strip():
+            continue
+        line, col = where.locate(m.start())
+        substitute = bool(SUBSTITUTED.fullmatch(body))
+        chapter.inlines.append(InlineExpr(
+            index=len(chapter.inlines), line=line, col=col, expr=body.strip(),
+            start=m.start(), end=m.end(), substitute=substitute,
+            cells_before=bisect.bisect_left(cell_starts, m.start())))
+        if not substitute:
+            why = ("the expression spans lines" if "\n" in body.strip() else
+                   "a space before the closing backtick" if body != body.rstrip() else
+                   "more than one space or tab after `{python}`")
+            chapter.findings.append(Finding(
+                chapter.path, line, "inline-syntax",
+                f"Quarto evaluates this inline expression but leaves its code in the page "
+                f"({why}): write `{{python}} expr` with exactly one space, on one line",
+                col=col, detail=m.group(0)))
+
+
+def _blank_code_spans(prose: str) -> str:
+    """`prose` with every code span blanked (labels and refs are not read there)."""
     out = list(prose)
     pos = 0
     while True:
@@ -202,15 +234,7 @@ def _inline_exprs(chapter: ParsedChapter, prose: str, cell_starts: list[int]) ->
         if close is None:
             pos = m.end()
             continue
-        content = prose[m.end():close]
         span_end = close + len(ticks)
-        body = INLINE_BODY.match(content) if len(ticks) == 1 else None
-        if body:
-            line, col = where.locate(m.start())
-            chapter.inlines.append(InlineExpr(
-                index=len(chapter.inlines), line=line, col=col, expr=body.group(1).strip(),
-                start=m.start(), end=span_end,
-                cells_before=bisect.bisect_left(cell_starts, m.start())))
         for k in range(m.start(), span_end):
             if out[k] != "\n":
                 out[k] = " "

@@ -14,6 +14,7 @@ previous `_book/` is untouched. `make html` keeps an earlier PDF and
 """
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
 
@@ -66,6 +67,11 @@ def render_book(result, fmt: str, use_quarto: bool | None = None) -> Path:
         raise RenderError("the check reported problems; fix them before rendering")
     if use_quarto is None:
         use_quarto = quarto.quarto_path() is not None
+        if use_quarto:
+            reason = quarto.too_old_for(fmt, result.project.formats, quarto.quarto_version())
+            if reason:
+                print(reason, file=sys.stderr)
+                use_quarto = False
     final = output_dir(result.project)
     build = _quarto if use_quarto else _builtin
     try:

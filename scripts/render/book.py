@@ -185,8 +185,10 @@ def prepare(result, work: Path) -> Book:
                 crossref=dict(project.crossref), output_file=project.output_file)
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
         collected = list(pool.map(lambda c: _collect(book, c), chapters))
+    parts = set(getattr(project, "parts", []))
     for chapter, found in zip(chapters, collected):
-        chapter.info = ChapterInfo(chapter.path, chapter.appendix, found)
+        chapter.info = ChapterInfo(chapter.path, chapter.appendix, found,
+                                   unnumbered=chapter.path in parts)
     book.refs = number_book([c.info for c in chapters],
                             str(book.crossref.get("appendix-title", "Appendix")))
     return book

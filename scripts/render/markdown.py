@@ -3,8 +3,9 @@
 Nothing is executed here: every value comes from the ChapterRun the checker
 produced (or loaded from its cache).
 
-- an inline `{python} expr` is replaced by its InlineRun.text, inserted as
-  markdown whether its kind is "text" or "markdown" (as Quarto does);
+- an inline `{python} expr` is replaced by what Quarto inserts
+  (InlineRun.markdown: scripts.run.inline_values), or left as inline code
+  (kind "code": an empty result, two spaces after `{python}`, …);
 - a code cell is replaced by what Quarto would show: its source when
   `echo` is true, then its outputs (markdown raw; text as a code block unless
   `output: asis`; images saved as files; html raw), nothing when
@@ -19,7 +20,7 @@ import base64
 import re
 from dataclasses import dataclass, field
 
-from scripts.model import ChapterRun, CodeCell, ParsedChapter
+from scripts.model import ChapterRun, CodeCell, InlineExpr, ParsedChapter
 from scripts.read.project import effective_options
 
 from .errors import RenderError
@@ -89,12 +90,15 @@ class _Assembler:
         self.cell_runs = {c.index: c for c in (run.cells if run else [])}
         self.inline_runs = {i.index: i for i in (run.inlines if run else [])}
 
-    def inline_text(self, index: int, expr: str, line: int) -> str:
-        found = self.inline_runs.get(index)
+    def inline_text(self, expr: InlineExpr) -> str:
+        """What Quarto leaves in the Markdown: the inserted text, or the code itself."""
+        found = self.inline_runs.get(expr.index)
         if found is None:
-            raise RenderError(f"{self.parsed.path}:{line}: no checked value for inline "
-                              f"`{{python}} {expr}` (run `make check` first)")
-        return found.text
+            raise RenderError(f"{self.parsed.path}:{expr.line}: no checked value for inline "
+                              f"`{{python}} {expr.expr}` (run `make check` first)")
+        if found.kind == "code":
+            return self.parsed.text[expr.start:expr.end]
+        return found.markdown or found.text
 
     def cell_markdown(self, cell: CodeCell) -> str:
         opts = effective_options(cell)    # the read stage applied the cascade
@@ -173,7 +177,7 @@ class _Assembler:
                 body = "\n".join(indent + ln if ln else ln for ln in body.splitlines())
             edits.append((start, end, f"\n{body}\n\n" if body else "\n"))
         for expr in self.parsed.inlines:
-            value = self.inline_text(expr.index, expr.expr, expr.line)
+            value = self.inline_text(expr)
             if in_pipe_table(text, expr.start):
                 value = escape_pipes(value)       # one cell on the page, as in the ledger
             edits.append((expr.start, expr.end, value))

@@ -40,6 +40,7 @@ class ChapterInfo:
     number: str | None = None           # "1", "A" or None
     title: str = ""
     headers: list[str | None] = field(default_factory=list)   # display number per heading
+    unnumbered: bool = False            # a `- part: file.qmd` page: never numbered
 
 
 def appendix_letter(n: int) -> str:
@@ -59,7 +60,7 @@ def _as_list(value) -> list:
 def _chapter_number(info: ChapterInfo, counters: dict) -> str | None:
     headers = _as_list(info.collected.get("headers"))
     first = next((h for h in headers if h.get("level") == 1), None)
-    if info.path == "index.qmd" or first is None or first.get("unnumbered"):
+    if info.path == "index.qmd" or info.unnumbered or first is None or first.get("unnumbered"):
         return None
     if info.appendix:
         counters["appendix"] += 1

@@ -5,6 +5,7 @@ directory; the caller moves the result into `_book/` only on success.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,6 +16,39 @@ from .errors import RenderError
 def quarto_path() -> str | None:
     """The quarto executable on PATH, or None."""
     return shutil.which("quarto")
+
+
+# Quarto renders `format: typst` for a book only from 1.9 on (1.7 does not).
+TYPST_BOOK_MIN = (1, 9)
+
+
+def quarto_version(exe: str | None = None) -> tuple[int, ...] | None:
+    """`quarto --version` as a tuple (1, 7, 34); None when it cannot be read."""
+    exe = exe or quarto_path()
+    if exe is None:
+        return None
+    try:
+        proc = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", proc.stdout or "")
+    if proc.returncode != 0 or not m:
+        return None
+    return tuple(int(g) for g in m.groups() if g is not None)
+
+
+def too_old_for(fmt: str, formats: list[str], version: tuple[int, ...] | None) -> str | None:
+    """Why this Quarto cannot render `fmt` for this book (one line), or None."""
+    if fmt != "pdf":
+        return None
+    shown = ".".join(map(str, version)) if version else "of unknown version"
+    need = ".".join(map(str, TYPST_BOOK_MIN))
+    if version is None:
+        return f"quarto {shown} (`quarto --version` unreadable): using the built-in PDF path"
+    if version < TYPST_BOOK_MIN:
+        return (f"quarto {shown} is older than {need}, which a book's PDF needs: "
+                "using the built-in PDF path")
+    return None
 
 
 def quarto_format(fmt: str, formats: list[str]) -> str:

@@ -23,6 +23,7 @@ import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from scripts.run import deps
+from scripts.run.inline_values import Inserted, inserted, mangled
 from scripts.run.kernel import (DEFAULT_TIMEOUT_S, HELPER, LIVE_KERNEL_PIDS, OBSERVER,  # noqa: F401 (API)
                             OUTPUT_CAP_CHARS, Kernel, kill_all_kernels, start_kernel)
 from scripts.read.project import option_false, option_true
@@ -52,7 +53,7 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
         else:
             live = await kernel
         live.client.timeout = timeout_s
-        await _ChapterRunner(live, parsed, run, timeout_s).run()
+        await _ChapterRunner(live, parsed, run, timeout_s).run(Path(root) / parsed.exec_dir)
         if not any(f.kind in ("timeout", "kernel-died") for f in run.findings):
             run.deps = await _observed(live, root)
     except Exception as exc:        # no kernel, or it broke outside any cell: say so, go on
@@ -75,7 +76,12 @@ class _ChapterRunner:
         self.by_count: dict[int, tuple[CodeCell, int]] = {}   # execution count -> (cell, skipped lines)
         self.failed = False
 
-    async def run(self) -> None:
+    async def run(self, cwd: Path) -> None:
+        """Every cell and inline expression in document order, in `cwd` (Quarto:
+        the chapter's folder, or the root with `execute-dir: project`)."""
+        reply = await self.kernel.request(f"__import__('os').chdir({str(cwd)!r})", {}, self.timeout_s)
+        if reply.get("status") != "ok":
+            raise RuntimeError(f"cannot run in {cwd}: {reply.get('evalue')}")
         cells = self.parsed.cells
         groups: dict[int, list] = {}
         for expr in self.parsed.inlines:
@@ -164,7 +170,8 @@ class _ChapterRunner:
                 cell, skipped = self.by_count[count]
                 qline = cell.first_code_line + skipped + lineno - 1
                 code = text_lines[qline - 1].strip() if 0 < qline <= len(text_lines) else ""
-                rows.append(f"{self.parsed.path}:{qline} in {name}: {code}")
+                where, line = self.parsed.source_of(qline)
+                rows.append(f"{where}:{line} in {name}: {code}")
             else:
                 rows.append(f"{_short_path(filename)}:{lineno} in {name}")
         rows.append(f"{info['type']}: {_one_line(info['message'])}")
@@ -201,15 +208,26 @@ class _ChapterRunner:
             self.run_.findings.append(Finding(path, expr.line, kind, reason, col=expr.col,
                                               detail=f"`{{python}} {expr.expr}`"))
             return
-        text = res["text"]
-        if len(text) > OUTPUT_CAP_CHARS:
-            text = text[:OUTPUT_CAP_CHARS] + "\n[truncated]"
-        self.run_.inlines.append(InlineRun(index=expr.index, kind=res["kind"], text=text))
+        text = _capped(res["text"])
+        bundle = {k: _capped(v) for k, v in (res.get("bundle") or {"text/plain": text}).items()}
+        put = inserted(bundle) if expr.substitute else Inserted("code", "")
+        self.run_.inlines.append(InlineRun(index=expr.index, kind=put.kind, text=text,
+                                           markdown=put.markdown))
+        if not expr.substitute:
+            return              # evaluated, left as code: reported when the chapter was read
         if res.get("empty"):
             shown = text if len(text) < 60 else text[:57] + "..."
+            left = " (Quarto leaves it as inline code)" if put.kind == "code" else ""
             self.run_.findings.append(Finding(
                 path, expr.line, "inline-empty",
-                f"inline expression yields nothing printable: {shown!r}",
+                f"inline expression yields nothing printable: {shown!r}{left}",
+                col=expr.col, detail=f"`{{python}} {expr.expr}`"))
+            return
+        problem = mangled(bundle)
+        if problem:
+            self.run_.findings.append(Finding(
+                path, expr.line, "inline-mangled",
+                f"Quarto would not show this inline value as meant: {problem}",
                 col=expr.col, detail=f"`{{python}} {expr.expr}`"))
 
     # -- failures ------------------------------------------------------------
@@ -244,6 +262,10 @@ async def _observed(kernel: Kernel, root: Path) -> dict | None:
         return None
     seen = _user_expression(reply, "o")
     return deps.snapshot(root, seen) if isinstance(seen, dict) else None
+
+
+def _capped(text: str) -> str:
+    return text if len(text) <= OUTPUT_CAP_CHARS else text[:OUTPUT_CAP_CHARS] + "\n[truncated]"
 
 
 def _user_expression(reply: dict, key: str):

@@ -81,6 +81,13 @@ def render(value):
     return "text", str(get_ipython().display_formatter.formatters["text/plain"](value))
 
 
+def bundle(value):
+    """The value's text/html, text/markdown and text/plain, as IPython formats them."""
+    data, _ = get_ipython().display_formatter.format(value)
+    return {k: data[k] for k in ("text/html", "text/markdown", "text/plain")
+            if isinstance(data.get(k), str)}
+
+
 def is_empty(value, text):
     """Nothing to show: None, NaN, ±inf (also as a quantity's magnitude), or a string
     (or rendered text) that is empty or blank. Words in a text are never "empty"."""
@@ -117,8 +124,9 @@ def inline(exprs):
             value = eval(compile(expr, "<inline>", "eval"), namespace)
             kind, text = render(value)
             empty = bool(is_empty(value, text))
+            shown = {mime: _capped(data) for mime, data in bundle(value).items()}
             value = None
-            out.append({"kind": kind, "text": _capped(text), "empty": empty})
+            out.append({"kind": kind, "text": _capped(text), "empty": empty, "bundle": shown})
         except Exception as exc:
             out.append({"error": type(exc).__name__, "message": _capped(str(exc)),
                         "names": [c.__name__ for c in type(exc).__mro__]})

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scripts.model import ChapterRun, ParsedChapter
+from scripts.model import CellRun, ChapterRun, InlineRun, ParsedChapter
 from scripts.run import cache, deps, fingerprint, sweep
 from scripts.run.forkserver import kernel_env
 
@@ -37,6 +37,9 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
     mlsys = cache.mlsys_digest(root)
     env = None
     for parsed in chapters:
+        if not parsed.execute:
+            runs[parsed.path] = not_executed(parsed)
+            continue
         key = cache.chapter_key(root, parsed, options, mlsys=mlsys)
         keys[parsed.path] = key
         run = None if force else cache.load(root, key)
@@ -67,6 +70,13 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
     except OSError:
         pass
     return {p.path: runs[p.path] for p in chapters}
+
+
+def not_executed(parsed: ParsedChapter) -> ChapterRun:
+    """The run of a chapter with `execute: enabled: false`: no kernel, no output,
+    every inline expression left as code (as Quarto does)."""
+    return ChapterRun(path=parsed.path, cells=[CellRun(index=c.index) for c in parsed.cells],
+                      inlines=[InlineRun(index=e.index, kind="code", text="") for e in parsed.inlines])
 
 
 def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None,

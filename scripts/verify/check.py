@@ -56,22 +56,30 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     book = read_book(Path(root))
     project = book.project
     result = BookResult(project=project, parsed=book.parsed, findings=list(book.findings))
-    # part of cache keys (with the timeout): every execute option, the figure format
-    options = {**project.cell_defaults, "execute": project.execute, "fig-format": project.fig_format}
+    # part of cache keys (with the timeout): every execute option, the figure format,
+    # the working directory
+    options = {**project.cell_defaults, "execute": project.execute,
+               "fig-format": project.fig_format, "execute-dir": project.execute_dir}
     result.runs = run_chapters(project.root, list(result.parsed.values()), options=options,
                                timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs)
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
-        result.findings += result.runs[rel].findings
+        result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
     if project.literal_numbers:
-        result.findings += literal_numbers(result.parsed)
+        result.findings += _relocated(result.parsed, literal_numbers(result.parsed))
     if project.fig_alt:
-        result.findings += [f for parsed in result.parsed.values() for f in missing_fig_alt(parsed)]
-    result.findings += cross_references(result.parsed)
-    result.findings += citations(project, result.parsed)
+        result.findings += _relocated(result.parsed, [f for parsed in result.parsed.values()
+                                                      for f in missing_fig_alt(parsed)])
+    result.findings += _relocated(result.parsed, cross_references(result.parsed))
+    result.findings += _relocated(result.parsed, citations(project, result.parsed))
     result.findings += _ledger(project.root, result, update_ledger)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _relocated(parsed: dict[str, ParsedChapter], findings: list[Finding]) -> list[Finding]:
+    """Findings moved from a chapter's expanded text to the file each line came from."""
+    return [parsed[f.path].relocate(f) if f.path in parsed else f for f in findings]
 
 
 def literal_numbers(parsed: dict[str, ParsedChapter]) -> list[Finding]:

@@ -81,7 +81,7 @@ def collect(parsed: ParsedChapter, run: ChapterRun) -> dict[str, str]:
         base = chapter + SEP + one_line(expr.expr)
         key = _occurrence_key(base, seen_exprs)
         result = inline_runs.get(expr.index)
-        if result is not None:
+        if result is not None and result.kind != "code":
             entries[key] = one_line(result.text)
 
     cell_runs = {r.index: r for r in run.cells}

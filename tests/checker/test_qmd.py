@@ -85,7 +85,9 @@ def test_inline_expressions_follow_quarto_syntax():
     )
     parsed = parse_chapter("c.qmd", text)
     got = [(e.expr, e.line, e.col, e.cells_before) for e in parsed.inlines]
-    assert got == [("a", 3, 3, 0), ("b + 1", 3, 20, 0), ("f(1, 'x')", 12, 6, 1)]
+    # Like Quarto (conformance case 03): inline code runs in non-python fenced blocks too.
+    assert got == [("a", 3, 3, 0), ("b + 1", 3, 20, 0), ("inside_text_block", 10, 1, 1),
+                   ("f(1, 'x')", 12, 6, 1)]
     span = parsed.inlines[0]
     assert text[span.start:span.end] == "`{python} a`"
 
@@ -156,6 +158,21 @@ def test_crlf_tilde_fences_and_comments():
     parsed = parse_chapter("c.qmd", text)
     assert parsed.findings == []
     assert [(c.fence_line, c.options) for c in parsed.cells] == [(3, {"label": "fig-a"})]
-    assert [(e.expr, e.line) for e in parsed.inlines] == [("x", 11)]
+    # Inline code runs in any non-python fenced block, as in Quarto (conformance case 03).
+    assert [(e.expr, e.line) for e in parsed.inlines] == [("not_code", 8), ("x", 11)]
     assert [r[0] for r in parsed.references] == ["sec-h"]
     assert parsed.labels == [("sec-h", 1), ("fig-a", 4)]
+
+
+def test_inline_syntax_edges_are_evaluated_but_flagged():
+    """Conformance case 02: two spaces, a trailing space or a line break after
+    `{python}`: Quarto evaluates the expression but leaves the code in the page."""
+    text = ("A `{python}  two` B `{python} trail ` C `{python} f(1,\n2)` D `{python} ok`.\n"
+            "E `` `{python} inner` `` <!-- `{python} comment` -->\n")
+    parsed = parse_chapter("c.qmd", text)
+    got = [(e.expr, e.substitute) for e in parsed.inlines]
+    assert got == [("two", False), ("trail", False), ("f(1,\n2)", False), ("ok", True),
+                   ("inner", True), ("comment", True)]
+    flagged = [(f.kind, f.line, f.col) for f in parsed.findings]
+    assert flagged == [("inline-syntax", 1, 3), ("inline-syntax", 1, 21), ("inline-syntax", 1, 41)]
+    assert "exactly one space" in parsed.findings[0].reason

@@ -217,7 +217,8 @@ def test_ledger_that_cannot_be_read(good_book, runner, damage):
 
 
 def test_ctrl_c_during_a_build_exits_130_and_the_next_build_is_clean(good_book, runner):
-    (good_book / "SLOW").write_text("")
+    # The chapter runs in its own folder, contents/ (Quarto's default working directory).
+    (good_book / "contents" / "SLOW").write_text("")
     add_chapter(good_book, "# Two\n\n```{python}\n#| label: two-slow\nimport os, time\n"
                            "if os.path.exists('SLOW'):\n    open('STARTED', 'w').close()\n"
                            "    time.sleep(120)\nanswer = 42\n```\n\n"
@@ -225,7 +226,7 @@ def test_ctrl_c_during_a_build_exits_130_and_the_next_build_is_clean(good_book, 
     before = disk_state(good_book)
     proc, marker = runner.start(good_book, "numbers")
 
-    assert wait_until((good_book / "STARTED").exists, timeout=60), "the slow cell never ran"
+    assert wait_until((good_book / "contents" / "STARTED").exists, timeout=60), "the slow cell never ran"
     assert descendants(proc.pid), "the checker has no child processes: where is the kernel?"
     time.sleep(0.3)
     interrupt(proc)
@@ -234,7 +235,7 @@ def test_ctrl_c_during_a_build_exits_130_and_the_next_build_is_clean(good_book, 
     assert "Traceback" not in stderr, stderr
     assert disk_state(good_book) == before       # numbers.lock not rewritten, no temp files
     assert_no_leftovers(runner, marker)
-    (good_book / "SLOW").unlink()
+    (good_book / "contents" / "SLOW").unlink()
     result = runner.cli(good_book, "numbers")
     assert result.code == 0, result.output
     assert "contents/two.qmd · answer\t42" in (good_book / "numbers.lock").read_text()

@@ -21,6 +21,7 @@ from faultkit import (_stat, assert_no_leftovers, descendants, edit, interrupt,
 pytestmark = pytest.mark.slow
 
 # the slow cell announces itself, so a test interrupts it while it runs
+# (in contents/: a chapter runs in its own folder, as in Quarto)
 SLOW = "import time\nopen('STARTED', 'w').close()\nfor _ in range(600):\n    time.sleep(0.1)\n"
 
 SCENARIOS = {
@@ -69,7 +70,7 @@ def test_nothing_outlives_a_run(good_book, runner, scenario):
     watcher.start()
     try:
         if scenario == "interrupted":
-            assert wait_until((good_book / "STARTED").exists, timeout=60), "the slow cell never ran"
+            assert wait_until((good_book / "contents" / "STARTED").exists, timeout=60), "the slow cell never ran"
             time.sleep(0.3)
             interrupt(proc)
         stdout, stderr = proc.communicate(timeout=180)
@@ -90,7 +91,7 @@ def test_sigterm_leaves_no_kernel_behind(good_book, runner):
     """CI cancelling a job sends SIGTERM to the checker alone: its kernels must still go."""
     edit(good_book / "contents" / "one.qmd", "cluster_str = fmt(", SLOW + "cluster_str = fmt(")
     proc, marker = runner.start(good_book, "check")
-    assert wait_until((good_book / "STARTED").exists, timeout=60), "the slow cell never ran"
+    assert wait_until((good_book / "contents" / "STARTED").exists, timeout=60), "the slow cell never ran"
     time.sleep(0.3)
     proc.send_signal(signal.SIGTERM)
     _stdout, stderr = proc.communicate(timeout=60)
@@ -107,7 +108,7 @@ def test_sigkill_leaves_no_kernel_running(good_book, runner):
     are the one thing a SIGKILLed run may leave behind.)"""
     edit(good_book / "contents" / "one.qmd", "cluster_str = fmt(", SLOW + "cluster_str = fmt(")
     proc, marker = runner.start(good_book, "check")
-    assert wait_until((good_book / "STARTED").exists, timeout=60), "the slow cell never ran"
+    assert wait_until((good_book / "contents" / "STARTED").exists, timeout=60), "the slow cell never ran"
     assert leftover_processes(marker), "no process of the run found: nothing was tested"
     proc.kill()
     proc.communicate(timeout=60)

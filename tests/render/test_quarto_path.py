@@ -16,6 +16,7 @@ from scripts.render import RenderError, render_book
 from scripts.render.quarto import quarto_format
 
 STUB = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "${{QUARTO_STUB_VERSION:-1.9.12}}"; exit 0; fi
 echo "$@" > "{log}"
 if [ -n "$QUARTO_STUB_FAIL" ]; then
   echo "ERROR: Stub failure on purpose" >&2
@@ -83,3 +84,34 @@ def test_quarto_format_choice():
     assert quarto_format("pdf", ["pdf", "typst"]) == "pdf"
     assert quarto_format("pdf", []) == "pdf"
     assert quarto_format("html", ["typst"]) == "html"
+
+
+@pytest.mark.parametrize("version", ["1.7.34", "1.8.25"])
+def test_old_quarto_makes_pdf_on_the_builtin_path(stub_quarto, fresh_minibook, monkeypatch,
+                                                  capsys, version):
+    """Quarto < 1.9 does not render `format: typst` for a book: one line, built-in PDF."""
+    root, result = fresh_minibook
+    monkeypatch.setenv("QUARTO_STUB_VERSION", version)
+    pdf = render_book(result, "pdf")
+    assert not stub_quarto.exists()                       # quarto render never ran
+    assert pdf.read_bytes().startswith(b"%PDF") and b"stub" not in pdf.read_bytes()
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert lines == [f"quarto {version} is older than 1.9, which a book's PDF needs: "
+                     "using the built-in PDF path"]
+
+
+def test_new_quarto_renders_the_pdf_and_old_one_still_renders_html(stub_quarto, fresh_minibook,
+                                                                   monkeypatch):
+    root, result = fresh_minibook
+    monkeypatch.setenv("QUARTO_STUB_VERSION", "1.7.34")
+    assert render_book(result, "html").read_text().strip() == "<html>quarto</html>"
+    monkeypatch.setenv("QUARTO_STUB_VERSION", "1.9.0")
+    assert render_book(result, "pdf").read_bytes() == b"%PDF-1.7 stub\n"
+
+
+def test_quarto_version_parsing(stub_quarto, monkeypatch):
+    from scripts.render.quarto import quarto_version
+    monkeypatch.setenv("QUARTO_STUB_VERSION", "1.7.34")
+    assert quarto_version() == (1, 7, 34)
+    monkeypatch.setenv("QUARTO_STUB_VERSION", "garbage")
+    assert quarto_version() is None
