@@ -9,7 +9,7 @@ floor:
                      Python process, no kernel (a subprocess, timed from outside)
     cold check       `python -m scripts check` with the cache directory removed
     nothing changed  the same again, everything cached
-    one chapter      after appending a line of prose to one chapter
+    one chapter      after appending a code cell to one chapter
     mlsys touched    after appending a comment to mlsys/__init__.py (the copy's)
     nbconvert        `jupyter nbconvert --to notebook --execute` of the same
                      chapters converted to notebooks: the peer reference
@@ -173,8 +173,9 @@ def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Ste
         shutil.rmtree(cache_dir, ignore_errors=True)
 
     def prepare_edit(run: int) -> None:
+        # a code edit (prose-only edits re-execute nothing: they are served from the cache)
         with open(book.root / chapter_to_edit, "a", encoding="utf-8") as handle:
-            handle.write(f"\nA sentence the benchmark added (run {run + 1}).\n")
+            handle.write(f"\n```{{python}}\nbench_edit = {run + 1}\n```\n")
 
     def prepare_mlsys(run: int) -> None:
         with open(book.root / "mlsys" / "__init__.py", "a", encoding="utf-8") as handle:
