@@ -71,6 +71,7 @@ def serve(root: Path, port: int = 0, jobs: int | None = None,
     from scripts.tools.preview.server import PreviewServer
     root = Path(root).resolve()
     session = Session(root, jobs)
+    watcher = watch.Watcher(root, stop)
     server = None
     try:
         first = session.build()
@@ -84,7 +85,7 @@ def serve(root: Path, port: int = 0, jobs: int | None = None,
         _say(f"preview: {server.url} (Ctrl-C stops)")
         if ready is not None:
             ready.set()
-        for changed in watch.changes(root, stop or threading.Event()):
+        for changed in watcher.batches():
             _say(f"changed: {', '.join(changed)}")
             outcome = session.build()
             announce(outcome)
@@ -94,6 +95,7 @@ def serve(root: Path, port: int = 0, jobs: int | None = None,
         _say("preview stopped")
         return 0
     finally:
+        watcher.close()
         if server is not None:
             server.stop()
         session.close()

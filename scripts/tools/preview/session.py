@@ -18,6 +18,12 @@ from scripts.model import Finding
 IGNORED_DIRS = {".git", ".venv", "_book", "_build", "__pycache__", ".pytest_cache",
                 ".hypothesis", "tests", "scripts", "docs", "node_modules", ".github"}
 
+# What a book is made of: chapters, configuration, bibliography, the science
+# package, images and data the chapters read.
+SOURCE_SUFFIXES = {".qmd", ".md", ".yml", ".yaml", ".bib", ".csl", ".py", ".png", ".jpg",
+                   ".jpeg", ".svg", ".gif", ".webp", ".css", ".json", ".csv", ".tsv", ".txt",
+                   ".lua", ".toml"}
+
 
 @dataclass
 class Outcome:
@@ -52,7 +58,7 @@ def relevant(root: Path, changed_paths) -> list[str]:
         if rel.parts and (rel.parts[0] in IGNORED_DIRS or
                           any(p.startswith(".") or p == "__pycache__" for p in rel.parts)):
             continue
-        if rel.suffix in (".tmp", ".swp", ".pyc") or rel.name.endswith("~"):
+        if rel.suffix.lower() not in SOURCE_SUFFIXES:     # editors' and tools' temp files
             continue
         out.add(rel.as_posix())
     return sorted(out)

@@ -24,54 +24,55 @@ def source_dirs(root: Path) -> list[Path]:
                   if p.is_dir() and p.name not in IGNORED_DIRS and not p.name.startswith("."))
 
 
-def changes(root: Path, stop: threading.Event) -> Iterator[list[str]]:
-    """Batches of changed, relevant project-relative paths until `stop` is set.
+class Watcher:
+    """Start watching at construction (so a save during the first build is not lost);
+    `batches()` then yields the changed, relevant project-relative paths until `close()`."""
 
-    Raises KeyboardInterrupt through to the caller as usual (the watcher
-    threads are daemons and end with `stop`).
-    """
-    import watchfiles
-    root = Path(root).resolve()
-    batches: queue.Queue = queue.Queue()
+    def __init__(self, root: Path, stop: threading.Event | None = None):
+        self.root = Path(root).resolve()
+        self.stop = stop or threading.Event()
+        self.queue: queue.Queue = queue.Queue()
+        self.threads = [threading.Thread(target=self._follow, args=([self.root], False),
+                                         daemon=True, name="preview-watch-root")]
+        dirs = source_dirs(self.root)
+        if dirs:
+            self.threads.append(threading.Thread(target=self._follow, args=(dirs, True),
+                                                 daemon=True, name="preview-watch-sources"))
+        for thread in self.threads:
+            thread.start()
 
-    def follow(paths: list[Path], recursive: bool) -> None:
+    def _follow(self, paths: list[Path], recursive: bool) -> None:
+        import watchfiles
         try:
-            for batch in watchfiles.watch(*paths, stop_event=stop, recursive=recursive,
+            for batch in watchfiles.watch(*paths, stop_event=self.stop, recursive=recursive,
                                           debounce=DEBOUNCE_MS, step=STEP_MS,
                                           raise_interrupt=False, rust_timeout=500):
-                batches.put([path for _, path in batch])
-        except Exception as exc:        # noqa: BLE001 (reported, then the preview stops)
-            batches.put(exc)
+                self.queue.put([path for _, path in batch])
+        except Exception as exc:        # noqa: BLE001 (handed to batches(), which raises it)
+            self.queue.put(exc)
 
-    threads = [threading.Thread(target=follow, args=([root], False), daemon=True,
-                                name="preview-watch-root")]
-    dirs = source_dirs(root)
-    if dirs:
-        threads.append(threading.Thread(target=follow, args=(dirs, True), daemon=True,
-                                        name="preview-watch-sources"))
-    for thread in threads:
-        thread.start()
-    try:
-        while not stop.is_set():
+    def _next(self, block: bool) -> list[str] | None:
+        item = self.queue.get(timeout=0.2) if block else self.queue.get_nowait()
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    def batches(self) -> Iterator[list[str]]:
+        while not self.stop.is_set():
             try:
-                item = batches.get(timeout=0.2)
+                paths = set(self._next(block=True))
             except queue.Empty:
                 continue
-            if isinstance(item, Exception):
-                raise item
-            paths = set(item)
             while True:                  # fold in whatever else is already waiting
                 try:
-                    more = batches.get_nowait()
+                    paths |= set(self._next(block=False))
                 except queue.Empty:
                     break
-                if isinstance(more, Exception):
-                    raise more
-                paths |= set(more)
-            changed = relevant(root, paths)
+            changed = relevant(self.root, paths)
             if changed:
                 yield changed
-    finally:
-        stop.set()
-        for thread in threads:
+
+    def close(self) -> None:
+        self.stop.set()
+        for thread in self.threads:
             thread.join(timeout=2)
