@@ -6,8 +6,12 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 BOOK   := $(PY) -m scripts
 FORCE_FLAG := $(if $(FORCE),--force,)
+# make check SHARD=2/4 [SHARD_OUT=path]: check a quarter of the chapters, write a
+# partial result (default _build/shards/shard-2-of-4.json); make merge combines them.
+SHARD_FLAG := $(if $(SHARD),--shard $(SHARD),) $(if $(SHARD_OUT),--out $(SHARD_OUT),)
+PARTIALS   ?= $(wildcard _build/shards/shard-*-of-*.json)
 
-.PHONY: check numbers html pdf test bench mutate clean venv
+.PHONY: check numbers html pdf preview merge test bench mutate clean venv
 
 venv: $(STAMP)
 
@@ -20,7 +24,10 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 check: $(STAMP)
-	$(BOOK) check $(FORCE_FLAG)
+	$(BOOK) check $(FORCE_FLAG) $(SHARD_FLAG)
+
+merge: $(STAMP)
+	$(BOOK) merge $(PARTIALS)
 
 numbers: $(STAMP)
 	$(BOOK) numbers $(FORCE_FLAG)
@@ -30,6 +37,9 @@ html: $(STAMP)
 
 pdf: $(STAMP)
 	$(BOOK) pdf $(FORCE_FLAG)
+
+preview: $(STAMP)
+	$(BOOK) preview
 
 test: $(STAMP)
 	$(BOOK) check
