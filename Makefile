@@ -49,7 +49,7 @@ bench: $(STAMP)
 	$(BOOK) bench
 
 mutate: $(STAMP)
-	$(PY) -m scripts.mutate
+	$(PY) -m scripts.tools.mutation
 
 clean:
 	rm -rf _book _build .pytest_cache .hypothesis

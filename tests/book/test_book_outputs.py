@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import book_rules as br
-from scripts.check import check_book
+from scripts.verify.check import check_book
 
 
 @pytest.fixture(scope="module")

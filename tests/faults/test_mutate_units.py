@@ -7,7 +7,7 @@ import pytest
 
 from faultkit import REPO
 
-from scripts import mutate
+from scripts.tools.mutation import cli as mutate
 
 
 def declared_value(source: str, name: str):
