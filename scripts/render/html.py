@@ -111,7 +111,8 @@ def page(book: Book, index: int, body: str) -> str:
 REFS_HEADING = re.compile(r'<h1 class="unnumbered" id="bibliography">(.*?)</h1>')
 
 
-def _body(book: Book, chapter: Chapter) -> str:
+def page_body(book: Book, chapter: Chapter) -> str:
+    """One chapter's HTML body (pandoc's apply pass)."""
     body = apply_pass(book, chapter, "html", "html5",
                       ["--mathml", "--syntax-highlighting=none", "--wrap=none"])
     # citeproc's reference-section-title is a level-1 heading; on a chapter
@@ -122,7 +123,7 @@ def _body(book: Book, chapter: Chapter) -> str:
 def write_html(book: Book, dest: Path) -> Path:
     """Write every page, the figures and the stylesheet under `dest`."""
     with ThreadPoolExecutor(max_workers=4) as pool:
-        bodies = list(pool.map(lambda c: _body(book, c), book.chapters))
+        bodies = list(pool.map(lambda c: page_body(book, c), book.chapters))
     for i, (chapter, body) in enumerate(zip(book.chapters, bodies)):
         target = dest / chapter.page
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from scripts.bench import Checker, Step, _describe, _env, _last_line
+from scripts.tools.bench import Checker, Step, _describe, _env, _last_line
 
 PREVIEW_WAIT_S = 300
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -33,8 +33,8 @@ LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking
 
 def largest_chapter(root: Path) -> str:
     """The chapter with the most code (characters of its cells)."""
-    from scripts.project import load_project
-    from scripts.qmd import parse_chapter
+    from scripts.read.project import load_project
+    from scripts.read.qmd import parse_chapter
     docs = load_project(root).documents
     return max(docs, key=lambda rel: sum(len(c.source) for c in parse_chapter(
         rel, (root / rel).read_text(encoding="utf-8")).cells))

@@ -16,6 +16,7 @@ from scripts.read.project import Project
 from scripts.run.schedule import run_chapters
 from scripts.verify import ledger
 from scripts.verify.refs import citations, cross_references
+from scripts.verify.shard import save_timings
 
 
 @dataclass
@@ -54,37 +55,60 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     book = read_book(Path(root))
     project = book.project
     result = BookResult(project=project, parsed=book.parsed, findings=list(book.findings))
-    options = {**project.cell_defaults, "fig-format": project.fig_format}  # part of cache keys
-    result.runs = run_chapters(project.root, list(result.parsed.values()), options=options,
-                               timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs)
+    result.runs = run_some(project, list(result.parsed.values()), force, jobs, timeout_s)
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += result.runs[rel].findings
-    result.findings += cross_references(result.parsed)
-    result.findings += citations(project, result.parsed)
-    result.findings += _ledger(project.root, result, update_ledger)
+    published = {rel: ledger.collect(parsed, result.runs[rel])
+                 for rel, parsed in result.parsed.items()}
+    failed = [rel for rel, run in result.runs.items() if run.findings]
+    result.findings += book_wide(project, result.parsed, published, failed, result, update_ledger)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _ledger(root: Path, result: BookResult, update: bool) -> list[Finding]:
+def run_some(project: Project, chapters: list[ParsedChapter], force: bool, jobs: int | None,
+             timeout_s: float | None) -> dict[str, ChapterRun]:
+    """Runs of `chapters` (cache or kernels); records the executed ones' times for sharding."""
+    options = {**project.cell_defaults, "fig-format": project.fig_format}  # part of cache keys
+    runs = run_chapters(project.root, chapters, options=options,
+                        timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs)
+    save_timings(project.root, {rel: run.seconds for rel, run in runs.items() if not run.cached})
+    return runs
+
+
+def book_wide(project: Project, parsed: dict[str, ParsedChapter],
+              published: dict[str, dict[str, str]], failed: list[str], result,
+              update_ledger: bool = False) -> list[Finding]:
+    """The checks that need every chapter: cross-references, citations, numbers.lock.
+
+    `parsed` needs only path, labels, references and citations; `published`
+    holds each chapter's numbers (ledger.collect) and `failed` the chapters
+    whose run did not reach its end. Sets result.ledger_compared/_skipped.
+    """
+    findings = cross_references(parsed) + citations(project, parsed)
+    blocked = bool(result.findings or findings)
+    return findings + _ledger(project.root, published, failed, result, update_ledger, blocked)
+
+
+def _ledger(root: Path, published: dict[str, dict[str, str]], failed_paths: list[str], result,
+            update: bool, blocked: bool) -> list[Finding]:
     """Compare the published numbers with numbers.lock (or rewrite it).
 
     A chapter that did not run to the end publishes partial numbers: its keys
     are left out of the comparison (its findings say what went wrong).
     """
-    if not result.parsed:
+    if not published:
         return []
-    failed = {ledger.chapter_name(rel) for rel, run in result.runs.items() if run.findings}
-    result.ledger_skipped = sorted(rel for rel in result.runs
-                                   if ledger.chapter_name(rel) in failed)
+    failed = {ledger.chapter_name(rel) for rel in failed_paths}
+    result.ledger_skipped = sorted(rel for rel in published if ledger.chapter_name(rel) in failed)
     new: dict[str, str] = {}
-    for rel, parsed in result.parsed.items():
+    for rel, entries in published.items():
         if ledger.chapter_name(rel) not in failed:
-            new.update(ledger.collect(parsed, result.runs[rel]))
+            new.update(entries)
     path = root / ledger.LOCK_NAME
     if update:
-        if result.findings:
+        if blocked:
             return []           # never accept the numbers of a failing book
         try:
             ledger.write(path, new)

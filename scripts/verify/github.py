@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Mapping, TextIO
 
 from scripts.model import Finding
+from scripts.verify.ledger import SEP
 
-SEP = " · "                 # the ledger's key separator: chapter · rest
 NEW, REMOVED = "(new)", "(removed)"
 MAX_TABLE_ROWS = 200        # a summary is capped at 1 MiB by GitHub; keep it readable
 
@@ -59,15 +59,14 @@ def workflow_command(finding: Finding) -> str:
     return f"::error {','.join(props)}::{escape_data(message)}"
 
 
-def moved_numbers(old: Mapping[str, str], new: Mapping[str, str]) -> list[Moved]:
-    """Every key whose value differs between the ledgers, sorted by key."""
+def moved_numbers(findings: list[Finding]) -> list[Moved]:
+    """The ledger findings that name a key (changed, new or removed numbers), in order."""
     moved = []
-    for key in sorted(set(old) | set(new)):
-        before, after = old.get(key, NEW), new.get(key, REMOVED)
-        if key in old and key in new and before == after:
-            continue
-        chapter, _, rest = key.partition(SEP)
-        moved.append(Moved(chapter, rest, before, after))
+    for f in findings:
+        if f.kind == "ledger" and f.key:
+            chapter, _, rest = f.key.partition(SEP)
+            moved.append(Moved(chapter, rest, NEW if f.old is None else f.old,
+                               REMOVED if f.new is None else f.new))
     return moved
 
 
@@ -88,7 +87,7 @@ def step_summary(findings: list[Finding], moved: list[Moved], verdict: str) -> s
         if len(moved) > MAX_TABLE_ROWS:
             lines.append(f"\n… and {len(moved) - MAX_TABLE_ROWS} more (see the job log)")
         lines.append("")
-    others = [f for f in findings if f.kind != "ledger" or SEP not in f.reason]
+    others = [f for f in findings if not (f.kind == "ledger" and f.key)]
     if others:
         lines += [f"### Findings ({len(others)})", "",
                   "| Where | Kind | Message |", "| --- | --- | --- |"]
@@ -102,21 +101,17 @@ def step_summary(findings: list[Finding], moved: list[Moved], verdict: str) -> s
 
 def report(result, verdict: str, env: Mapping[str, str] = os.environ,
            out: TextIO = sys.stdout) -> None:
-    """Print workflow commands and append the step summary, when running on GitHub Actions.
-
-    `result` has `findings` and, when numbers.lock was compared, `ledger_old` and
-    `ledger_new` (the recorded and the published numbers).
-    """
+    """On GitHub Actions: a workflow command per finding, and the step summary appended."""
     if not enabled(env):
         return
-    for finding in result.findings:
+    findings = list(result.findings)
+    for finding in findings:
         print(workflow_command(finding), file=out)
-    old = getattr(result, "ledger_old", None)       # None: numbers.lock was not read
-    moved = moved_numbers(old, getattr(result, "ledger_new", None) or {}) if old is not None else []
     target = env.get("GITHUB_STEP_SUMMARY")
     if target:
         try:
             with Path(target).open("a", encoding="utf-8") as handle:
-                handle.write(step_summary(list(result.findings), moved, verdict))
+                handle.write(step_summary(findings, moved_numbers(findings), verdict))
         except OSError as exc:
-            print(f"warning: cannot append to GITHUB_STEP_SUMMARY ({target}): {exc}", file=sys.stderr)
+            print(f"warning: cannot append to GITHUB_STEP_SUMMARY ({target}): {exc}",
+                  file=sys.stderr)

@@ -24,12 +24,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
-import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from scripts.files import atomic_write
 from scripts.model import Finding, ParsedChapter, finding_from_dict
 
 PARTIAL_FORMAT = 1
@@ -119,25 +117,11 @@ def save_timings(root: Path, seconds: dict[str, float]) -> None:
     """Record chapter run times for the next plan (best effort: speed, not correctness)."""
     merged = {**load_timings(root), **{k: round(float(v), 4) for k, v in seconds.items()}}
     try:
-        write_atomic(Path(root) / TIMINGS_FILE, json.dumps(merged, indent=1, sort_keys=True) + "\n")
+        path = Path(root) / TIMINGS_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, json.dumps(merged, indent=1, sort_keys=True) + "\n")
     except OSError:
         pass
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temp file beside it and os.replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 # ------------------------------------------------------------- one shard
@@ -150,9 +134,9 @@ def chapter_record(parsed: ParsedChapter | None, run, findings: list[Finding],
                    entries: dict[str, str]) -> dict:
     """What the merge needs of one chapter (JSON-ready)."""
     if parsed is None:          # unreadable: only its findings
-        return {"parsed": False, "findings": [f.__dict__ for f in findings]}
+        return {"parsed": False, "findings": [asdict(f) for f in findings]}
     return {"parsed": True,
-            "findings": [f.__dict__ for f in findings],
+            "findings": [asdict(f) for f in findings],
             "labels": [list(x) for x in parsed.labels],
             "references": [list(x) for x in parsed.references],
             "citations": [list(x) for x in parsed.citations],
@@ -170,8 +154,10 @@ def partial(shard: Shard, shards: list[list[str]], documents: list[str],
 
 
 def write_partial(path: Path, data: dict) -> Path:
-    write_atomic(Path(path), json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
-    return Path(path)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
+    return path
 
 
 def read_partial(path: Path) -> dict:
@@ -240,20 +226,19 @@ def combine(partials: list[tuple[Path, dict]]) -> MergedChapters:
     return MergedChapters(documents, {rel: records[rel] for rel in documents}, count, slowest)
 
 
+def record_findings(record: dict) -> list[Finding]:
+    return [finding_from_dict(f) for f in record["findings"]]
+
+
 def chapter_findings(merged: MergedChapters) -> list[Finding]:
     """Per-chapter findings in the order of one unsharded run: unreadable chapters first."""
     recs = merged.records.values()
-    unreadable = [f for rec in recs if not rec["parsed"] for f in rec["findings"]]
-    chapters = [f for rec in recs if rec["parsed"] for f in rec["findings"]]
-    return [finding_from_dict(f) for f in unreadable + chapters]
+    unreadable = [f for rec in recs if not rec["parsed"] for f in record_findings(rec)]
+    return unreadable + [f for rec in recs if rec["parsed"] for f in record_findings(rec)]
 
 
 def read_all(paths: list[Path]) -> list[tuple[Path, dict]]:
     return [(Path(p), read_partial(Path(p))) for p in paths]
-
-
-def elapsed_since(started: float) -> float:
-    return time.perf_counter() - started
 
 
 @dataclass

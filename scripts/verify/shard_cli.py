@@ -12,7 +12,7 @@ from scripts.verify.shard import Shard, ShardError
 def run_shard(root: Path, spec: str, out: Path | None, force: bool, jobs: int | None,
               timeout_s: float | None, stream: TextIO = sys.stdout) -> int:
     """Check one shard, write its partial result; 0 once written (the verdict is the merge's)."""
-    from scripts.report import format_finding
+    from scripts.verify.report import format_finding
     from scripts.verify.sharding import check_shard
     try:
         shard = Shard.parse(spec)
@@ -31,7 +31,7 @@ def run_shard(root: Path, spec: str, out: Path | None, force: bool, jobs: int | 
 
 def run_merge(root: Path, paths: list[Path], stream: TextIO = sys.stdout) -> int:
     """Merge partial results; print the report (and GitHub annotations); 0 ok, 1 findings, 2 bad input."""
-    from scripts.report import print_findings
+    from scripts.verify.report import print_findings
     from scripts.verify.sharding import merge
     try:
         result = merge(root, paths)

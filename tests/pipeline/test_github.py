@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts import ledger
+from scripts.verify import ledger
 from scripts.model import Finding
 from scripts.verify import github
 
@@ -29,10 +29,13 @@ def test_workflow_command_leaves_out_unknown_positions_and_keeps_detail():
     assert github.workflow_command(g) == "::error file=x.qmd,line=4,title=cell-error::boom"
 
 
-def test_moved_numbers_changed_new_and_removed():
+def test_moved_numbers_come_from_the_ledger_comparison():
     old = {"ch · a": "1", "ch · b": "2", "ch2 · gone": "9"}
     new = {"ch · a": "1", "ch · b": "3", "ch2 · added": "7"}
-    assert github.moved_numbers(old, new) == [
+    findings = [Finding("x.qmd", 3, "invariant", "no"),
+                Finding("numbers.lock", 0, "ledger", "numbers.lock is missing")]
+    findings += ledger.diff(old, new)
+    assert github.moved_numbers(findings) == [
         github.Moved("ch", "b", "2", "3"),
         github.Moved("ch2", "added", "(new)", "7"),
         github.Moved("ch2", "gone", "9", "(removed)"),
@@ -42,7 +45,8 @@ def test_moved_numbers_changed_new_and_removed():
 def test_step_summary_tables_escape_pipes():
     moved = [github.Moved("ch", "tbl-x · a|b · Col", "1", "2")]
     findings = [Finding("contents/c.qmd", 3, "invariant", "x | y", col=2),
-                Finding("numbers.lock", 5, "ledger", "ch · tbl-x · a|b · Col: 1 → 2")]
+                Finding("numbers.lock", 5, "ledger", "ch · tbl-x · a|b · Col: 1 → 2",
+                        key="ch · tbl-x · a|b · Col", old="1", new="2")]
     text = github.step_summary(findings, moved, "FAILED: …")
     assert "| ch | tbl-x · a\\|b · Col | 1 → 2 |" in text
     assert "| `contents/c.qmd:3:2` | invariant | x \\| y |" in text
@@ -50,20 +54,23 @@ def test_step_summary_tables_escape_pipes():
 
 
 class _Result:
-    def __init__(self, findings, old, new):
-        self.findings, self.ledger_old, self.ledger_new = findings, old, new
+    def __init__(self, findings):
+        self.findings = findings
 
 
 def test_report_only_on_github(tmp_path):
     summary = tmp_path / "summary.md"
-    result = _Result([Finding("a.qmd", 1, "invariant", "no")], {"a · k": "1"}, {"a · k": "2"})
+    result = _Result([Finding("a.qmd", 1, "invariant", "no")] + ledger.diff({"a · k": "1"},
+                                                                            {"a · k": "2"}))
     out = io.StringIO()
     github.report(result, "FAILED", env={"GITHUB_STEP_SUMMARY": str(summary)}, out=out)
     assert out.getvalue() == "" and not summary.exists()
     env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
     summary.write_text("earlier step\n")
     github.report(result, "FAILED", env=env, out=out)
-    assert out.getvalue() == "::error file=a.qmd,line=1,title=invariant::no\n"
+    assert out.getvalue().splitlines() == [
+        "::error file=a.qmd,line=1,title=invariant::no",
+        "::error file=numbers.lock,line=3,title=ledger::a · k: 1 → 2"]
     text = summary.read_text()
     assert text.startswith("earlier step\n## Book check")      # appended, not replaced
     assert "| a | k | 1 → 2 |" in text

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.check import check_book
+from scripts.verify.check import check_book
 from scripts.tools.preview.pages import PageRenderer
 from scripts.tools.preview.session import Session, relevant
 

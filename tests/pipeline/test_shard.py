@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
-from scripts import ledger, synth_book
-from scripts.check import check_book
+from scripts.tools import synth_book
+from scripts.verify import ledger
+from scripts.verify.check import check_book
 from scripts.verify import shard as sh
 from scripts.verify.sharding import check_shard, merge
 

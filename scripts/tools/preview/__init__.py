@@ -40,7 +40,7 @@ def _say(text: str) -> None:
 
 def announce(outcome: Outcome) -> None:
     """The terminal's account of one build."""
-    from scripts.report import format_finding
+    from scripts.verify.report import format_finding
     if outcome.findings:
         for f in outcome.findings:
             _say(format_finding(f))
@@ -98,10 +98,7 @@ def serve(root: Path, port: int = 0, jobs: int | None = None,
         watcher.close()
         if server is not None:
             server.stop()
-        session.close()
-        kernel = sys.modules.get("scripts.kernel")
-        if kernel is not None:
-            kernel.kill_all_kernels()
+        session.close()             # run_chapters has already stopped every kernel
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,45 +8,48 @@ and labels (the sidebar, the pager and cross-references show them). So:
    the previous build's; the chapters whose markdown or figures changed run
    pandoc's collect pass again;
 2. renumber the book; when any chapter's collected facts changed, or the
-   project configuration did, every page is rewritten, else only the changed ones.
+   project's configuration did, every page is rewritten, else only the changed ones.
 
-The first build and any configuration change render everything. Each page is
+The first build and any configuration change render everything. Each file is
 written atomically (temp file + os.replace), so the server never serves half
 a page. Scratch files live in one temporary directory removed by `close()`.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import posixpath
 import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from pathlib import Path
 
+from scripts.files import atomic_write
 from scripts.render import output_dir
-from scripts.render.book import (Book, Chapter, _bibliography, _book_config, _collect,
-                                 _copy_static_images, _crossref, _csl, _lang, _authors,
-                                 page_for)
-from scripts.render.html import ASSETS, CSS, _body, page
-from scripts.render.markdown import chapter_markdown
-from scripts.render.numbering import ChapterInfo, number_book
+from scripts.render.book import (Book, Chapter, assemble, collect, new_book, new_chapter,
+                                 number, write_chapter_files)
+from scripts.render.html import ASSETS, CSS, page, page_body
+from scripts.render.numbering import ChapterInfo
+
+THREADS = min(8, os.cpu_count() or 2)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
+def configuration(project) -> str:
+    """Everything besides the chapters that every page depends on: the resolved
+    options and the bytes of the bibliography and CSL files."""
+    options = {k: v for k, v in asdict(project).items() if k != "findings"}
+    files = {}
+    for rel in [*project.bibliography, *([project.csl] if project.csl else [])]:
         try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+            files[rel] = hashlib.sha256((Path(project.root) / rel).read_bytes()).hexdigest()
+        except OSError:
+            files[rel] = None
+    return json.dumps({"options": options, "files": files}, sort_keys=True, default=str)
+
+
+def index_pages(book: Book) -> set[str]:
+    return {c.page for c in book.chapters}
 
 
 class PageRenderer:
@@ -55,13 +58,10 @@ class PageRenderer:
     def __init__(self):
         self.work = Path(tempfile.mkdtemp(prefix="preview-render-"))
         self.book: Book | None = None
-        self.config_json = ""
+        self.config = ""
         self.markdown: dict[str, tuple[str, dict]] = {}
         self.collected: dict[str, str] = {}
-
-    @property
-    def dest(self) -> Path:
-        return self._dest
+        self.dest: Path | None = None
 
     def close(self) -> None:
         shutil.rmtree(self.work, ignore_errors=True)
@@ -79,79 +79,55 @@ class PageRenderer:
 
     def _render(self, result) -> list[str]:
         project = result.project
-        self._dest = output_dir(project)
-        config_json = json.dumps(project.config, sort_keys=True, default=str)
-        full = self.book is None or config_json != self.config_json or \
-            [c.path for c in self.book.chapters] != project.documents
-        execute = getattr(project, "execute", None) or {}
+        self.dest = output_dir(project)
+        config = configuration(project)
         fresh: dict[str, tuple[str, dict]] = {}
         for path in project.documents:
-            stem = posixpath.splitext(posixpath.basename(path))[0]
-            md = chapter_markdown(result.parsed[path], result.runs.get(path), execute,
-                                  files_dir=f"{stem}_files/figure-html")
+            md = assemble(result.parsed[path], result.runs.get(path))
             fresh[path] = (md.text, md.files)
+        full = self.book is None or config != self.config
         if full:
-            self.book = self._new_book(result, fresh)
-            changed = list(project.documents)
+            appendices = set(project.appendices)
+            self.book = new_book(project, [new_chapter(self.work, p, p in appendices, *fresh[p])
+                                           for p in project.documents], self.work)
+            self.collected = {}
+            changed = [c for c in self.book.chapters]
         else:
-            changed = [p for p in project.documents if fresh[p] != self.markdown.get(p)]
-            for chapter in self.book.chapters:
-                if chapter.path in changed:
-                    chapter.markdown_file.write_text(fresh[chapter.path][0], encoding="utf-8")
-                    chapter.files = fresh[chapter.path][1]
-        self.markdown, self.config_json = fresh, config_json
+            changed = [c for c in self.book.chapters if fresh[c.path] != self.markdown.get(c.path)]
+            for chapter in changed:
+                chapter.markdown_file.write_text(fresh[chapter.path][0], encoding="utf-8")
+                chapter.files = fresh[chapter.path][1]
+        self.markdown, self.config = fresh, config
         if not changed:
             return []
-        targets = [c for c in self.book.chapters if c.path in changed]
-        with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
-            found = list(pool.map(lambda c: _collect(self.book, c), targets))
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
+            found = list(pool.map(lambda c: collect(self.book, c), changed))
         facts_moved = full
-        for chapter, collected in zip(targets, found):
+        for chapter, collected in zip(changed, found):
             text = json.dumps(collected, sort_keys=True)
             facts_moved |= self.collected.get(chapter.path) != text
             self.collected[chapter.path] = text
             chapter.info = ChapterInfo(chapter.path, chapter.appendix, collected)
-        infos = [c.info for c in self.book.chapters]
-        self.book.refs = number_book(infos, str(self.book.crossref.get("appendix-title",
-                                                                       "Appendix")))
-        pages = self.book.chapters if facts_moved else targets
+        number(self.book)
+        pages = self.book.chapters if facts_moved else changed
         self._write(pages, full)
         return [c.page for c in pages]
 
-    def _new_book(self, result, fresh) -> Book:
-        project = result.project
-        chapters = []
-        appendices = set(project.appendices)
-        for path in project.documents:
-            page = page_for(path)
-            md_file = self.work / (page.replace("/", "__") + ".md")
-            md_file.write_text(fresh[path][0], encoding="utf-8")
-            chapters.append(Chapter(path, page, path in appendices, md_file, fresh[path][1]))
-        self.collected = {}
-        book_config = _book_config(project)
-        return Book(root=Path(project.root), title=str(project.title or "Book"),
-                    chapters=chapters, refs={}, bibliography=_bibliography(project),
-                    csl=_csl(project), work=self.work, lang=_lang(project),
-                    subtitle=str(book_config.get("subtitle") or ""), authors=_authors(project),
-                    crossref=_crossref(project),
-                    output_file=str(book_config.get("output-file") or ""))
-
     def _write(self, pages: list[Chapter], full: bool) -> None:
-        book = self.book
+        book, dest = self.book, self.dest
         index = {c.path: i for i, c in enumerate(book.chapters)}
-        with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
-            bodies = list(pool.map(lambda c: _body(book, c), pages))
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
+            bodies = list(pool.map(lambda c: page_body(book, c), pages))
+        dest.mkdir(parents=True, exist_ok=True)
         for chapter, body in zip(pages, bodies):
-            for rel, data in chapter.files.items():
-                _write_atomic(self._dest / chapter.page_dir / rel, data)
-            _copy_static_images(book, chapter, self._dest)
-            html = page(book, index[chapter.path], body)
-            _write_atomic(self._dest / chapter.page, html.encode("utf-8"))
+            write_chapter_files(book, chapter, dest)
+            target = dest / chapter.page
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(target, page(book, index[chapter.path], body))
         if full:
-            _write_atomic(self._dest / CSS, (ASSETS / CSS).read_bytes())
-            if not (self._dest / "index.html").exists() and book.chapters:
+            atomic_write(dest / CSS, (ASSETS / CSS).read_bytes())
+            if book.chapters and "index.html" not in index_pages(book):
                 first = book.chapters[0].page
-                _write_atomic(self._dest / "index.html",
-                              f'<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" '
-                              f'content="0; url={first}"><a href="{first}">{first}</a>'
-                              .encode("utf-8"))
+                atomic_write(dest / "index.html",
+                             f'<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" '
+                             f'content="0; url={first}"><a href="{first}">{first}</a>')

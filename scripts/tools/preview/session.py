@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from scripts.model import Finding
+from scripts.read.project import NOT_SOURCES
 
 # Paths under the project root that never change the book.
-IGNORED_DIRS = {".git", ".venv", "_book", "_build", "__pycache__", ".pytest_cache",
-                ".hypothesis", "tests", "scripts", "docs", "node_modules", ".github"}
+IGNORED_DIRS = NOT_SOURCES | {"docs"}
 
 # What a book is made of: chapters, configuration, bibliography, the science
 # package, images and data the chapters read.
@@ -74,7 +74,7 @@ class Session:
         self.renderer = PageRenderer()
 
     def build(self) -> Outcome:
-        from scripts.check import check_book
+        from scripts.verify.check import check_book
         from scripts.render import RenderError
         started = time.perf_counter()
         result = check_book(self.root, jobs=self.jobs)
@@ -95,8 +95,8 @@ class Session:
 
     @property
     def output(self) -> Path:
+        from scripts.read.project import load_project
         from scripts.render import output_dir
-        from scripts.project import load_project
         return output_dir(load_project(self.root))
 
     def close(self) -> None:
