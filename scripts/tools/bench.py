@@ -283,6 +283,8 @@ def bench_book(book: BookBench, runs: int, reference_runs: int, accept: bool) ->
     if reference_runs > 0:
         _progress(f"[{book.title}] nbconvert --execute")
         book.steps.append(measure_nbconvert(book, reference_runs))
+    from scripts.tools.bench_loop import loop_steps     # edits, preview, shards (issue 14)
+    book.steps.extend(loop_steps(book, runs, synthetic=accept, progress=_progress))
     return book
 
 

@@ -231,3 +231,16 @@ def measure_shards(root: Path, count: int = 4) -> list[Step]:
                        else "findings DIFFER from the unsharded run") + f"; {_describe(d)}"
     return [one, slowest, merge_step]
 
+
+def loop_steps(book, runs: int, synthetic: bool, progress=print) -> list[Step]:
+    """The real book: edits and preview latency; the synthetic book: 4 shards vs 1."""
+    try:
+        if synthetic:
+            progress(f"[{book.title}] 4 shards vs 1 (cold)")
+            return measure_shards(book.root, 4)
+        progress(f"[{book.title}] prose-only and code edits")
+        steps = measure_edits(book.root, runs)
+        progress(f"[{book.title}] preview save→reload in chromium")
+        return steps + measure_preview(book.root, runs)
+    except Exception as exc:  # noqa: BLE001 - the benchmark reports and moves on
+        return [Step("author loop / shards", failed=f"{type(exc).__name__}: {exc}"[:160])]
