@@ -41,16 +41,20 @@ def largest_chapter(root: Path) -> str:
 
 
 def insert_sentence(path: Path, sentence: str) -> None:
-    """Insert a sentence at the end of the first prose paragraph past the middle."""
+    """Append a sentence to the first prose paragraph past the middle of the chapter
+    (outside code fences, headings, tables, lists and front matter)."""
     text = path.read_text(encoding="utf-8")
     lines = text.split("\n")
-    fence = False
-    for i in range(len(lines) // 2, len(lines) - 1):
-        if lines[i].lstrip().startswith(("```", "~~~")):
-            fence = not fence
+    fence = None
+    for i, line in enumerate(lines[:-1]):
+        marker = line.lstrip()[:3]
+        if marker in ("```", "~~~"):
+            fence = None if fence == marker else (fence or marker)
             continue
-        plain = lines[i].strip() and not lines[i].lstrip().startswith(("#", "|", "-", "*", ":", "<", "$"))
-        if not fence and plain and not lines[i + 1].strip():
+        if fence or i < len(lines) // 2:
+            continue
+        prose = line.strip() and not line.lstrip().startswith(("#", "|", "-", "*", ":", "<", "$"))
+        if prose and not lines[i + 1].strip():
             lines[i] += " " + sentence
             path.write_text("\n".join(lines), encoding="utf-8")
             return
