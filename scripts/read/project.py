@@ -50,6 +50,7 @@ class Project:
     output_file: str = ""                                    # `book: output-file:`
     execute: dict = field(default_factory=dict)              # project `execute:` as written
     timeout_s: float = DEFAULT_TIMEOUT_S                     # `execute: timeout`, per cell
+    literal_numbers: bool = False                            # `verify: literal-numbers:` (ours)
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -185,6 +186,8 @@ def _resolve(project: Project, config: dict) -> None:
                                if isinstance(o, dict) and o.get("fig-format")), "")
     project.output_dir = str(_mapping(config.get("project")).get("output-dir") or "_book")
     project.output_file = str(book.get("output-file") or "")
+    # This pipeline's own checks live under `verify:` (Quarto ignores the key).
+    project.literal_numbers = bool(_mapping(config.get("verify")).get("literal-numbers"))
 
 
 def _timeout(value) -> float:

@@ -15,6 +15,7 @@ from scripts.read.book import read_book
 from scripts.read.project import Project
 from scripts.run.schedule import run_chapters
 from scripts.verify import ledger
+from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
 from scripts.verify.shard import save_timings
 
@@ -59,6 +60,8 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += result.runs[rel].findings
+    if project.literal_numbers:
+        result.findings += literal_numbers(result.parsed)
     published = {rel: ledger.collect(parsed, result.runs[rel])
                  for rel, parsed in result.parsed.items()}
     failed = [rel for rel, run in result.runs.items() if run.findings]
@@ -89,6 +92,16 @@ def book_wide(project: Project, parsed: dict[str, ParsedChapter],
     findings = cross_references(parsed) + citations(project, parsed)
     blocked = bool(result.findings or findings)
     return findings + _ledger(project.root, published, failed, result, update_ledger, blocked)
+
+
+def literal_numbers(parsed: dict[str, ParsedChapter]) -> list[Finding]:
+    """A number typed into prose (not computed, not in the ledger) is a finding."""
+    return [Finding(rel, hit.line, "literal-number",
+                    f"number typed in prose: {hit.text!r}; publish it from an inline value "
+                    "(`{python} name_str`) or allowlist it in scripts/verify/prose_numbers.py",
+                    col=hit.col)
+            for rel, chapter in parsed.items()
+            for hit in find_prose_numbers(chapter.text, rel)]
 
 
 def _ledger(root: Path, published: dict[str, dict[str, str]], failed_paths: list[str], result,

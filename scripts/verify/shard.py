@@ -131,12 +131,17 @@ def default_partial_path(root: Path, shard: Shard) -> Path:
 
 
 def chapter_record(parsed: ParsedChapter | None, run, findings: list[Finding],
-                   entries: dict[str, str]) -> dict:
-    """What the merge needs of one chapter (JSON-ready)."""
+                   entries: dict[str, str], literal: list[Finding] = ()) -> dict:
+    """What the merge needs of one chapter (JSON-ready).
+
+    findings: from reading and running it; literal: numbers typed in its prose
+    (reported after every chapter's own findings, as one unsharded run does).
+    """
     if parsed is None:          # unreadable: only its findings
-        return {"parsed": False, "findings": [asdict(f) for f in findings]}
+        return {"parsed": False, "findings": [asdict(f) for f in findings], "literal": []}
     return {"parsed": True,
             "findings": [asdict(f) for f in findings],
+            "literal": [asdict(f) for f in literal],
             "labels": [list(x) for x in parsed.labels],
             "references": [list(x) for x in parsed.references],
             "citations": [list(x) for x in parsed.citations],
@@ -226,15 +231,17 @@ def combine(partials: list[tuple[Path, dict]]) -> MergedChapters:
     return MergedChapters(documents, {rel: records[rel] for rel in documents}, count, slowest)
 
 
-def record_findings(record: dict) -> list[Finding]:
-    return [finding_from_dict(f) for f in record["findings"]]
+def record_findings(record: dict, part: str = "findings") -> list[Finding]:
+    return [finding_from_dict(f) for f in record[part]]
 
 
 def chapter_findings(merged: MergedChapters) -> list[Finding]:
-    """Per-chapter findings in the order of one unsharded run: unreadable chapters first."""
+    """Per-chapter findings in the order of one unsharded run: unreadable chapters'
+    first, then each chapter's own, then the numbers typed in prose."""
     recs = merged.records.values()
     unreadable = [f for rec in recs if not rec["parsed"] for f in record_findings(rec)]
-    return unreadable + [f for rec in recs if rec["parsed"] for f in record_findings(rec)]
+    own = [f for rec in recs if rec["parsed"] for f in record_findings(rec)]
+    return unreadable + own + [f for rec in recs for f in record_findings(rec, "literal")]
 
 
 def read_all(paths: list[Path]) -> list[tuple[Path, dict]]:

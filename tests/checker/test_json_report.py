@@ -66,3 +66,18 @@ def test_citation_found_in_the_second_bibliography(tmp_path):
     (root / "one.qmd").write_text("# One\n\nAs shown [@nowhere].\n")
     (missing,) = check_book(root).findings
     assert missing.kind == "unknown-citation" and "a.bib, b.bib" in missing.reason
+
+
+def test_literal_number_in_prose_is_a_finding_when_the_project_asks(tmp_path):
+    text = "# One\n\nSome prose.\nThe run loses 12.5 % of its time.\n"
+    root = write_book(tmp_path / "book", {"one.qmd": text},
+                      extra="verify:\n  literal-numbers: true\n")
+    code, report = check_json(root)
+    assert code == 1
+    (finding,) = report["findings"]
+    assert (finding["path"], finding["line"], finding["column"], finding["kind"]) == \
+        ("one.qmd", 4, 15, "literal-number")
+    assert "12.5 %" in finding["message"]
+    (root / "_quarto.yml").write_text((root / "_quarto.yml").read_text()
+                                      .replace("literal-numbers: true", "literal-numbers: false"))
+    assert check_json(root)[0] == 0
