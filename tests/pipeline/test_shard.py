@@ -76,6 +76,9 @@ def planted(tmp_path_factory):
     append(5, "A planted reference to @sec-nowhere.")
     append(6, "The first chapter's table, @tbl-ch1-mtbf, is defined in another shard.")
     append(7, "## The first chapter again {#sec-ch1}")
+    append(2, "A planted literal: the cluster had 4096 spare GPUs.")
+    with open(root / "_quarto.yml", "a", encoding="utf-8") as config:
+        config.write("verify:\n  literal-numbers: true\n")     # per-chapter, reported after all
     first = check_book(root)
     new = {}
     for rel, parsed in first.parsed.items():
@@ -91,7 +94,10 @@ def planted(tmp_path_factory):
 def test_the_planted_book_fails_as_intended(planted):
     root, expected, moved = planted
     kinds = sorted({f.kind for f in expected.findings})
-    assert kinds == ["duplicate-label", "invariant", "ledger", "unknown-ref"]
+    assert kinds == ["duplicate-label", "invariant", "ledger", "literal-number", "unknown-ref"]
+    literal = [f for f in expected.findings if f.kind == "literal-number"]
+    assert any(f.path == "contents/ch02.qmd" and "4096" in f.reason for f in literal)
+    assert len({f.path for f in literal}) > 1        # from several chapters, hence shards
     (ledger_finding,) = [f for f in expected.findings if f.kind == "ledger"]
     assert ledger_finding.reason.startswith(f"{moved}: planted old value → ")
     (dup,) = [f for f in expected.findings if f.kind == "duplicate-label"]
