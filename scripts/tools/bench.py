@@ -137,6 +137,10 @@ class Checker:
         self.rss_file.unlink(missing_ok=True)
 
 
+def run_word(run: int) -> str:     # no digits: a digit in prose is a literal-number finding
+    return "".join(chr(ord("a") + int(d)) for d in str(run))
+
+
 def _describe(done: subprocess.CompletedProcess) -> str:
     summary = _last_line(done.stdout) or _last_line(done.stderr)
     return f"exit {done.returncode}: {summary}"[:160]
@@ -174,7 +178,7 @@ def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Ste
 
     def prepare_edit(run: int) -> None:
         with open(book.root / chapter_to_edit, "a", encoding="utf-8") as handle:
-            handle.write(f"\nA sentence the benchmark added (run {run + 1}).\n")
+            handle.write(f"\nA sentence the benchmark added (run {run_word(run)}).\n")
 
     def prepare_mlsys(run: int) -> None:
         with open(book.root / "mlsys" / "__init__.py", "a", encoding="utf-8") as handle:

@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from scripts.tools.bench import Checker, Step, _describe, _env, _last_line
+from scripts.tools.bench import Checker, Step, _describe, _env, _last_line, run_word
 
 PREVIEW_WAIT_S = 300
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -100,7 +100,7 @@ def measure_edits(root: Path, runs: int) -> list[Step]:
     try:
         checker.run("check")            # warm: everything cached before the edits
         prose = _check_step("prose-only edit", checker, runs,
-                            lambda run: insert_sentence(chapter, f"Bench sentence {run}."))
+                            lambda run: insert_sentence(chapter, f"Bench sentence {run_word(run)}."))
         set_code_probe(chapter, 0)
         checker.run("check")
         code = _check_step("code edit (largest chapter)", checker, runs,
@@ -161,7 +161,7 @@ def measure_preview(root: Path, runs: int) -> list[Step]:
             page = browser.new_page()
             page.goto(url + rel[:-len(".qmd")] + ".html")
             for run in range(runs):
-                word = f"Benchpreview{run}x"
+                word = f"Benchpreview{run_word(run)}x"
                 started = time.perf_counter()
                 insert_sentence(chapter, word + ".")
                 page.wait_for_function(f"document.body.innerText.includes('{word}')",
