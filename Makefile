@@ -11,7 +11,7 @@ FORCE_FLAG := $(if $(FORCE),--force,)
 SHARD_FLAG := $(if $(SHARD),--shard $(SHARD),) $(if $(SHARD_OUT),--out $(SHARD_OUT),)
 PARTIALS   ?= $(wildcard _build/shards/shard-*-of-*.json)
 
-.PHONY: check numbers html pdf preview merge test bench mutate clean venv
+.PHONY: check numbers html pdf book preview merge test bench mutate clean venv
 
 venv: $(STAMP)
 
@@ -37,6 +37,11 @@ html: $(STAMP)
 
 pdf: $(STAMP)
 	$(BOOK) pdf $(FORCE_FLAG)
+
+# The PDF first: the HTML pages then link it ("Download PDF").
+book: $(STAMP)
+	$(BOOK) pdf $(FORCE_FLAG)
+	$(BOOK) html
 
 preview: $(STAMP)
 	$(BOOK) preview

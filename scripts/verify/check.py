@@ -15,6 +15,7 @@ from scripts.read.book import read_book
 from scripts.read.project import Project
 from scripts.run.schedule import run_chapters
 from scripts.verify import ledger
+from scripts.verify.figalt import missing_fig_alt
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
 from scripts.verify.shard import save_timings
@@ -60,14 +61,25 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += result.runs[rel].findings
-    if project.literal_numbers:
-        result.findings += literal_numbers(result.parsed)
+    for check in text_checks(project):
+        result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
     published = {rel: ledger.collect(parsed, result.runs[rel])
                  for rel, parsed in result.parsed.items()}
     failed = [rel for rel, run in result.runs.items() if run.findings]
     result.findings += book_wide(project, result.parsed, published, failed, result, update_ledger)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def text_checks(project: Project) -> list:
+    """The per-chapter checks of the source text that _quarto.yml asks for, in report order
+    (each check's findings for every chapter, after every chapter's own findings)."""
+    checks = []
+    if project.literal_numbers:
+        checks.append(lambda parsed: literal_numbers({parsed.path: parsed}))
+    if project.fig_alt:
+        checks.append(missing_fig_alt)
+    return checks
 
 
 def run_some(project: Project, chapters: list[ParsedChapter], force: bool, jobs: int | None,

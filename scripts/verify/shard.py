@@ -131,17 +131,18 @@ def default_partial_path(root: Path, shard: Shard) -> Path:
 
 
 def chapter_record(parsed: ParsedChapter | None, run, findings: list[Finding],
-                   entries: dict[str, str], literal: list[Finding] = ()) -> dict:
+                   entries: dict[str, str], text: list[list[Finding]] = ()) -> dict:
     """What the merge needs of one chapter (JSON-ready).
 
-    findings: from reading and running it; literal: numbers typed in its prose
-    (reported after every chapter's own findings, as one unsharded run does).
+    findings: from reading and running it; text: the findings of each text check
+    (check.text_checks), reported check by check after every chapter's own
+    findings, as one unsharded run does.
     """
     if parsed is None:          # unreadable: only its findings
-        return {"parsed": False, "findings": [asdict(f) for f in findings], "literal": []}
+        return {"parsed": False, "findings": [asdict(f) for f in findings], "text": []}
     return {"parsed": True,
             "findings": [asdict(f) for f in findings],
-            "literal": [asdict(f) for f in literal],
+            "text": [[asdict(f) for f in found] for found in text],
             "labels": [list(x) for x in parsed.labels],
             "references": [list(x) for x in parsed.references],
             "citations": [list(x) for x in parsed.citations],
@@ -231,17 +232,22 @@ def combine(partials: list[tuple[Path, dict]]) -> MergedChapters:
     return MergedChapters(documents, {rel: records[rel] for rel in documents}, count, slowest)
 
 
-def record_findings(record: dict, part: str = "findings") -> list[Finding]:
-    return [finding_from_dict(f) for f in record[part]]
+def record_findings(record: dict) -> list[Finding]:
+    """A chapter's own findings, then those of its text checks."""
+    own = [finding_from_dict(f) for f in record["findings"]]
+    return own + [finding_from_dict(f) for found in record["text"] for f in found]
 
 
 def chapter_findings(merged: MergedChapters) -> list[Finding]:
     """Per-chapter findings in the order of one unsharded run: unreadable chapters'
-    first, then each chapter's own, then the numbers typed in prose."""
-    recs = merged.records.values()
-    unreadable = [f for rec in recs if not rec["parsed"] for f in record_findings(rec)]
-    own = [f for rec in recs if rec["parsed"] for f in record_findings(rec)]
-    return unreadable + own + [f for rec in recs for f in record_findings(rec, "literal")]
+    first, then each chapter's own, then each text check's for every chapter."""
+    recs = list(merged.records.values())
+    unreadable = [f for rec in recs if not rec["parsed"] for f in rec["findings"]]
+    own = [f for rec in recs if rec["parsed"] for f in rec["findings"]]
+    checks = max((len(rec["text"]) for rec in recs), default=0)
+    text = [f for k in range(checks) for rec in recs if k < len(rec["text"])
+            for f in rec["text"][k]]
+    return [finding_from_dict(f) for f in unreadable + own + text]
 
 
 def read_all(paths: list[Path]) -> list[tuple[Path, dict]]:

@@ -16,7 +16,7 @@ from scripts.read.book import read_book
 from scripts.read.project import load_project
 from scripts.verify import ledger
 from scripts.verify import shard as sh
-from scripts.verify.check import book_wide, literal_numbers, run_some
+from scripts.verify.check import book_wide, run_some, text_checks
 
 
 def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | None = None,
@@ -40,14 +40,13 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
                                                           if f.path == rel], {})
             continue
         run = runs[rel]
-        literal = literal_numbers({rel: parsed}) if project.literal_numbers else []
         records[rel] = sh.chapter_record(parsed, run, parsed.findings + run.findings,
-                                         ledger.collect(parsed, run), literal)
+                                         ledger.collect(parsed, run),
+                                         [check(parsed) for check in text_checks(project)])
     seconds = time.perf_counter() - started
     path = sh.write_partial(out or sh.default_partial_path(root, shard),
                             sh.partial(shard, shards, documents, records, seconds))
-    findings = [f for rel in mine for part in ("findings", "literal")
-                for f in sh.record_findings(records[rel], part)]
+    findings = [f for rel in mine for f in sh.record_findings(records[rel])]
     return sh.ShardOutcome(path, shard, mine, findings, seconds)
 
 

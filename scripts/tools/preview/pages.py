@@ -10,9 +10,9 @@ and labels (the sidebar, the pager and cross-references show them). So:
 2. renumber the book; when any chapter's collected facts changed, or the
    project's configuration did, every page is rewritten, else only the changed ones.
 
-The first build and any configuration change render everything. Each file is
-written atomically (temp file + os.replace), so the server never serves half
-a page. Scratch files live in one temporary directory removed by `close()`.
+The first build and any configuration change render everything with
+`make html`'s writer; afterwards each rewritten page is written atomically
+(temp file + os.replace), so the server never serves half a page. Scratch files live in one temporary directory removed by `close()`.
 """
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ from scripts.files import atomic_write
 from scripts.render import output_dir
 from scripts.render.book import (Book, Chapter, assemble, collect, new_book, new_chapter,
                                  number, write_chapter_files)
-from scripts.render.html import ASSETS, CSS, page, page_body
+from scripts.render.html import page, page_body, write_html
+from scripts.render.pdf import pdf_name
 from scripts.render.numbering import ChapterInfo
 
 THREADS = min(8, os.cpu_count() or 2)
@@ -46,10 +47,6 @@ def configuration(project) -> str:
         except OSError:
             files[rel] = None
     return json.dumps({"options": options, "files": files}, sort_keys=True, default=str)
-
-
-def index_pages(book: Book) -> set[str]:
-    return {c.page for c in book.chapters}
 
 
 class PageRenderer:
@@ -114,20 +111,19 @@ class PageRenderer:
         return [c.page for c in pages]
 
     def _write(self, pages: list[Chapter], full: bool) -> None:
+        """A full render is `make html`'s own writer (pages, figures, assets, search);
+        otherwise only `pages` are rewritten, each atomically."""
         book, dest = self.book, self.dest
+        dest.mkdir(parents=True, exist_ok=True)
+        if full:
+            write_html(book, dest)
+            return
         index = {c.path: i for i, c in enumerate(book.chapters)}
+        pdf = pdf_name(book) if (dest / pdf_name(book)).is_file() else None
         with ThreadPoolExecutor(max_workers=THREADS) as pool:
             bodies = list(pool.map(lambda c: page_body(book, c), pages))
-        dest.mkdir(parents=True, exist_ok=True)
         for chapter, body in zip(pages, bodies):
             write_chapter_files(book, chapter, dest)
             target = dest / chapter.page
             target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(target, page(book, index[chapter.path], body))
-        if full:
-            atomic_write(dest / CSS, (ASSETS / CSS).read_bytes())
-            if book.chapters and "index.html" not in index_pages(book):
-                first = book.chapters[0].page
-                atomic_write(dest / "index.html",
-                             f'<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" '
-                             f'content="0; url={first}"><a href="{first}">{first}</a>')
+            atomic_write(target, page(book, index[chapter.path], body, pdf))
