@@ -78,7 +78,8 @@ def planted(tmp_path_factory):
     append(7, "## The first chapter again {#sec-ch1}")
     append(2, "A planted literal: the cluster had 4096 spare GPUs.")
     with open(root / "_quarto.yml", "a", encoding="utf-8") as config:
-        config.write("verify:\n  literal-numbers: true\n")     # per-chapter, reported after all
+        config.write("verify:\n  literal-numbers: true\n  fig-alt: true\n")   # text checks
+    append(4, '```{python}\n#| label: fig-ch4-planted\n#| fig-cap: "No alt text"\nx_planted = 1\n```')
     first = check_book(root)
     new = {}
     for rel, parsed in first.parsed.items():
@@ -94,7 +95,8 @@ def planted(tmp_path_factory):
 def test_the_planted_book_fails_as_intended(planted):
     root, expected, moved = planted
     kinds = sorted({f.kind for f in expected.findings})
-    assert kinds == ["duplicate-label", "invariant", "ledger", "literal-number", "unknown-ref"]
+    assert kinds == ["duplicate-label", "fig-alt", "invariant", "ledger", "literal-number",
+                     "unknown-ref"]
     literal = [f for f in expected.findings if f.kind == "literal-number"]
     assert any(f.path == "contents/ch02.qmd" and "4096" in f.reason for f in literal)
     assert len({f.path for f in literal}) > 1        # from several chapters, hence shards
