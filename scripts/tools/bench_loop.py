@@ -230,6 +230,9 @@ def measure_shards(root: Path, count: int = 4) -> list[Step]:
     slowest.seconds = [max(walls)]
     slowest.note = (f"shards {' '.join(f'{s:.1f}' for s in walls)} s; total CPU {sum(cpus):.1f} s "
                     f"(1 shard: {cpu:.1f} s); slowest = {100 * max(walls) / wall:.0f} % of 1")
+    if d.returncode not in (0, 1):
+        merge_step.failed = _describe(d)
+        return [one, slowest, merge_step]
     merge_step.seconds = [w]
     merge_step.note = ("findings identical to the unsharded run" if merged == unsharded
                        else "findings DIFFER from the unsharded run") + f"; {_describe(d)}"

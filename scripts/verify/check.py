@@ -83,12 +83,14 @@ def text_checks(project: Project) -> list:
 
 
 def run_some(project: Project, chapters: list[ParsedChapter], force: bool, jobs: int | None,
-             timeout_s: float | None) -> dict[str, ChapterRun]:
-    """Runs of `chapters` (cache or kernels); records the executed ones' times for sharding."""
+             timeout_s: float | None, record_times: bool = True) -> dict[str, ChapterRun]:
+    """Runs of `chapters` (cache or kernels); records the executed ones' times for sharding
+    (not a shard's: its siblings must plan from the same times; the merge records them)."""
     options = {**project.cell_defaults, "fig-format": project.fig_format}  # part of cache keys
     runs = run_chapters(project.root, chapters, options=options,
                         timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs)
-    save_timings(project.root, {rel: run.seconds for rel, run in runs.items() if not run.cached})
+    if record_times:
+        save_timings(project.root, {rel: r.seconds for rel, r in runs.items() if not r.cached})
     return runs
 
 

@@ -31,7 +31,7 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
                      shard.count)
     mine = shards[shard.index - 1]
     runs = run_some(project, [book.parsed[rel] for rel in mine if rel in book.parsed],
-                    force, jobs, timeout_s)
+                    force, jobs, timeout_s, record_times=False)
     records: dict[str, dict] = {}
     for rel in mine:
         parsed = book.parsed.get(rel)

@@ -140,6 +140,19 @@ def test_cross_shard_pairs_are_split_for_some_n(planted, tmp_path):
     assert {kind for kind, _ in split} == {"dup", "ref"}
 
 
+def test_a_shard_that_executes_leaves_its_siblings_plan_alone(planted, tmp_path):
+    """Shards run one after another on one machine still share one plan: a shard
+    does not record chapter times (the merge does, for the next plan)."""
+    root, expected, _ = planted
+    sh.save_timings(root, {rel: 1.0 + n for n, rel in enumerate(expected.parsed)})
+    timings = sh.load_timings(root)
+    one = check_shard(root, sh.Shard(1, 2), force=True, out=tmp_path / "1.json")
+    assert sh.load_timings(root) == timings
+    two = check_shard(root, sh.Shard(2, 2), out=tmp_path / "2.json")
+    assert merge(root, [one.path, two.path]).findings == expected.findings
+    assert sh.load_timings(root) != timings          # the merge recorded the new times
+
+
 def test_merge_rejects_incomplete_or_mixed_sets(planted, tmp_path):
     root, _, _ = planted
     one = check_shard(root, sh.Shard(1, 3), out=tmp_path / "a.json").path
