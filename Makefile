@@ -7,8 +7,12 @@ STAMP  := $(VENV)/.installed
 LOCK   := requirements.lock
 BOOK   := $(PY) -m scripts
 FORCE_FLAG := $(if $(FORCE),--force,)
+# make check SHARD=2/4 [SHARD_OUT=path]: check a quarter of the chapters, write a
+# partial result (default _build/shards/shard-2-of-4.json); make merge combines them.
+SHARD_FLAG := $(if $(SHARD),--shard $(SHARD),) $(if $(SHARD_OUT),--out $(SHARD_OUT),)
+PARTIALS   ?= $(wildcard _build/shards/shard-*-of-*.json)
 
-.PHONY: check numbers html pdf book test bench mutate clean venv lock
+.PHONY: check numbers html pdf book preview merge test bench mutate clean venv lock
 
 venv: $(STAMP)
 
@@ -23,7 +27,10 @@ $(STAMP): requirements.txt $(LOCK) pyproject.toml
 	touch $(STAMP)
 
 check: $(STAMP)
-	$(BOOK) check $(FORCE_FLAG)
+	$(BOOK) check $(FORCE_FLAG) $(SHARD_FLAG)
+
+merge: $(STAMP)
+	$(BOOK) merge $(PARTIALS)
 
 numbers: $(STAMP)
 	$(BOOK) numbers $(FORCE_FLAG)
@@ -38,6 +45,9 @@ pdf: $(STAMP)
 book: $(STAMP)
 	$(BOOK) pdf $(FORCE_FLAG)
 	$(BOOK) html
+
+preview: $(STAMP)
+	$(BOOK) preview
 
 test: $(STAMP)
 	$(BOOK) check

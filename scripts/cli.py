@@ -1,4 +1,4 @@
-"""Command line: `python -m scripts check|numbers|html|pdf|bench`.
+"""Command line: `python -m scripts check|numbers|html|pdf|merge|preview|bench`.
 
 Exit status: 0 when there is no finding, 1 on findings (or a failed render),
 2 on usage errors, 130 on Ctrl-C, 143 on SIGTERM.
@@ -33,6 +33,17 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--root", type=Path, default=Path.cwd(), help="project root")
         p.add_argument("--json", action="store_true",
                        help="print findings and the summary as JSON instead of text")
+        if name == "check":
+            p.add_argument("--shard", metavar="I/N", default=None,
+                           help="check only the I-th of N balanced shards; write a partial result")
+            p.add_argument("--out", type=Path, default=None, metavar="PATH",
+                           help="with --shard: where to write the partial result "
+                                "(default _build/shards/shard-I-of-N.json)")
+    merge = sub.add_parser("merge", help="combine the partial results of `check --shard`")
+    merge.add_argument("partials", type=Path, nargs="+", metavar="PARTIAL")
+    merge.add_argument("--root", type=Path, default=Path.cwd(), help="project root")
+    sub.add_parser("preview", help="serve the book and rebuild it on every save "
+                                   "(options: python -m scripts preview -h)")
     sub.add_parser("bench", help="print benchmark figures (options: python -m scripts bench -h)")
     return parser
 
@@ -63,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["bench"]:       # the benchmark parses its own options (--runs …)
         return _bench(argv[1:])
+    if argv[:1] == ["preview"]:     # so does the preview (--port …)
+        from scripts.tools.preview import main as preview_main
+        return int(preview_main(argv[1:]) or 0)
     args = _parser().parse_args(argv)
     try:
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
@@ -80,17 +94,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check_and_maybe_render(args) -> int:
+    from scripts.verify import github
     from scripts.verify.check import check_book
-    from scripts.verify.report import print_json, print_report
+    from scripts.verify.report import print_json, print_report, summary
     if not (args.root / CONFIG).exists():
         print(f"error: no {CONFIG} in {args.root}", file=sys.stderr)
         return EXIT_USAGE
+    if args.command == "merge":
+        from scripts.verify.shard_cli import run_merge
+        return run_merge(args.root, args.partials)
+    if getattr(args, "shard", None):
+        from scripts.verify.shard_cli import run_shard
+        return run_shard(args.root, args.shard, args.out, args.force, args.jobs, args.timeout)
     result = check_book(args.root, force=args.force, jobs=args.jobs,
                         update_ledger=args.command == "numbers", timeout_s=args.timeout)
     if args.json:
         print_json(result)
     else:
         print_report(result)
+        github.report(result, summary(result))      # only when GITHUB_ACTIONS=true
     if args.command == "numbers" and result.ok and result.ledger_compared and not args.json:
         print("numbers.lock updated")
     if not result.ok:

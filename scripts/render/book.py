@@ -63,6 +63,7 @@ class Book:
     authors: list[str] = field(default_factory=list)
     crossref: dict = field(default_factory=dict)     # _quarto.yml `crossref:` options
     output_file: str = ""                            # _quarto.yml `book: output-file:`
+    parts: frozenset = frozenset()                   # `- part: file.qmd` pages: unnumbered
 
 
 def page_for(path: str) -> str:
@@ -123,7 +124,8 @@ def citeproc_args(book: Book) -> list[str]:
     return args
 
 
-def _collect(book: Book, chapter: Chapter) -> dict:
+def collect(book: Book, chapter: Chapter) -> dict:
+    """The collect pass of one chapter: its headings and labels (crossref.lua)."""
     out = book.work / f"{chapter.page.replace('/', '__')}.collected.json"
     ctx = write_context(book, chapter, "collect", "html", out)
     pandoc.run([str(chapter.markdown_file), f"--from={READER}", "--to=plain",
@@ -152,17 +154,56 @@ def _copy_static_images(book: Book, chapter: Chapter, dest: Path) -> None:
 def write_files(book: Book, dest: Path) -> None:
     """Write generated figures and copy referenced images under `dest`."""
     for chapter in book.chapters:
-        for rel, data in chapter.files.items():
-            target = dest / chapter.page_dir / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        _copy_static_images(book, chapter, dest)
+        write_chapter_files(book, chapter, dest)
+
+
+def write_chapter_files(book: Book, chapter: Chapter, dest: Path) -> None:
+    """One chapter's generated figures and referenced images, under `dest`."""
+    for rel, data in chapter.files.items():
+        target = dest / chapter.page_dir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    _copy_static_images(book, chapter, dest)
+
+
+def assemble(parsed, run):
+    """A chapter's markdown (values and outputs in place) and its generated files."""
+    stem = posixpath.splitext(posixpath.basename(parsed.path))[0]
+    return chapter_markdown(parsed, run, files_dir=f"{stem}_files/figure-html")
+
+
+def new_chapter(work: Path, path: str, appendix: bool, text: str, files: dict) -> Chapter:
+    """A Chapter whose markdown is written to the work dir (not yet collected)."""
+    page = page_for(path)
+    md_file = work / (page.replace("/", "__") + ".md")
+    md_file.write_text(text, encoding="utf-8")
+    return Chapter(path, page, appendix, md_file, files)
+
+
+def new_book(project, chapters: list[Chapter], work: Path) -> Book:
+    """A Book of `chapters` with the project's options (not yet numbered)."""
+    return Book(root=Path(project.root), title=str(project.title or "Book"), chapters=chapters,
+                refs={}, bibliography=_bibliography(project),
+                csl=Path(project.root) / project.csl if project.csl else None, work=work,
+                lang=project.lang, subtitle=project.subtitle, authors=list(project.authors),
+                crossref=dict(project.crossref), output_file=project.output_file,
+                parts=frozenset(getattr(project, "parts", ())))
+
+
+def chapter_info(book: Book, chapter: Chapter, found) -> ChapterInfo:
+    """What numbering needs of one chapter (a part page gets no number)."""
+    return ChapterInfo(chapter.path, chapter.appendix, found, unnumbered=chapter.path in book.parts)
+
+
+def number(book: Book) -> None:
+    """Number the whole book from its chapters' collected facts (sets book.refs)."""
+    book.refs = number_book([c.info for c in book.chapters],
+                            str(book.crossref.get("appendix-title", "Appendix")))
 
 
 def prepare(result, work: Path) -> Book:
     """Assemble, collect and number every chapter of a checked book."""
     project = result.project
-    root = Path(project.root)
     listed = [(p, False) for p in project.chapters] + [(p, True) for p in project.appendices]
     if not listed:
         raise RenderError("_quarto.yml lists no chapters")
@@ -171,26 +212,14 @@ def prepare(result, work: Path) -> Book:
         parsed = result.parsed.get(path)
         if parsed is None:
             raise RenderError(f"{path}: not parsed by the checker (is it listed and present?)")
-        page = page_for(path)
-        stem = posixpath.splitext(posixpath.basename(path))[0]
-        md = chapter_markdown(parsed, result.runs.get(path),
-                              files_dir=f"{stem}_files/figure-html")
-        md_file = work / (page.replace("/", "__") + ".md")
-        md_file.write_text(md.text, encoding="utf-8")
-        chapters.append(Chapter(path, page, appendix, md_file, md.files))
-    book = Book(root=root, title=str(project.title or "Book"), chapters=chapters, refs={},
-                bibliography=_bibliography(project),
-                csl=Path(project.root) / project.csl if project.csl else None, work=work,
-                lang=project.lang, subtitle=project.subtitle, authors=list(project.authors),
-                crossref=dict(project.crossref), output_file=project.output_file)
+        md = assemble(parsed, result.runs.get(path))
+        chapters.append(new_chapter(work, path, appendix, md.text, md.files))
+    book = new_book(project, chapters, work)
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
-        collected = list(pool.map(lambda c: _collect(book, c), chapters))
-    parts = set(getattr(project, "parts", []))
+        collected = list(pool.map(lambda c: collect(book, c), chapters))
     for chapter, found in zip(chapters, collected):
-        chapter.info = ChapterInfo(chapter.path, chapter.appendix, found,
-                                   unnumbered=chapter.path in parts)
-    book.refs = number_book([c.info for c in chapters],
-                            str(book.crossref.get("appendix-title", "Appendix")))
+        chapter.info = chapter_info(book, chapter, found)
+    number(book)
     return book
 
 

@@ -191,7 +191,8 @@ def scrollable(body: str) -> str:
     return body.replace("<pre>", '<pre tabindex="0">').replace("<pre class=", '<pre tabindex="0" class=')
 
 
-def _body(book: Book, chapter: Chapter) -> str:
+def page_body(book: Book, chapter: Chapter) -> str:
+    """One chapter's HTML body (pandoc's apply pass)."""
     body = apply_pass(book, chapter, "html", "html5",
                       ["--mathml", "--syntax-highlighting=none", "--wrap=none"])
     # citeproc's reference-section-title is a level-1 heading; on a chapter
@@ -207,7 +208,7 @@ def write_html(book: Book, dest: Path) -> Path:
     linked from every page.
     """
     with ThreadPoolExecutor(max_workers=4) as pool:
-        bodies = list(pool.map(lambda c: _body(book, c), book.chapters))
+        bodies = list(pool.map(lambda c: page_body(book, c), book.chapters))
     pdf = pdf_name(book) if (dest / pdf_name(book)).is_file() else None
     sections = []
     for i, (chapter, body) in enumerate(zip(book.chapters, bodies)):

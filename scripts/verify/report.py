@@ -36,7 +36,13 @@ def summary(result) -> str:
 
 def print_report(result, out: TextIO = sys.stdout) -> None:
     """Findings first (ledger differences grouped last), then the summary."""
-    findings = sorted(result.findings, key=lambda f: f.kind == "ledger")
+    print_findings(result.findings, getattr(result, "ledger_skipped", []), out)
+    print(summary(result), file=out)
+
+
+def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sys.stdout) -> None:
+    """Each finding, ledger differences grouped last; then the chapters left out of numbers.lock."""
+    findings = sorted(findings, key=lambda f: f.kind == "ledger")
     ledger_header = False
     for f in findings:
         if f.kind == "ledger" and "→" in f.reason:
@@ -47,11 +53,9 @@ def print_report(result, out: TextIO = sys.stdout) -> None:
             print(f"  {f.reason}", file=out)
         else:
             print(format_finding(f), file=out)
-    skipped = getattr(result, "ledger_skipped", [])
     if skipped:
         print(f"numbers of {', '.join(skipped)} not compared with numbers.lock "
               "(did not run to the end)", file=out)
-    print(summary(result), file=out)
 
 
 def finding_record(f: Finding, documents: list[str]) -> dict:

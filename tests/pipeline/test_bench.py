@@ -76,7 +76,8 @@ def test_bench_end_to_end_on_a_tiny_synthetic_book(tmp_path, capsys):
     (book,) = json.loads(out.read_text())["books"]
     names = [step["name"] for step in book["steps"]]
     assert names == ["floor (one plain process)", "cold check", "nothing changed",
-                     "one chapter edited", "mlsys touched", "nbconvert --execute (peer)"]
+                     "one chapter edited", "mlsys touched", "nbconvert --execute (peer)",
+                     "1 shard (cold)", "slowest of 4 shards", "merge of 4 shards"]
     for step in book["steps"]:
         assert step["failed"] == "" and len(step["seconds"]) == 1, step
     for step in book["steps"][1:5]:
@@ -84,4 +85,6 @@ def test_bench_end_to_end_on_a_tiny_synthetic_book(tmp_path, capsys):
     assert "(2 from cache)" in book["steps"][2]["note"]      # nothing changed: all cached
     assert "(1 from cache)" in book["steps"][3]["note"]      # one of two documents edited
     assert "(0 from cache)" in book["steps"][4]["note"]      # mlsys touched: all rerun
+    assert book["steps"][-1]["note"].startswith("findings identical to the unsharded run")
+    assert "total CPU" in book["steps"][-2]["note"]
     assert book["peak_rss_kb"]["cold check"] > 0 and book["child_rss_kb"] > 0

@@ -1,0 +1,5 @@
+import sys
+
+from scripts.tools.preview import main
+
+sys.exit(main())

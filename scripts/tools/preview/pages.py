@@ -1,0 +1,128 @@
+"""Re-render only the pages a change affects (the built-in HTML path, kept warm).
+
+A page depends on its own chapter's markdown (values and outputs in place)
+and on what the whole book knows of every chapter: titles, numbers, headings
+and labels (the sidebar, the pager and cross-references show them). So:
+
+1. assemble every chapter's markdown (cheap, no pandoc) and compare it with
+   the previous build's; the chapters whose markdown or figures changed run
+   pandoc's collect pass again;
+2. renumber the book; when any chapter's collected facts changed, or the
+   project's configuration did, every page is rewritten, else only the changed ones.
+
+The first build and any configuration change render everything with
+`make html`'s writer; afterwards each rewritten page is written atomically
+(temp file + os.replace), so the server never serves half a page. Scratch files live in one temporary directory removed by `close()`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+
+from scripts.files import atomic_write
+from scripts.render import output_dir
+from scripts.render.book import (Book, Chapter, assemble, chapter_info, collect, new_book,
+                                 new_chapter, number, write_chapter_files)
+from scripts.render.html import page, page_body, write_html
+from scripts.render.pdf import pdf_name
+
+THREADS = min(8, os.cpu_count() or 2)
+
+
+def configuration(project) -> str:
+    """Everything besides the chapters that every page depends on: the resolved
+    options and the bytes of the bibliography and CSL files."""
+    options = {k: v for k, v in asdict(project).items() if k != "findings"}
+    files = {}
+    for rel in [*project.bibliography, *([project.csl] if project.csl else [])]:
+        try:
+            files[rel] = hashlib.sha256((Path(project.root) / rel).read_bytes()).hexdigest()
+        except OSError:
+            files[rel] = None
+    return json.dumps({"options": options, "files": files}, sort_keys=True, default=str)
+
+
+class PageRenderer:
+    """Keeps the last build's book in memory; `render(result)` returns the pages written."""
+
+    def __init__(self):
+        self.work = Path(tempfile.mkdtemp(prefix="preview-render-"))
+        self.book: Book | None = None
+        self.config = ""
+        self.markdown: dict[str, tuple[str, dict]] = {}
+        self.collected: dict[str, str] = {}
+        self.dest: Path | None = None
+
+    def close(self) -> None:
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def render(self, result) -> list[str]:
+        """Write the pages `result` changes into the output directory; return their paths.
+
+        On any error the next call renders everything again (no half-updated state).
+        """
+        try:
+            return self._render(result)
+        except BaseException:
+            self.book = None
+            raise
+
+    def _render(self, result) -> list[str]:
+        project = result.project
+        self.dest = output_dir(project)
+        config = configuration(project)
+        fresh: dict[str, tuple[str, dict]] = {}
+        for path in project.documents:
+            md = assemble(result.parsed[path], result.runs.get(path))
+            fresh[path] = (md.text, md.files)
+        full = self.book is None or config != self.config
+        if full:
+            appendices = set(project.appendices)
+            self.book = new_book(project, [new_chapter(self.work, p, p in appendices, *fresh[p])
+                                           for p in project.documents], self.work)
+            self.collected = {}
+            changed = [c for c in self.book.chapters]
+        else:
+            changed = [c for c in self.book.chapters if fresh[c.path] != self.markdown.get(c.path)]
+            for chapter in changed:
+                chapter.markdown_file.write_text(fresh[chapter.path][0], encoding="utf-8")
+                chapter.files = fresh[chapter.path][1]
+        self.markdown, self.config = fresh, config
+        if not changed:
+            return []
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
+            found = list(pool.map(lambda c: collect(self.book, c), changed))
+        facts_moved = full
+        for chapter, collected in zip(changed, found):
+            text = json.dumps(collected, sort_keys=True)
+            facts_moved |= self.collected.get(chapter.path) != text
+            self.collected[chapter.path] = text
+            chapter.info = chapter_info(self.book, chapter, collected)
+        number(self.book)
+        pages = self.book.chapters if facts_moved else changed
+        self._write(pages, full)
+        return [c.page for c in pages]
+
+    def _write(self, pages: list[Chapter], full: bool) -> None:
+        """A full render is `make html`'s own writer (pages, figures, assets, search);
+        otherwise only `pages` are rewritten, each atomically."""
+        book, dest = self.book, self.dest
+        dest.mkdir(parents=True, exist_ok=True)
+        if full:
+            write_html(book, dest)
+            return
+        index = {c.path: i for i, c in enumerate(book.chapters)}
+        pdf = pdf_name(book) if (dest / pdf_name(book)).is_file() else None
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
+            bodies = list(pool.map(lambda c: page_body(book, c), pages))
+        for chapter, body in zip(pages, bodies):
+            write_chapter_files(book, chapter, dest)
+            target = dest / chapter.page
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(target, page(book, index[chapter.path], body, pdf))

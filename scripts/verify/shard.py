@@ -1,0 +1,264 @@
+"""Sharded checks: split the chapters over N runners, merge the partial results.
+
+    python -m scripts check --shard 2/4        # checks a quarter, writes a partial
+    python -m scripts merge _build/shards/*.json   # the verdict of one whole run
+
+Plan. Each chapter has a cost: its last recorded run time (`_build/timings.json`,
+written by every check and merge) when every chapter has one, else its size in
+bytes (chapters without a time are priced at the book's seconds per byte). The
+chapters are dealt longest first, each to the least loaded shard (ties: the
+lower shard, then book order), so every shard computes the same plan from the
+same inputs and the slowest shard stays close to the mean.
+
+Partial. A shard checks its chapters exactly as an unsharded check does
+(same parse, cache, execution) and records per chapter what the book-wide
+checks need: findings, labels, references, citations, the published numbers
+and whether the run failed. It does no book-wide check.
+
+Merge. The partials must come from one plan and cover every chapter exactly
+once (else a `shard` error naming the file). The merge then runs the book-wide
+checks (cross-references, citations, duplicate labels, numbers.lock) on the
+union, in book order, so its findings equal those of one unsharded run.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from scripts.files import atomic_write
+from scripts.model import Finding, ParsedChapter, finding_from_dict
+
+PARTIAL_FORMAT = 1
+TIMINGS_FILE = Path("_build") / "timings.json"
+SHARDS_DIR = Path("_build") / "shards"
+
+
+class ShardError(ValueError):
+    """A bad shard spec or partial result; the message names the file."""
+
+
+# ------------------------------------------------------------------ the plan
+
+@dataclass(frozen=True)
+class Shard:
+    index: int      # 1-based
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> "Shard":
+        """`"2/4"` -> Shard(2, 4); raises ShardError on anything else."""
+        try:
+            index_text, count_text = str(text).split("/")
+            shard = cls(int(index_text), int(count_text))
+        except ValueError:
+            raise ShardError(f"shard must look like i/N (e.g. 2/4), not {text!r}") from None
+        if not 1 <= shard.index <= shard.count:
+            raise ShardError(f"shard {text}: need 1 <= i <= N")
+        return shard
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def chapter_costs(root: Path, documents: list[str], timings: dict[str, float]) -> dict[str, float]:
+    """Expected cost of each chapter: recorded seconds, else bytes scaled to seconds.
+
+    With no recorded time at all the unit is bytes; chapters missing from a
+    partial record are priced at the recorded chapters' seconds per byte.
+    """
+    sizes = {}
+    for rel in documents:
+        try:
+            sizes[rel] = float((Path(root) / rel).stat().st_size)
+        except OSError:
+            sizes[rel] = 0.0
+    known = {rel: float(timings[rel]) for rel in documents
+             if isinstance(timings.get(rel), (int, float)) and timings[rel] >= 0}
+    if not known:
+        return sizes
+    known_bytes = sum(sizes[rel] for rel in known)
+    per_byte = sum(known.values()) / known_bytes if known_bytes else 0.0
+    return {rel: known.get(rel, sizes[rel] * per_byte) for rel in documents}
+
+
+def plan(documents: list[str], costs: dict[str, float], count: int) -> list[list[str]]:
+    """Longest-processing-time-first assignment of chapters to `count` shards.
+
+    Deterministic: ties in cost keep book order, ties in load go to the lower
+    shard. Each shard's chapters are returned in book order.
+    """
+    order = {rel: n for n, rel in enumerate(documents)}
+    loads = [0.0] * count
+    shards: list[list[str]] = [[] for _ in range(count)]
+    for rel in sorted(documents, key=lambda r: (-costs.get(r, 0.0), order[r])):
+        target = min(range(count), key=lambda i: (loads[i], i))
+        shards[target].append(rel)
+        loads[target] += costs.get(rel, 0.0)
+    return [sorted(s, key=order.__getitem__) for s in shards]
+
+
+def plan_digest(shards: list[list[str]]) -> str:
+    return hashlib.sha256(json.dumps(shards).encode("utf-8")).hexdigest()[:16]
+
+
+def load_timings(root: Path) -> dict[str, float]:
+    """Last recorded run time of each chapter ({} when none is recorded)."""
+    try:
+        data = json.loads((Path(root) / TIMINGS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): float(v) for k, v in data.items()
+            if isinstance(v, (int, float))} if isinstance(data, dict) else {}
+
+
+def save_timings(root: Path, seconds: dict[str, float]) -> None:
+    """Record chapter run times for the next plan (best effort: speed, not correctness)."""
+    merged = {**load_timings(root), **{k: round(float(v), 4) for k, v in seconds.items()}}
+    try:
+        path = Path(root) / TIMINGS_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, json.dumps(merged, indent=1, sort_keys=True) + "\n")
+    except OSError:
+        pass
+
+
+# ------------------------------------------------------------- one shard
+
+def default_partial_path(root: Path, shard: Shard) -> Path:
+    return Path(root) / SHARDS_DIR / f"shard-{shard.index}-of-{shard.count}.json"
+
+
+def chapter_record(parsed: ParsedChapter | None, run, findings: list[Finding],
+                   entries: dict[str, str], text: list[list[Finding]] = ()) -> dict:
+    """What the merge needs of one chapter (JSON-ready).
+
+    findings: from reading and running it; text: the findings of each text check
+    (check.text_checks), reported check by check after every chapter's own
+    findings, as one unsharded run does.
+    """
+    if parsed is None:          # unreadable: only its findings
+        return {"parsed": False, "findings": [asdict(f) for f in findings], "text": []}
+    return {"parsed": True,
+            "findings": [asdict(f) for f in findings],
+            "text": [[asdict(f) for f in found] for found in text],
+            "labels": [list(x) for x in parsed.labels],
+            "references": [list(x) for x in parsed.references],
+            "citations": [list(x) for x in parsed.citations],
+            "entries": entries,
+            "run_failed": bool(run.findings),
+            "seconds": run.seconds, "cached": run.cached, "invariants": run.invariants,
+            "cells": len(parsed.cells), "inlines": len(parsed.inlines)}
+
+
+def partial(shard: Shard, shards: list[list[str]], documents: list[str],
+            chapters: dict[str, dict], seconds: float) -> dict:
+    return {"format": PARTIAL_FORMAT, "shard": [shard.index, shard.count],
+            "plan": plan_digest(shards), "documents": documents,
+            "assigned": shards[shard.index - 1], "chapters": chapters, "seconds": seconds}
+
+
+def write_partial(path: Path, data: dict) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
+    return path
+
+
+def read_partial(path: Path) -> dict:
+    """A partial result; ShardError naming the file when it is not one."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ShardError(f"{path}: cannot read the partial result: {exc.strerror}") from None
+    except ValueError as exc:
+        raise ShardError(f"{path}: not a partial result (bad JSON: {exc})") from None
+    keys = {"format", "shard", "plan", "documents", "assigned", "chapters"}
+    if not isinstance(data, dict) or not keys <= set(data):
+        raise ShardError(f"{path}: not a partial result of `check --shard`")
+    if data["format"] != PARTIAL_FORMAT:
+        raise ShardError(f"{path}: partial format {data['format']}, expected {PARTIAL_FORMAT}")
+    if set(data["chapters"]) != set(data["assigned"]):
+        raise ShardError(f"{path}: records chapters its shard was not assigned")
+    return data
+
+
+# ------------------------------------------------------------------ merging
+
+@dataclass
+class MergedChapters:
+    """The union of the partials, in book order, ready for the book-wide checks."""
+    documents: list[str]
+    records: dict[str, dict]
+    shards: int
+    seconds_slowest: float = 0.0
+
+    def parsed_stubs(self) -> dict[str, ParsedChapter]:
+        """ParsedChapters carrying exactly what cross-reference and citation checks read."""
+        return {rel: ParsedChapter(path=rel, text="",
+                                   labels=[tuple(x) for x in rec["labels"]],
+                                   references=[tuple(x) for x in rec["references"]],
+                                   citations=[tuple(x) for x in rec["citations"]])
+                for rel, rec in self.records.items() if rec["parsed"]}
+
+
+def combine(partials: list[tuple[Path, dict]]) -> MergedChapters:
+    """Check that the partials are one plan's complete set; return their union."""
+    if not partials:
+        raise ShardError("no partial results to merge")
+    first_path, first = partials[0]
+    count = first["shard"][1]
+    seen: dict[int, Path] = {}
+    records: dict[str, dict] = {}
+    for path, data in partials:
+        index, n = data["shard"]
+        if n != count or data["plan"] != first["plan"] or data["documents"] != first["documents"]:
+            raise ShardError(f"{path}: shard {index}/{n} comes from another plan than "
+                             f"{first_path} (different chapters, times or N): rerun all shards")
+        if index in seen:
+            raise ShardError(f"{path}: shard {index}/{n} is also in {seen[index]}")
+        seen[index] = path
+        records.update(data["chapters"])
+    missing = sorted(set(range(1, count + 1)) - set(seen))
+    if missing:
+        raise ShardError(f"missing shard{'s' * (len(missing) > 1)} "
+                         f"{', '.join(f'{i}/{count}' for i in missing)}")
+    documents = list(first["documents"])
+    absent = [rel for rel in documents if rel not in records]
+    if absent:
+        raise ShardError(f"no shard checked {', '.join(absent)}")
+    slowest = max(float(d.get("seconds", 0.0)) for _, d in partials)
+    return MergedChapters(documents, {rel: records[rel] for rel in documents}, count, slowest)
+
+
+def record_findings(record: dict) -> list[Finding]:
+    """A chapter's own findings, then those of its text checks."""
+    own = [finding_from_dict(f) for f in record["findings"]]
+    return own + [finding_from_dict(f) for found in record["text"] for f in found]
+
+
+def chapter_findings(merged: MergedChapters) -> list[Finding]:
+    """Per-chapter findings in the order of one unsharded run: unreadable chapters'
+    first, then each chapter's own, then each text check's for every chapter."""
+    recs = list(merged.records.values())
+    unreadable = [f for rec in recs if not rec["parsed"] for f in rec["findings"]]
+    own = [f for rec in recs if rec["parsed"] for f in rec["findings"]]
+    checks = max((len(rec["text"]) for rec in recs), default=0)
+    text = [f for k in range(checks) for rec in recs if k < len(rec["text"])
+            for f in rec["text"][k]]
+    return [finding_from_dict(f) for f in unreadable + own + text]
+
+
+def read_all(paths: list[Path]) -> list[tuple[Path, dict]]:
+    return [(Path(p), read_partial(Path(p))) for p in paths]
+
+
+@dataclass
+class ShardOutcome:
+    """What `check --shard` reports: its partial file and its chapters' own findings."""
+    path: Path
+    shard: Shard
+    chapters: list[str]
+    findings: list[Finding] = field(default_factory=list)
+    seconds: float = 0.0

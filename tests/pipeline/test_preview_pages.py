@@ -1,0 +1,81 @@
+"""The preview's incremental renderer: only the pages a change affects are rewritten."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scripts.verify.check import check_book
+from scripts.tools.preview.pages import PageRenderer
+from scripts.tools.preview.session import Session, relevant
+
+CONFIG = """project:
+  type: book
+book:
+  title: Tiny
+  chapters:
+    - index.qmd
+    - one.qmd
+    - two.qmd
+"""
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    (root / rel).write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def book(tmp_path):
+    write(tmp_path, "_quarto.yml", CONFIG)
+    write(tmp_path, "index.qmd", "# Preface {.unnumbered}\n\nHello.\n")
+    write(tmp_path, "one.qmd", "# One {#sec-one}\n\n```{python}\nx = 6 * 7\n```\n\n"
+                               "The value is `{python} x`.\n\n## Part {#sec-part}\n\nText.\n")
+    write(tmp_path, "two.qmd", "# Two\n\nSee @sec-part.\n")
+    return tmp_path
+
+
+def test_only_affected_pages_are_rewritten(book):
+    renderer = PageRenderer()
+    try:
+        first = renderer.render(check_book(book))
+        assert sorted(first) == ["index.html", "one.html", "two.html"]
+        assert "The value is 42." in (book / "_book" / "one.html").read_text()
+        assert renderer.render(check_book(book)) == []              # nothing changed
+
+        write(book, "one.qmd", (book / "one.qmd").read_text().replace("Text.", "More text."))
+        assert renderer.render(check_book(book)) == ["one.html"]    # prose: its page only
+        assert "More text." in (book / "_book" / "one.html").read_text()
+
+        write(book, "one.qmd", (book / "one.qmd").read_text().replace("6 * 7", "6 * 8"))
+        assert renderer.render(check_book(book)) == ["one.html"]    # a value: its page only
+        assert "The value is 48." in (book / "_book" / "one.html").read_text()
+
+        write(book, "one.qmd", (book / "one.qmd").read_text().replace("## Part", "## Renamed"))
+        # a heading moves what other pages show (sidebar, cross-reference texts): all pages
+        assert sorted(renderer.render(check_book(book))) == ["index.html", "one.html", "two.html"]
+    finally:
+        renderer.close()
+    assert not renderer.work.exists()
+
+
+def test_a_failing_check_keeps_the_last_good_pages(book):
+    session = Session(book)
+    try:
+        assert session.build().ok
+        good = (book / "_book" / "one.html").read_bytes()
+        write(book, "one.qmd", (book / "one.qmd").read_text().replace("x = 6 * 7", "x = 1 / 0"))
+        outcome = session.build()
+        assert not outcome.ok and outcome.pages == []
+        assert [(f.path, f.line, f.kind) for f in outcome.findings] == [("one.qmd", 4, "cell-error")]
+        assert (book / "_book" / "one.html").read_bytes() == good
+    finally:
+        session.close()
+
+
+def test_relevant_keeps_sources_only(tmp_path):
+    root = tmp_path
+    paths = [root / p for p in ("contents/a.qmd", "contents/sedAbc12", "_book/x.html",
+                                ".git/HEAD", "mlsys/__pycache__/m.py", "_quarto.yml",
+                                "contents/.a.qmd.swp", "tests/t.py", "mlsys/units.py")]
+    assert relevant(root, paths + [Path("/elsewhere/x.qmd")]) == [
+        "_quarto.yml", "contents/a.qmd", "mlsys/units.py"]

@@ -1,0 +1,188 @@
+"""Sharded checks: the plan, and merged shards == one unsharded run (N = 1..5)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from scripts.tools import synth_book
+from scripts.verify import ledger
+from scripts.verify.check import check_book
+from scripts.verify import shard as sh
+from scripts.verify.sharding import check_shard, merge
+
+CHAPTERS = 7        # + index.qmd: 8 documents, small enough for CI
+
+
+# ------------------------------------------------------------------ the plan
+
+def test_shard_spec_parses_and_rejects():
+    assert sh.Shard.parse("2/4") == sh.Shard(2, 4)
+    for bad in ("0/3", "4/3", "x/2", "2", "1/2/3", "-1/2"):
+        with pytest.raises(sh.ShardError):
+            sh.Shard.parse(bad)
+
+
+def test_plan_is_longest_first_to_least_loaded():
+    docs = ["a", "b", "c", "d", "e"]
+    costs = {"a": 1, "b": 5, "c": 4, "d": 3, "e": 3}
+    # b->0, c->1, d->1? no: loads (5,4) -> d to shard 1 (4<5) -> (5,7); e -> shard 0 -> (8,7); a -> 1
+    assert sh.plan(docs, costs, 2) == [["b", "e"], ["a", "c", "d"]]
+    assert sh.plan(docs, costs, 1) == [docs]
+    assert sh.plan(docs, costs, 7)[5:] == [[], []]
+
+
+def test_plan_ties_keep_book_order():
+    docs = ["x", "y", "z", "w"]
+    assert sh.plan(docs, dict.fromkeys(docs, 1.0), 2) == [["x", "z"], ["y", "w"]]
+
+
+def test_costs_use_recorded_times_and_price_missing_ones_per_byte(tmp_path):
+    for name, size in (("a.qmd", 100), ("b.qmd", 300), ("c.qmd", 200)):
+        (tmp_path / name).write_text("x" * size)
+    docs = ["a.qmd", "b.qmd", "c.qmd"]
+    assert sh.chapter_costs(tmp_path, docs, {}) == {"a.qmd": 100, "b.qmd": 300, "c.qmd": 200}
+    costs = sh.chapter_costs(tmp_path, docs, {"a.qmd": 4.0, "b.qmd": 2.0})
+    assert costs["a.qmd"] == 4.0 and costs["b.qmd"] == 2.0
+    assert costs["c.qmd"] == pytest.approx(200 * 6.0 / 400)
+    # recorded times win over sizes: the small slow chapter is now the big one
+    assert sh.plan(docs, costs, 2) == [["a.qmd"], ["b.qmd", "c.qmd"]]
+
+
+def test_timings_round_trip_and_tolerate_garbage(tmp_path):
+    assert sh.load_timings(tmp_path) == {}
+    sh.save_timings(tmp_path, {"a.qmd": 1.5})
+    sh.save_timings(tmp_path, {"b.qmd": 2})
+    assert sh.load_timings(tmp_path) == {"a.qmd": 1.5, "b.qmd": 2.0}
+    (tmp_path / sh.TIMINGS_FILE).write_text("{not json")
+    assert sh.load_timings(tmp_path) == {}
+
+
+# --------------------------------------------------- merge == unsharded run
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """A small synthetic book with a failing check(), an unknown and a cross-shard
+    reference, a label defined twice and a moved number in numbers.lock; and the
+    result of one unsharded run of it."""
+    root = tmp_path_factory.mktemp("shardbook")
+    synth_book.write_book(root, CHAPTERS, mlsys="link")
+    def append(n: int, text: str) -> None:
+        path = root / f"contents/ch{n:02d}.qmd"
+        path.write_text(path.read_text(encoding="utf-8") + "\n" + text + "\n", encoding="utf-8")
+    append(3, '```{python}\ncheck(node_mtbf_hours > 1e9, "planted: nodes never fail")\n```')
+    append(5, "A planted reference to @sec-nowhere.")
+    append(6, "The first chapter's table, @tbl-ch1-mtbf, is defined in another shard.")
+    append(7, "## The first chapter again {#sec-ch1}")
+    append(2, "A planted literal: the cluster had 4096 spare GPUs.")
+    with open(root / "_quarto.yml", "a", encoding="utf-8") as config:
+        config.write("verify:\n  literal-numbers: true\n  fig-alt: true\n")   # text checks
+    append(4, '```{python}\n#| label: fig-ch4-planted\n#| fig-cap: "No alt text"\nx_planted = 1\n```')
+    first = check_book(root)
+    new = {}
+    for rel, parsed in first.parsed.items():
+        new.update(ledger.collect(parsed, first.runs[rel]))
+    moved = next(k for k in sorted(new) if k.startswith("ch04"))
+    ch03 = next(k for k in sorted(new) if k.startswith("ch03"))
+    lock = dict(new, **{moved: "planted old value", ch03: "ignored: ch03 failed"})
+    ledger.write(root / ledger.LOCK_NAME, lock)
+    expected = check_book(root)
+    return root, expected, moved
+
+
+def test_the_planted_book_fails_as_intended(planted):
+    root, expected, moved = planted
+    kinds = sorted({f.kind for f in expected.findings})
+    assert kinds == ["duplicate-label", "fig-alt", "invariant", "ledger", "literal-number",
+                     "unknown-ref"]
+    literal = [f for f in expected.findings if f.kind == "literal-number"]
+    assert any(f.path == "contents/ch02.qmd" and "4096" in f.reason for f in literal)
+    assert len({f.path for f in literal}) > 1        # from several chapters, hence shards
+    (ledger_finding,) = [f for f in expected.findings if f.kind == "ledger"]
+    assert ledger_finding.reason.startswith(f"{moved}: planted old value → ")
+    (dup,) = [f for f in expected.findings if f.kind == "duplicate-label"]
+    assert dup.path == "contents/ch07.qmd" and "contents/ch01.qmd" in dup.reason
+    assert expected.ledger_skipped == ["contents/ch03.qmd"]
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4, 5])
+def test_merged_shards_equal_one_run(planted, tmp_path, count):
+    root, expected, _ = planted
+    paths = []
+    assigned = []
+    for index in range(1, count + 1):
+        outcome = check_shard(root, sh.Shard(index, count), out=tmp_path / f"s{index}.json")
+        paths.append(outcome.path)
+        assigned.append(outcome.chapters)
+    assert sorted(sum(assigned, [])) == sorted(expected.parsed)
+    merged = merge(root, list(reversed(paths)))         # order of the files does not matter
+    assert merged.findings == expected.findings
+    assert merged.ok is False
+    assert merged.ledger_skipped == expected.ledger_skipped
+    assert merged.chapters == len(expected.parsed)
+    assert merged.invariants == sum(r.invariants for r in expected.runs.values())
+
+
+def test_cross_shard_pairs_are_split_for_some_n(planted, tmp_path):
+    """Guard for the test above: with the size plan the pairs land in different shards."""
+    root, expected, _ = planted
+    docs = list(expected.parsed)
+    split = set()
+    for count in (2, 3, 4, 5):
+        shards = sh.plan(docs, sh.chapter_costs(root, docs, {}), count)
+        where = {rel: n for n, chapters in enumerate(shards) for rel in chapters}
+        if where["contents/ch01.qmd"] != where["contents/ch07.qmd"]:
+            split.add(("dup", count))
+        if where["contents/ch01.qmd"] != where["contents/ch06.qmd"]:
+            split.add(("ref", count))
+    assert {kind for kind, _ in split} == {"dup", "ref"}
+
+
+def test_a_shard_that_executes_leaves_its_siblings_plan_alone(planted, tmp_path):
+    """Shards run one after another on one machine still share one plan: a shard
+    does not record chapter times (the merge does, for the next plan)."""
+    root, expected, _ = planted
+    sh.save_timings(root, {rel: 1.0 + n for n, rel in enumerate(expected.parsed)})
+    timings = sh.load_timings(root)
+    one = check_shard(root, sh.Shard(1, 2), force=True, out=tmp_path / "1.json")
+    assert sh.load_timings(root) == timings
+    two = check_shard(root, sh.Shard(2, 2), out=tmp_path / "2.json")
+    assert merge(root, [one.path, two.path]).findings == expected.findings
+    assert sh.load_timings(root) != timings          # the merge recorded the new times
+
+
+def test_merge_rejects_incomplete_or_mixed_sets(planted, tmp_path):
+    root, _, _ = planted
+    one = check_shard(root, sh.Shard(1, 3), out=tmp_path / "a.json").path
+    two = check_shard(root, sh.Shard(2, 3), out=tmp_path / "b.json").path
+    with pytest.raises(sh.ShardError, match="missing shard 3/3"):
+        merge(root, [one, two])
+    with pytest.raises(sh.ShardError, match="also in"):
+        merge(root, [one, one])
+    other = check_shard(root, sh.Shard(1, 2), out=tmp_path / "c.json").path
+    with pytest.raises(sh.ShardError, match="another plan"):
+        merge(root, [one, other])
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    with pytest.raises(sh.ShardError, match="bad.json: not a partial result"):
+        merge(root, [bad])
+
+
+def test_command_line_shards_and_merge(planted, tmp_path):
+    root, expected, _ = planted
+    env_cmd = [sys.executable, "-m", "scripts"]
+    for index in (1, 2):
+        done = subprocess.run([*env_cmd, "check", "--root", str(root), "--shard", f"{index}/2"],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert f"shard {index}/2" in done.stdout
+    partials = sorted((root / sh.SHARDS_DIR).glob("shard-*-of-2.json"))
+    assert len(partials) == 2
+    json.loads(partials[0].read_text())
+    done = subprocess.run([*env_cmd, "merge", "--root", str(root), *map(str, partials)],
+                          capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "contents/ch05.qmd" in done.stdout and "unknown-ref" in done.stdout
+    assert "FAILED" in done.stdout.splitlines()[-1]
