@@ -61,10 +61,10 @@ DATA_CHAPTER = """\
 ```{python}
 #| label: two-load
 import json
-with open("contents/data.json") as handle:
+with open("data.json") as handle:
     nodes = json.load(handle)["nodes"]
 try:
-    with open("contents/override.json") as handle:
+    with open("override.json") as handle:
         nodes = json.load(handle)["nodes"]
 except FileNotFoundError:
     pass
@@ -93,7 +93,7 @@ def test_a_removed_data_file_is_an_error_at_its_line(good_book, runner):
     result = runner.cli(good_book)
     assert result.code == 1, result.output
     f = result.only("cell-error")
-    assert (f.path, f.line, f.label) == ("contents/two.qmd", line_of(two, 'open("contents/data.json")'),
+    assert (f.path, f.line, f.label) == ("contents/two.qmd", line_of(two, 'open("data.json")'),
                                          "two-load")
     assert f.reason.startswith("FileNotFoundError"), f.reason
     assert_consistent_after_failure(runner, good_book, before, result)
@@ -102,7 +102,7 @@ def test_a_removed_data_file_is_an_error_at_its_line(good_book, runner):
 def test_a_csv_read_through_pandas(good_book, runner):
     (good_book / "contents" / "gpus.csv").write_text("rack,gpus\na,8\nb,8\n")
     add_chapter(good_book, "# Two\n\n```{python}\nimport pandas as pd\n"
-                           "gpus = int(pd.read_csv('contents/gpus.csv')['gpus'].sum())\n```\n\n"
+                           "gpus = int(pd.read_csv('gpus.csv')['gpus'].sum())\n```\n\n"
                            "There are `{python} gpus` GPUs.\n")
     accept(runner, good_book)
     (good_book / "contents" / "gpus.csv").write_text("rack,gpus\na,8\nb,16\n")
@@ -181,7 +181,8 @@ def test_unused_entries_are_pruned(good_book, runner):
 
 
 def test_chapters_that_finished_before_ctrl_c_are_cached(good_book, runner):
-    (good_book / "SLOW").write_text("")
+    here = good_book / "contents"          # the chapter's working directory (Quarto's)
+    (here / "SLOW").write_text("")
     add_chapter(good_book, "# Two\n\n```{python}\n#| label: two-slow\nimport os, time\n"
                            "if os.path.exists('SLOW'):\n    open('STARTED', 'w').close()\n"
                            "    time.sleep(120)\nanswer = 42\n```\n\nThe answer is `{python} answer`.\n")
@@ -189,7 +190,7 @@ def test_chapters_that_finished_before_ctrl_c_are_cached(good_book, runner):
         entry.unlink()
     before = disk_state(good_book)
     proc, marker = runner.start(good_book, "check", "--jobs", "2")
-    assert wait_until((good_book / "STARTED").exists, timeout=60), "the slow cell never ran"
+    assert wait_until((here / "STARTED").exists, timeout=60), "the slow cell never ran"
     # the other two chapters finish while chapter two sleeps: their entries appear
     assert wait_until(lambda: len(cache_entries(good_book)) >= 2, timeout=60), \
         "chapters that finished were not cached while the run went on"
@@ -199,7 +200,7 @@ def test_chapters_that_finished_before_ctrl_c_are_cached(good_book, runner):
     assert disk_state(good_book) == before
     assert_no_leftovers(runner, marker)
     assert len(cache_entries(good_book)) == 2
-    (good_book / "SLOW").unlink()
+    (here / "SLOW").unlink()
     result = runner.cli(good_book)
     assert from_cache(result) == 2, result.output      # only chapter two runs again
 

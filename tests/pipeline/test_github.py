@@ -87,7 +87,7 @@ def test_failing_book_on_github(tmp_path):
         "# One\n\n```{python}\nx = 6 * 7\n```\n\nThe answer is `{python} x`.\n")
     (book / "contents" / "two.qmd").write_text(
         "# Two\n\nProse.\n\n```{python}\ny = 2\nassert y == 3, 'y is three'\n```\n")
-    ledger.write(book / "numbers.lock", {"one · x": "41"})
+    ledger.write(book / "numbers.lock", {"contents/one.qmd · x": "41"})
     summary = tmp_path / "summary.md"
     env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary),
            "PYTHONPATH": str(ROOT)}
@@ -97,5 +97,5 @@ def test_failing_book_on_github(tmp_path):
     errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
     assert any(line.startswith("::error file=contents/two.qmd,line=7,") for line in errors), errors
     text = summary.read_text()
-    assert "| one | x | 41 → 42 |" in text
+    assert "| contents/one.qmd | x | 41 → 42 |" in text
     assert "`contents/two.qmd:7" in text
