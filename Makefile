@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 BOOK   := $(PY) -m scripts
 FORCE_FLAG := $(if $(FORCE),--force,)
 
-.PHONY: check numbers html pdf test bench mutate clean venv
+.PHONY: check numbers html pdf test bench mutate mutate-tests clean venv
 
 venv: $(STAMP)
 
@@ -40,6 +40,10 @@ bench: $(STAMP)
 
 mutate: $(STAMP)
 	$(PY) -m scripts.mutate
+
+# Every planted bug of tests/meta/planted_bugs.py (make test runs the CI subset).
+mutate-tests: $(STAMP)
+	PLANTED_BUGS=all $(PY) -m pytest -q tests/meta/test_planted_bugs.py
 
 clean:
 	rm -rf _book _build .pytest_cache .hypothesis
