@@ -77,6 +77,9 @@ def store(root, key, run):
         handle.write(_canonical(entry))
 '''
 
+DALY = 'return Q_(math.sqrt(2.0 * delta * m) * (1.0 + math.sqrt(x) / 3.0 + x / 9.0) - delta, "second")'
+YOUNG = 'return Q_(math.sqrt(2.0 * delta * m), "second")'
+
 PLANTS: list[Plant] = [
     # ---- the five bugs of issue 17
     Plant("ledger-plain-write", "scripts/ledger.py", "numbers.lock is written atomically",
@@ -92,11 +95,11 @@ PLANTS: list[Plant] = [
     Plant("front-matter-line-plus-one", "scripts/qmd.py", "findings at the exact line",
           ("tests/checker/test_qmd.py",),
           old="_yaml_problem(exc, first_line=2)", new="_yaml_problem(exc, first_line=3)", ci=True),
-    Plant("daly-is-young", "mlsys/formulas.py", "the book's Daly interval is Daly's, not Young's",
-          ("tests/mlsys/test_monte_carlo.py", "tests/mlsys/test_properties.py"),
-          old="return Q_(math.sqrt(2.0 * delta * m) * (1.0 + math.sqrt(x) / 3.0 + x / 9.0) - delta, "
-              "\"second\")",
-          new="return Q_(math.sqrt(2.0 * delta * m), \"second\")", ci=True),
+    Plant("daly-is-young", "mlsys/formulas.py", "the Monte Carlo simulation verifies Daly's interval",
+          ("tests/mlsys/test_monte_carlo.py",), old=DALY, new=YOUNG),
+    Plant("daly-is-young-property", "mlsys/formulas.py", "Daly's interval lies below Young's",
+          ("tests/mlsys/test_properties.py::test_daly_approaches_young_as_delta_over_m_vanishes",),
+          old=DALY, new=YOUNG, ci=True),
     # ---- more of the same kind
     Plant("ledger-diff-first-digit-only", "scripts/ledger.py",
           "any change of a published number is reported",
