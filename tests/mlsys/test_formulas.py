@@ -119,8 +119,21 @@ def test_daly_interval_hand_computation_and_regimes():
     # delta = 1, M = 50: x = 0.01; sqrt(100) * (1 + 0.1/3 + 0.01/9) - 1 = 9.3444
     assert calc_daly_interval(1, 50).m_as("second") == pytest.approx(10 * (1 + 0.1 / 3 + 0.01 / 9) - 1)
     assert calc_daly_interval(1, 50).m_as("second") < calc_young_daly_interval(1, 50).m_as("second")
-    assert calc_daly_interval(200, 100).m_as("second") == 100  # delta >= 2M: tau = M
-    assert calc_daly_interval(200, 100).m_as("second") == 100
+
+
+def test_daly_interval_at_and_beyond_delta_equal_two_m():
+    # delta >= 2M: the series is not used and tau = M exactly
+    assert calc_daly_interval(200, 100).m_as("second") == 100.0  # delta = 2M, the boundary
+    assert calc_daly_interval(200.0001, 100).m_as("second") == 100.0
+    assert calc_daly_interval(1_000, 100).m_as("second") == 100.0  # delta = 10M
+    assert calc_daly_interval(1e9, 3).m_as("second") == 3.0
+    tau = calc_daly_interval(Q_(10, "minute"), Q_(4, "minute"))  # delta = 2.5M
+    assert tau.units == ureg.second and tau.magnitude == 240.0
+    # just below the boundary the series still applies: delta = 199, M = 100, x = 0.995:
+    # sqrt(39,800) = 199.499; 199.499 * (1 + 0.99750 / 3 + 0.995 / 9) - 199 = 88.89 s (not M)
+    below = calc_daly_interval(199, 100).m_as("second")
+    assert below == pytest.approx(88.89, abs=0.01)
+    assert below == pytest.approx(math.sqrt(39_800) * (1 + math.sqrt(0.995) / 3 + 0.995 / 9) - 199)
 
 
 def test_recovery_time_worked_example():
@@ -146,7 +159,10 @@ def test_waste_budget_llama_example():
     assert terms.recovery == pytest.approx(120 / mtbf_s)
     assert terms.checkpoint == pytest.approx(terms.rework)  # equal at the optimum
     waste = calc_waste_fraction(tau, 60, mtbf_s, 60, 60)
-    assert waste == pytest.approx(terms.total)
+    # at Young's optimum C/tau = tau/(2M) = sqrt(C/(2M)), so W = sqrt(2C/M) + (D+R)/M
+    #   sqrt(120 / 11,135) + 120 / 11,135 = 0.10381 + 0.01078 = 0.1146
+    assert waste == pytest.approx(math.sqrt(2 * 60 / mtbf_s) + 120 / mtbf_s, rel=1e-12)
+    assert waste == pytest.approx(0.1146, abs=1e-4)
     assert round(1 - waste, 3) == pytest.approx(0.885, abs=0.001)
     assert calc_waste_fraction(Q_(20, "minute"), Q_(1, "minute"), Q_(10, "hour")) == pytest.approx(
         1 / 20 + 20 / 1200)
@@ -183,6 +199,69 @@ def test_return_types():
     assert type(calc_failure_probability(1.0, 1.0)) is float
     assert type(calc_pass_k(3, 4, 2)) is float
     assert isinstance(calc_young_daly_interval(1, 2), pint.Quantity)
+
+
+# ------------------------------------------------- probability endpoints 0 and 1
+# Every function taking a probability / availability accepts exactly 0 and exactly 1
+# (except calc_nines at 1, which has no finite value) and rejects the nearest floats
+# outside [0, 1] with a ValueError naming the parameter.
+
+ABOVE_ONE = math.nextafter(1.0, 2.0)  # 1.0000000000000002
+BELOW_ZERO = math.nextafter(0.0, -1.0)  # -5e-324
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda: calc_availability_stacked(0.0, 1), 0.0),
+    (lambda: calc_availability_stacked(0.0, 3), 0.0),  # 1 - 1^3
+    (lambda: calc_availability_stacked(1.0, 1), 1.0),
+    (lambda: calc_availability_stacked(1.0, 3), 1.0),  # 1 - 0^3
+    (lambda: calc_availability_stacked(Q_(100, "percent"), 2), 1.0),
+    (lambda: calc_availability_serial(0.0, 5), 0.0),
+    (lambda: calc_availability_serial(0.0, 0), 1.0),  # no components: nothing can fail
+    (lambda: calc_availability_serial(1.0, 10_000), 1.0),
+    (lambda: calc_availability_serial(1, 3), 1.0),  # plain int 1
+    (lambda: calc_nines(0.0), 0.0),  # -log10(1) = 0 nines
+    (lambda: calc_nines(0), 0.0),
+    (lambda: calc_annual_downtime(0.0).m_as("hour"), 8_760.0),  # down all year
+    (lambda: calc_annual_downtime(1.0).m_as("hour"), 0.0),
+    (lambda: calc_annual_downtime(1).m_as("hour"), 0.0),
+    (lambda: calc_chain_success(0.0, 4), 0.0),
+    (lambda: calc_chain_success(0.0, 0), 1.0),  # an empty chain always succeeds
+    (lambda: calc_chain_success(1.0, 50), 1.0),
+    (lambda: calc_chain_success(1, 2), 1.0),
+    (lambda: calc_chain_success_steps([1.0, 1.0, 1.0]), 1.0),
+    (lambda: calc_chain_success_steps([0.9, 0.0, 0.5]), 0.0),
+    (lambda: calc_chain_success_steps([0.5, 1.0]), 0.5),
+    (lambda: calc_chain_success_steps([0, 1]), 0.0),
+])
+def test_probability_endpoints_are_accepted_with_exact_values(call, expected):
+    assert call() == expected
+
+
+@pytest.mark.parametrize("call, parameter", [
+    (lambda: calc_availability_stacked(ABOVE_ONE, 2), "availability"),
+    (lambda: calc_availability_stacked(BELOW_ZERO, 2), "availability"),
+    (lambda: calc_availability_stacked(Q_(100.001, "percent"), 2), "availability"),
+    (lambda: calc_availability_serial(ABOVE_ONE, 2), "availability"),
+    (lambda: calc_availability_serial(BELOW_ZERO, 2), "availability"),
+    (lambda: calc_nines(ABOVE_ONE), "availability"),
+    (lambda: calc_nines(BELOW_ZERO), "availability"),
+    (lambda: calc_nines(1.0), "availability"),  # 1 is a probability but has infinite nines
+    (lambda: calc_annual_downtime(ABOVE_ONE), "availability"),
+    (lambda: calc_annual_downtime(BELOW_ZERO), "availability"),
+    (lambda: calc_chain_success(ABOVE_ONE, 2), "p"),
+    (lambda: calc_chain_success(BELOW_ZERO, 2), "p"),
+    (lambda: calc_chain_success(ABOVE_ONE, 0), "p"),  # validated even when n = 0
+    (lambda: calc_chain_success_steps([1.0, ABOVE_ONE]), "probabilities[1]"),
+    (lambda: calc_chain_success_steps([BELOW_ZERO]), "probabilities[0]"),
+    (lambda: calc_chain_success_steps([0.0, BELOW_ZERO]), "probabilities[1]"),
+])
+def test_just_outside_unit_interval_is_rejected_naming_the_parameter(call, parameter):
+    with pytest.raises(ValueError) as info:
+        call()
+    message = str(info.value)
+    assert message.startswith(f"{parameter} must"), message
+    assert "[0, 1]" in message or "below 1" in message, message
 
 
 # ------------------------------------------------------------------ validation

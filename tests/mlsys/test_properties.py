@@ -2,12 +2,15 @@
 
 import math
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mlsys.formulas import (
-    calc_availability_stacked, calc_daly_interval, calc_failure_probability, calc_mtbf_cluster,
-    calc_mtbf_series, calc_waste_fraction, calc_young_daly_interval,
+    calc_annual_downtime, calc_availability_serial, calc_availability_stacked,
+    calc_chain_success, calc_chain_success_steps, calc_daly_interval, calc_failure_probability,
+    calc_mtbf_cluster, calc_mtbf_series, calc_nines, calc_waste_fraction,
+    calc_young_daly_interval,
 )
 
 mttf_hours = st.floats(min_value=10.0, max_value=1e7, allow_nan=False)
@@ -15,6 +18,13 @@ counts = st.integers(min_value=1, max_value=64)
 components = st.lists(st.tuples(mttf_hours, counts), min_size=1, max_size=8)
 times = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False)
 fractions = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+# the endpoints themselves, drawn often rather than left to chance
+fractions_with_endpoints = st.one_of(st.sampled_from([0.0, 1.0]), fractions)
+outside_unit_interval = st.one_of(
+    st.floats(min_value=1.0, exclude_min=True, allow_nan=False, allow_infinity=False),
+    st.floats(max_value=0.0, exclude_max=True, allow_nan=False, allow_infinity=False),
+)
+small_counts = st.integers(min_value=0, max_value=40)
 
 # per-test settings, so that other test packages keep their own hypothesis profile
 thorough = settings(max_examples=150, deadline=None)
@@ -93,3 +103,80 @@ def test_daly_interval_is_positive_and_at_most_m_when_delta_large(ratio, mtbf):
     assert tau > 0
     if ratio >= 2:
         assert tau == mtbf
+
+
+# ------------------------------------------------ probabilities over all of [0, 1]
+# Expected values are built from repeated multiplication (math.prod), not from the
+# closed forms the formulas use.
+
+
+@thorough
+@given(fractions_with_endpoints, small_counts)
+@example(0.0, 1).via("endpoint 0")
+@example(1.0, 1).via("endpoint 1")
+def test_chain_success_is_repeated_product(p, n):
+    result = calc_chain_success(p, n)
+    assert result == pytest.approx(math.prod([p] * n), rel=1e-12, abs=1e-300)
+    assert 0.0 <= result <= 1.0
+    assert calc_chain_success(p, n + 1) <= result
+
+
+@thorough
+@given(st.lists(fractions_with_endpoints, max_size=12))
+@example([1.0, 1.0]).via("all endpoint 1")
+@example([0.3, 0.0]).via("an endpoint 0")
+def test_chain_success_steps_is_product_of_steps(probabilities):
+    result = calc_chain_success_steps(probabilities)
+    assert result == pytest.approx(math.prod(probabilities), rel=1e-12, abs=1e-300)
+    assert 0.0 <= result <= min(probabilities, default=1.0)
+
+
+@thorough
+@given(fractions_with_endpoints, st.integers(min_value=1, max_value=40))
+@example(0.0, 2).via("endpoint 0")
+@example(1.0, 2).via("endpoint 1")
+def test_stacked_and_serial_availability_over_whole_interval(a, k):
+    stacked = calc_availability_stacked(a, k)
+    serial = calc_availability_serial(a, k)
+    # stacked: fails only if all k replicas are down; serial: up only if all k are up
+    assert stacked == pytest.approx(1.0 - math.prod([1.0 - a] * k), rel=1e-12, abs=1e-15)
+    assert serial == pytest.approx(math.prod([a] * k), rel=1e-12, abs=1e-300)
+    assert 0.0 <= serial <= a <= stacked + 1e-15 and stacked <= 1.0  # 1 - (1 - a) may round to 0
+    if a in (0.0, 1.0):  # endpoints are fixed points of both
+        assert stacked == serial == a
+
+
+@thorough
+@given(fractions_with_endpoints)
+@example(0.0).via("endpoint 0")
+@example(1.0).via("endpoint 1")
+def test_annual_downtime_and_nines_over_whole_interval(a):
+    downtime_h = calc_annual_downtime(a).m_as("hour")
+    assert downtime_h == pytest.approx((1.0 - a) * 365 * 24, rel=1e-12, abs=1e-9)
+    assert 0.0 <= downtime_h <= 8_760.0
+    if a < 1.0:
+        nines = calc_nines(a)
+        assert nines >= 0.0
+        assert 10.0 ** -nines == pytest.approx(1.0 - a, rel=1e-9)
+    else:
+        with pytest.raises(ValueError, match="availability"):
+            calc_nines(a)
+
+
+@thorough
+@given(outside_unit_interval)
+@example(math.nextafter(1.0, 2.0)).via("just above 1")
+@example(math.nextafter(0.0, -1.0)).via("just below 0")
+def test_values_outside_unit_interval_are_rejected_naming_the_parameter(value):
+    calls = {
+        "availability": [lambda: calc_availability_stacked(value, 2),
+                         lambda: calc_availability_serial(value, 2),
+                         lambda: calc_nines(value), lambda: calc_annual_downtime(value)],
+        "p": [lambda: calc_chain_success(value, 3)],
+        "probabilities[1]": [lambda: calc_chain_success_steps([0.5, value])],
+    }
+    for parameter, functions in calls.items():
+        for call in functions:
+            with pytest.raises(ValueError) as info:
+                call()
+            assert str(info.value).startswith(f"{parameter} must"), str(info.value)
