@@ -39,7 +39,7 @@ bench: $(STAMP)
 	$(BOOK) bench
 
 mutate: $(STAMP)
-	$(PY) -m scripts.mutate
+	$(PY) -m scripts.tools.mutation
 
 # Every planted bug of tests/meta/planted_bugs.py (make test runs the CI subset).
 mutate-tests: $(STAMP)

@@ -93,7 +93,7 @@ def list_constants() -> list[Constant]:
 
 GPU_MTTF_HOURS = _declare(
     "GPU_MTTF_HOURS", 50_000, "hour",
-    "Steady-state MTTF of a datacenter GPU (useful-life regime; consistent with Meta and Google 2024 fleet reports)",
+    "Reference steady-state MTTF of a datacenter GPU (upstream design value; the Llama 3 ledger implies a longer one, see the calibration)",
     "barroso2018")
 HBM_MTTF_HOURS = _declare(
     "HBM_MTTF_HOURS", 200_000, "hour",
@@ -156,21 +156,20 @@ CHECKPOINT_WRITE_BW_GBS = _declare(
     "Aggregate checkpoint write (and reload) bandwidth to parallel storage", "assumption")
 BYTES_PER_PARAM_MIXED_ADAM = _declare(
     "BYTES_PER_PARAM_MIXED_ADAM", 16, "byte",
-    "Training state per parameter, mixed precision with Adam (2+2+4+4+4 bytes)", "convention")
-REPORTED_OVERHEAD_LOW = _declare(
-    "REPORTED_OVERHEAD_LOW", 0.10, "",
-    "Low end of total failure plus checkpoint overhead reported by large operators at 10,000 GPUs",
-    "assumption")
-REPORTED_OVERHEAD_HIGH = _declare(
-    "REPORTED_OVERHEAD_HIGH", 0.25, "",
-    "High end of total failure plus checkpoint overhead reported by large operators at 10,000 GPUs",
-    "assumption")
+    "Training memory per parameter, mixed precision with Adam, gradients included (2+2+4+4+4 bytes)",
+    "convention")
+CHECKPOINT_BYTES_PER_PARAM = _declare(
+    "CHECKPOINT_BYTES_PER_PARAM", 14, "byte",
+    "Checkpoint bytes per parameter: bf16 weights, fp32 master weights, two fp32 Adam moments (2+4+4+4); no gradients",
+    "convention")
 OVERHEAD_CHECKPOINT = _declare(
     "OVERHEAD_CHECKPOINT", 0.03, "",
-    "Fraction of wall time spent writing checkpoints at large scale", "assumption")
+    "Illustrative fraction of wall time spent writing checkpoints (upstream scenario)", "assumption")
 OVERHEAD_FAILURE_RECOVERY = _declare(
     "OVERHEAD_FAILURE_RECOVERY", 0.10, "",
-    "Fraction of wall time lost to detection, restart and replay at large scale", "assumption")
+    "Illustrative fraction of wall time lost to detection, restart and replay (upstream scenario)",
+    "assumption")
+
 
 EXAMPLE_CHECKPOINT_COST_MIN = _declare(
     "EXAMPLE_CHECKPOINT_COST_MIN", 1, "minute",
@@ -181,6 +180,29 @@ EXAMPLE_DETECT_MIN = _declare(
 EXAMPLE_RECOVER_MIN = _declare(
     "EXAMPLE_RECOVER_MIN", 1, "minute",
     "Illustrative recovery time R in the failure-budget example", "assumption")
+
+BURN_IN_RATE_FACTOR_LOW = _declare(
+    "BURN_IN_RATE_FACTOR_LOW", 2, "",
+    "Low end of the failure-rate multiple of new nodes in their first week (upstream figure, no study named)",
+    "assumption")
+BURN_IN_RATE_FACTOR_HIGH = _declare(
+    "BURN_IN_RATE_FACTOR_HIGH", 3, "",
+    "High end of the failure-rate multiple of new nodes in their first week (upstream figure, no study named)",
+    "assumption")
+BURN_IN_DAYS = _declare(
+    "BURN_IN_DAYS", 7, "day", "Length of the early-life window with an elevated failure rate", "assumption")
+ELASTIC_SPARE_LOW = _declare(
+    "ELASTIC_SPARE_LOW", 0.05, "",
+    "Low end of spare capacity held for elastic training, as a fraction of the job (upstream figure)",
+    "assumption")
+ELASTIC_SPARE_HIGH = _declare(
+    "ELASTIC_SPARE_HIGH", 0.10, "",
+    "High end of spare capacity held for elastic training, as a fraction of the job (upstream figure)",
+    "assumption")
+USABLE_MODEL_ERROR = _declare(
+    "USABLE_MODEL_ERROR", 0.01, "",
+    "Largest gap in useful fraction between first-order and exact models that the book accepts",
+    "assumption")
 
 # --------------------------------------------------------------- availability
 
@@ -208,6 +230,9 @@ LLAMA3_SNAPSHOT_DAYS = _declare(
     "Length of the Llama 3 405B pre-training window whose interruptions were tallied", "grattafiori2024")
 LLAMA3_MAX_GPUS = _declare(
     "LLAMA3_MAX_GPUS", 16_384, "", "Largest number of H100 GPUs used by Llama 3 pre-training", "grattafiori2024")
+LLAMA3_MODEL_PARAMS = _declare(
+    "LLAMA3_MODEL_PARAMS", 405e9, "", "Parameters of the Llama 3 flagship model whose pre-training was tallied",
+    "grattafiori2024")
 LLAMA3_INTERRUPTIONS_TOTAL = _declare(
     "LLAMA3_INTERRUPTIONS_TOTAL", 466, "", "Job interruptions in the Llama 3 window", "grattafiori2024")
 LLAMA3_INTERRUPTIONS_PLANNED = _declare(
@@ -245,9 +270,9 @@ MA2025_FLAGGED_NODES = _declare(
 MA2025_HEALTHY_NODES = _declare(
     "MA2025_HEALTHY_NODES", 15, "", "Healthy control nodes in the Ma et al. comparison", "ma2025")
 TUNG2026_MODEL_SMS = _declare(
-    "TUNG2026_MODEL_SMS", 2, "", "Streaming multiprocessors in the reduced GPU model of Tung et al.", "tung2026")
+    "TUNG2026_MODEL_SMS", 2, "", "Streaming multiprocessors in the reduced GPU model of Tyagi et al.", "tung2026")
 TUNG2026_MICROBENCHMARKS = _declare(
-    "TUNG2026_MICROBENCHMARKS", 63, "", "CUDA micro-benchmarks used for fault injection by Tung et al.", "tung2026")
+    "TUNG2026_MICROBENCHMARKS", 63, "", "CUDA micro-benchmarks used for fault injection by Tyagi et al.", "tung2026")
 TUNG2026_NAN_INF_SHARE = _declare(
     "TUNG2026_NAN_INF_SHARE", 0.0101, "",
     "Fraction of injected corruptions that produced NaN or Inf values", "tung2026")

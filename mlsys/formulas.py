@@ -35,6 +35,8 @@ __all__ = [
     "calc_fit_from_mttf", "calc_mttf_from_fit",
     "calc_young_daly_interval", "calc_daly_interval", "calc_checkpoint_size",
     "calc_recovery_time", "WasteTerms", "calc_waste_terms", "calc_waste_fraction",
+    "calc_expected_wall_time", "calc_exact_efficiency", "calc_exact_optimal_interval",
+    "calc_stretch_factor",
     "calc_availability_stacked", "calc_availability_serial", "calc_nines",
     "calc_annual_downtime", "calc_chain_success", "calc_chain_success_steps", "calc_pass_k",
 ]
@@ -304,6 +306,84 @@ def calc_waste_fraction(interval, checkpoint_cost, mtbf, detect=0, recover=0) ->
     The useful fraction is 1 − W. Plain inputs are seconds.
     """
     return calc_waste_terms(interval, checkpoint_cost, mtbf, detect, recover).total
+
+
+def calc_stretch_factor(overhead_fraction) -> float:
+    """Wall time over useful time when a share ``f`` of the wall time is overhead.
+
+    Formula: T_wall / T_useful = 1 / (1 − f). ``f`` is a fraction of *wall* time
+    (as every waste term of this module is), so a run needing T of useful work
+    occupies the machine for T / (1 − f), not T (1 + f). Requires 0 ≤ f < 1.
+    """
+    f = _probability(overhead_fraction, "overhead_fraction")
+    if f == 1.0:
+        raise ValueError("overhead_fraction must be below 1: a run that is all overhead never ends")
+    return 1.0 / (1.0 - f)
+
+
+# ------------------------------------------------- exact checkpoint/restart model
+
+
+def calc_expected_wall_time(solve_time, interval, checkpoint_cost, restart_time, mtbf) -> pint.Quantity:
+    """Exact expected wall time of checkpoint/restart under exponential failures (Daly 2006).
+
+    Formula: T_w = M · e^(R/M) · (e^((τ+δ)/M) − 1) · T_s / τ
+
+    with T_s the failure-free solve time (useful work), τ the compute time between
+    checkpoints, δ the checkpoint write time, R the time from a failure until
+    computation resumes (detection, rescheduling and reload, here one term) and M
+    the job MTBF. Plain inputs are seconds; returns seconds.
+
+    Assumptions: failures form a Poisson process of rate 1/M that runs during
+    computation, checkpoint writes and restarts alike; each segment of τ work
+    plus its checkpoint must run without a failure to count; after a failure
+    the restart R and the whole segment are repeated; T_s / τ segments (the
+    formula is exact when T_s is a whole number of intervals). Expanding the
+    exponentials to first order in τ/M, δ/M and R/M recovers the small-waste
+    budget δ/τ + τ/(2M) + R/M.
+    """
+    t_s = _non_negative(solve_time, "second", "solve_time")
+    tau = _positive(interval, "second", "interval")
+    delta = _non_negative(checkpoint_cost, "second", "checkpoint_cost")
+    r = _non_negative(restart_time, "second", "restart_time")
+    m = _positive(mtbf, "second", "mtbf")
+    per_segment = m * math.exp(r / m) * math.expm1((tau + delta) / m)
+    return Q_(per_segment * t_s / tau, "second")
+
+
+def calc_exact_efficiency(interval, checkpoint_cost, restart_time, mtbf) -> float:
+    """Useful fraction of wall time in the exact model: T_s / T_w (see :func:`calc_expected_wall_time`).
+
+    Formula: E = τ / (M · e^(R/M) · (e^((τ+δ)/M) − 1)). Plain inputs are seconds.
+    Unlike the first-order 1 − W(τ), it never goes negative: it tends to zero as
+    M shrinks against τ + δ + R.
+    """
+    tau = _positive(interval, "second", "interval")
+    wall = calc_expected_wall_time(tau, tau, checkpoint_cost, restart_time, mtbf).m_as("second")
+    return tau / wall
+
+
+def calc_exact_optimal_interval(checkpoint_cost, mtbf) -> pint.Quantity:
+    """Interval τ that maximises the exact efficiency of :func:`calc_exact_efficiency`.
+
+    Setting dE/dτ = 0 gives 1 − τ/M = e^(−(τ+δ)/M), whose single root in
+    0 < τ < M is found by bisection to machine precision. The restart time
+    drops out (e^(R/M) is a constant factor). Plain inputs are seconds; returns
+    seconds. For δ ≪ M it approaches Daly's √(2δM)(1 + …) − δ.
+    """
+    delta = _positive(checkpoint_cost, "second", "checkpoint_cost")
+    m = _positive(mtbf, "second", "mtbf")
+    d = delta / m
+    lo, hi = 0.0, 1.0   # in units of M: g(lo) > 0 > g(hi)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if 1.0 - mid - math.exp(-mid - d) > 0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-15:
+            break
+    return Q_(0.5 * (lo + hi) * m, "second")
 
 
 # ------------------------------------------------------------------ availability

@@ -10,6 +10,8 @@ import signal
 import sys
 from pathlib import Path
 
+from scripts.read.project import CONFIG
+
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
@@ -29,6 +31,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--timeout", type=_positive_float, default=None, metavar="S",
                        help="per-cell timeout in seconds (default: _quarto.yml or 120)")
         p.add_argument("--root", type=Path, default=Path.cwd(), help="project root")
+        p.add_argument("--json", action="store_true",
+                       help="print findings and the summary as JSON instead of text")
     sub.add_parser("bench", help="print benchmark figures (options: python -m scripts bench -h)")
     return parser
 
@@ -66,8 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         previous = None
     try:
         return _check_and_maybe_render(args)
-    except KeyboardInterrupt as exc:
-        _kill_kernels()
+    except KeyboardInterrupt as exc:       # run_chapters already stopped every kernel
         terminated = isinstance(exc, _Terminated)
         print("terminated" if terminated else "interrupted", file=sys.stderr)
         return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
@@ -77,15 +80,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check_and_maybe_render(args) -> int:
-    from scripts.check import check_book
-    from scripts.report import print_report
-    if not (args.root / "_quarto.yml").exists():
-        print(f"error: no _quarto.yml in {args.root}", file=sys.stderr)
+    from scripts.verify.check import check_book
+    from scripts.verify.report import print_json, print_report
+    if not (args.root / CONFIG).exists():
+        print(f"error: no {CONFIG} in {args.root}", file=sys.stderr)
         return EXIT_USAGE
     result = check_book(args.root, force=args.force, jobs=args.jobs,
                         update_ledger=args.command == "numbers", timeout_s=args.timeout)
-    print_report(result)
-    if args.command == "numbers" and result.ok and result.ledger_compared:
+    if args.json:
+        print_json(result)
+    else:
+        print_report(result)
+    if args.command == "numbers" and result.ok and result.ledger_compared and not args.json:
         print("numbers.lock updated")
     if not result.ok:
         return EXIT_FINDINGS
@@ -95,11 +101,7 @@ def _check_and_maybe_render(args) -> int:
 
 
 def _render(result, fmt: str) -> int:
-    try:
-        from scripts.render import render_book
-    except ImportError as exc:
-        print(f"error: the renderer (scripts.render) is not available: {exc}", file=sys.stderr)
-        return EXIT_FINDINGS
+    from scripts.render import render_book
     try:
         out = render_book(result, fmt)
     except KeyboardInterrupt:
@@ -112,15 +114,5 @@ def _render(result, fmt: str) -> int:
 
 
 def _bench(rest: list[str]) -> int:
-    try:
-        from scripts.bench import main as bench_main
-    except ImportError as exc:
-        print(f"error: the benchmark (scripts.bench) is not available: {exc}", file=sys.stderr)
-        return EXIT_FINDINGS
+    from scripts.tools.bench import main as bench_main
     return int(bench_main(rest) or 0)
-
-
-def _kill_kernels() -> None:
-    kernel = sys.modules.get("scripts.kernel")
-    if kernel is not None:
-        kernel.kill_all_kernels()

@@ -29,6 +29,9 @@ class Finding:
     col: int | None = None    # 1-based
     label: str | None = None  # the cell label, when there is one
     detail: str = ""          # multi-line: traceback, expression, …
+    old: str | None = None    # ledger findings: the value in numbers.lock (None: new key)
+    new: str | None = None    # ledger findings: the published value (None: removed key)
+    key: str | None = None    # ledger findings: `chapter · name`
 
     def location(self) -> str:
         loc = f"{self.path}:{self.line}"

@@ -28,8 +28,7 @@ __all__ = ["render_book", "RenderError", "output_dir"]
 
 def output_dir(project) -> Path:
     """`project.output-dir` of _quarto.yml, default `_book`."""
-    config = (project.config or {}).get("project") or {}
-    return Path(project.root) / str(config.get("output-dir") or "_book")
+    return Path(project.root) / project.output_dir
 
 
 def _builtin(result, fmt: str, dest: Path) -> Path:
@@ -44,7 +43,7 @@ def _builtin(result, fmt: str, dest: Path) -> Path:
 
 
 def _quarto(result, fmt: str, dest: Path) -> Path:
-    quarto.render(Path(result.project.root), fmt, dest, result.project.config)
+    quarto.render(Path(result.project.root), fmt, dest, result.project.formats)
     if fmt == "html":
         index = dest / "index.html"
         if not index.is_file():

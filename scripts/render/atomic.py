@@ -13,6 +13,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from scripts.files import atomic_write
+
 
 @contextmanager
 def staging_dir(final: Path):
@@ -49,14 +51,7 @@ def swap_in(new: Path, final: Path) -> None:
 def replace_file(src: Path, dst: Path) -> None:
     """Copy `src` over `dst` atomically (readers see the old or the new file)."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{dst.name}.", dir=dst.parent)
-    os.close(fd)
-    try:
-        shutil.copyfile(src, tmp_name)
-        os.replace(tmp_name, dst)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    atomic_write(dst, Path(src).read_bytes())
 
 
 def carry_over(old: Path, new: Path, pattern: str) -> None:

@@ -72,40 +72,11 @@ def page_for(path: str) -> str:
 
 
 def _bibliography(project) -> list[Path]:
-    value = (project.config or {}).get("bibliography") or getattr(project, "bibliography", None)
-    if not value:
-        return []
-    values = value if isinstance(value, list) else [value]
-    paths = [Path(project.root) / str(v) for v in values]
+    paths = [Path(project.root) / b for b in project.bibliography]
     for p in paths:
         if not p.is_file():
             raise RenderError(f"bibliography {p.name} not found in {project.root}")
     return paths
-
-
-def _csl(project) -> Path | None:
-    value = (project.config or {}).get("csl")
-    return Path(project.root) / str(value) if value else None
-
-
-def _lang(project) -> str:
-    return str((project.config or {}).get("lang") or "en")
-
-
-def _book_config(project) -> dict:
-    book = (project.config or {}).get("book")
-    return book if isinstance(book, dict) else {}
-
-
-def _crossref(project) -> dict:
-    value = (project.config or {}).get("crossref")
-    return value if isinstance(value, dict) else {}
-
-
-def _authors(project) -> list[str]:
-    value = _book_config(project).get("author") or []
-    values = value if isinstance(value, list) else [value]
-    return [str(v.get("name", "")) if isinstance(v, dict) else str(v) for v in values if v]
 
 
 def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Path | None = None) -> Path:
@@ -195,7 +166,6 @@ def prepare(result, work: Path) -> Book:
     listed = [(p, False) for p in project.chapters] + [(p, True) for p in project.appendices]
     if not listed:
         raise RenderError("_quarto.yml lists no chapters")
-    execute = getattr(project, "execute", None) or (project.config or {}).get("execute") or {}
     chapters = []
     for path, appendix in listed:
         parsed = result.parsed.get(path)
@@ -203,16 +173,16 @@ def prepare(result, work: Path) -> Book:
             raise RenderError(f"{path}: not parsed by the checker (is it listed and present?)")
         page = page_for(path)
         stem = posixpath.splitext(posixpath.basename(path))[0]
-        md = chapter_markdown(parsed, result.runs.get(path), execute,
+        md = chapter_markdown(parsed, result.runs.get(path),
                               files_dir=f"{stem}_files/figure-html")
         md_file = work / (page.replace("/", "__") + ".md")
         md_file.write_text(md.text, encoding="utf-8")
         chapters.append(Chapter(path, page, appendix, md_file, md.files))
     book = Book(root=root, title=str(project.title or "Book"), chapters=chapters, refs={},
-                bibliography=_bibliography(project), csl=_csl(project), work=work,
-                lang=_lang(project), subtitle=str(_book_config(project).get("subtitle") or ""),
-                authors=_authors(project), crossref=_crossref(project),
-                output_file=str(_book_config(project).get("output-file") or ""))
+                bibliography=_bibliography(project),
+                csl=Path(project.root) / project.csl if project.csl else None, work=work,
+                lang=project.lang, subtitle=project.subtitle, authors=list(project.authors),
+                crossref=dict(project.crossref), output_file=project.output_file)
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
         collected = list(pool.map(lambda c: _collect(book, c), chapters))
     for chapter, found in zip(chapters, collected):

@@ -20,11 +20,10 @@ import re
 from dataclasses import dataclass, field
 
 from scripts.model import ChapterRun, CodeCell, ParsedChapter
+from scripts.read.project import effective_options
 
 from .errors import RenderError
 
-# Quarto's defaults for the Jupyter engine.
-DEFAULTS = {"echo": True, "eval": True, "output": True, "include": True}
 OPTION_LINE = re.compile(r"^\s*#\|")
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", re.M)
 
@@ -34,17 +33,6 @@ class ChapterMarkdown:
     """The markdown of one chapter and the files it refers to."""
     text: str
     files: dict[str, bytes] = field(default_factory=dict)   # path relative to the page dir -> bytes
-
-
-def effective_options(cell: CodeCell, project_execute: dict, front_matter: dict) -> dict:
-    """Cell options over chapter `execute:` over project `execute:` over Quarto's defaults."""
-    options = dict(DEFAULTS)
-    options.update({k: v for k, v in (project_execute or {}).items() if k in DEFAULTS})
-    chapter = (front_matter or {}).get("execute") or {}
-    if isinstance(chapter, dict):
-        options.update({k: v for k, v in chapter.items() if k in DEFAULTS})
-    options.update(cell.options)
-    return options
 
 
 def fence(text: str, info: str) -> str:
@@ -73,10 +61,9 @@ def one_line(text) -> str:
 
 class _Assembler:
     def __init__(self, parsed: ParsedChapter, run: ChapterRun | None,
-                 project_execute: dict, files_dir: str):
+                 files_dir: str):
         self.parsed = parsed
         self.run = run
-        self.project_execute = project_execute
         self.files_dir = files_dir
         self.files: dict[str, bytes] = {}
         self.cell_runs = {c.index: c for c in (run.cells if run else [])}
@@ -90,7 +77,7 @@ class _Assembler:
         return found.text
 
     def cell_markdown(self, cell: CodeCell) -> str:
-        opts = effective_options(cell, self.project_execute, self.parsed.front_matter)
+        opts = effective_options(cell)    # the read stage applied the cascade
         if opts.get("include") is False:
             return ""
         parts: list[str] = []
@@ -180,10 +167,10 @@ class _Assembler:
 
 
 def chapter_markdown(parsed: ParsedChapter, run: ChapterRun | None,
-                     project_execute: dict | None = None,
                      files_dir: str = "figures") -> ChapterMarkdown:
     """Pandoc markdown for one chapter, with values and outputs in place.
 
     `files_dir` is where generated images go, relative to the chapter's page.
+    Cell options must already carry the execute cascade (scripts.read.book).
     """
-    return _Assembler(parsed, run, project_execute or {}, files_dir).build()
+    return _Assembler(parsed, run, files_dir).build()

@@ -17,24 +17,23 @@ def quarto_path() -> str | None:
     return shutil.which("quarto")
 
 
-def quarto_format(fmt: str, config: dict) -> str:
+def quarto_format(fmt: str, formats: list[str]) -> str:
     """The Quarto format to render for "html" or "pdf".
 
     A project whose `format:` defines `typst` but not `pdf` makes its PDF
     through Typst (no TeX needed), so "pdf" means `--to typst` there.
     """
-    formats = (config or {}).get("format") or {}
-    if fmt == "pdf" and isinstance(formats, dict) and "pdf" not in formats and "typst" in formats:
+    if fmt == "pdf" and "pdf" not in formats and "typst" in formats:
         return "typst"
     return fmt
 
 
-def render(root: Path, fmt: str, dest: Path, config: dict | None = None) -> None:
+def render(root: Path, fmt: str, dest: Path, formats: list[str] = ()) -> None:
     """Run `quarto render` for the whole project into `dest`."""
     exe = quarto_path()
     if exe is None:
         raise RenderError("quarto is not on PATH")
-    to = quarto_format(fmt, config or {})
+    to = quarto_format(fmt, list(formats))
     cmd = [exe, "render", "--to", to, "--output-dir", str(dest)]
     try:
         proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from scripts.qmd import parse_chapter
+from scripts.read.qmd import parse_chapter
 
 ROOT = Path(__file__).resolve().parents[2]
 

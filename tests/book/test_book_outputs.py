@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import book_rules as br
-from scripts.check import check_book
+from scripts.verify.check import check_book
 
 
 @pytest.fixture(scope="module")
@@ -65,10 +65,22 @@ def test_appendix_a_published_values(result):
     shown = inline_values(result, "contents/appendix-foundations.qmd")
     assert shown["node_mtbf_str"] == "5,172"
     assert shown["mtbf_10k_str"] == "4.14"
-    assert shown["tau_young_min_str"] == "15.2"
-    assert shown["t_recovery_str"] == "9.6 minutes"
-    assert shown["tau_doubled_min_str"] == "10.8"
-    assert shown["ckpt_overhead_str"] == "3.1%"
+    # Issue 13: a checkpoint stores 14 B/param (no gradients), not the upstream 16,
+    # so delta = 24.5 s and every interval downstream moves.
+    assert shown["delta_str"] == "24.5"
+    assert shown["tau_young_min_str"] == "14.2"
+    assert shown["t_recovery_str"] == "9 minutes"
+    assert shown["tau_doubled_min_str"] == "10.1"
+    assert shown["ckpt_overhead_str"] == "2.9%"
+    # stretch is 1/(1 - f): 30 days at 13 % overhead -> 34.5 days (not 33.9)
+    assert shown["stretched_days_str"] == "34.5 days"
+    assert shown["llama_days_str"] == "33.3 days"
+    # the total includes (D + R)/M; doubling grows ckpt + loss by sqrt(2)
+    assert shown["ckpt_and_loss_str"] == "5.7%" and shown["ckpt_and_loss_20k_str"] == "8.1%"
+    assert shown["total_overhead_10k_str"] == "6.5%"
+    assert shown["failures_per_shift_10k_str"] == "1.9"
+    assert shown["failures_per_day_small_str"] == "0.15"
+    assert shown["hasty_write_share_str"] == "29%"     # delta / (tau + delta), not delta / tau
     assert shown["pair_str"] == "99.99%"
     assert shown["serial_availability_str"] == "0.37"
 
@@ -82,14 +94,23 @@ def test_failure_at_scale_published_values(result):
     assert shown["useful_star_str"] == "88.5%"
 
 
+def test_calibration_and_rpo_published_values(result):
+    """Issue 13: the model beside the Llama 3 data; the RPO is a bound, not the mean loss."""
+    fas = inline_values(result, "contents/failure-at-scale.qmd")
+    assert fas["predicted_all_str"] == "2.53" and fas["measured_all_str"] == "3.09"
+    assert fas["predicted_gpu_str"] == "3.05" and fas["measured_gpu_str"] == "5.27"
+    assert fas["implied_gpu_mttf_str"] == "86,000"
+    ft = inline_values(result, "contents/fault-tolerance.qmd")
+    assert ft["rpo_str"] == "14.6 minutes" and ft["expected_loss_str"] == "7.1 minutes"
+
+
 def test_fault_tolerance_published_values(result):
     """The fault-tolerance timeline follows the worked example of Appendix A (spec: 10,000 GPUs,
-    the Young–Daly interval of that example), and its lengths add up as the prose says."""
+    the Young–Daly interval of that example, pinned in test_appendix_a_published_values)."""
     shown = inline_values(result, "contents/fault-tolerance.qmd")
     appendix = inline_values(result, "contents/appendix-foundations.qmd")
     assert shown["gpus_str"] == "10,000"
     assert shown["interval_str"] == f"{appendix['tau_young_min_str']} minutes"
-    assert shown["interval_str"] == "15.2 minutes"
 
 
 def constants_table(result) -> dict[str, tuple[str, str]]:

@@ -14,6 +14,6 @@ def no_leftover_kernels():
     """Fail if a test leaves a kernel (or any child process) running."""
     before = child_pids()
     yield
-    from scripts import execute
+    from scripts.run import execute
     assert execute.LIVE_KERNEL_PIDS == set()
     assert child_pids() - before == set()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from checker_support import findings_of, line_of, write_book
-from scripts.check import check_book
+from scripts.verify.check import check_book
 
 # A module in the fixture project: chapter A mutates its constant.
 CONSTS = "VALUE = 1\n"
@@ -171,7 +171,7 @@ Markdown(f"| item | value |\\n|---|---:|\\n| speed | {fixnums.SPEED} |")
 
 
 def test_ledger_detects_changed_new_and_removed_numbers(tmp_path):
-    pytest.importorskip("scripts.ledger")
+    pytest.importorskip("scripts.verify.ledger")
     root = write_book(tmp_path, {"nums.qmd": LEDGER_CHAPTER})
     (root / "fixnums.py").write_text("SPEED = 10\nSIZE = 20\n")
 
@@ -202,7 +202,7 @@ TWO = {"a.qmd": "# A\n\n```{python}\nx = 1\n```\n", "b.qmd": "# B\n\n```{python}
 
 
 def test_kernels_are_forked_from_the_warm_server(tmp_path, monkeypatch, no_leftover_kernels):
-    from scripts import forkserver
+    from scripts.run import forkserver
     spawned = []
     real = forkserver.ForkServer.spawn
 
@@ -218,7 +218,7 @@ def test_kernels_are_forked_from_the_warm_server(tmp_path, monkeypatch, no_lefto
 
 
 def test_fork_failure_falls_back_to_launched_kernels(tmp_path, monkeypatch, no_leftover_kernels):
-    from scripts import forkserver
+    from scripts.run import forkserver
 
     async def broken(self, argv, cwd, env):
         raise RuntimeError("fork server unavailable")
@@ -230,7 +230,7 @@ def test_fork_failure_falls_back_to_launched_kernels(tmp_path, monkeypatch, no_l
 
 
 def test_missing_kernelspec_is_a_finding_not_a_crash(tmp_path, monkeypatch, no_leftover_kernels):
-    from scripts import execute
+    from scripts.run import execute
     monkeypatch.setenv("CHECKER_FORK", "0")
     original = execute.Kernel._new_client
 
@@ -258,7 +258,7 @@ Other speed `{python} fixnums.SPEED * 2`.
 
 
 def test_ledger_leaves_out_chapters_that_failed(tmp_path):
-    pytest.importorskip("scripts.ledger")
+    pytest.importorskip("scripts.verify.ledger")
     root = write_book(tmp_path, {"nums.qmd": LEDGER_CHAPTER, "other.qmd": OTHER})
     (root / "fixnums.py").write_text("SPEED = 10\nSIZE = 20\n")
     assert check_book(root, update_ledger=True).findings == []
@@ -298,7 +298,7 @@ def test_figures_are_captured_in_the_configured_format(tmp_path, no_leftover_ker
 
 def test_a_preload_that_hangs_falls_back_to_launched_kernels(tmp_path, monkeypatch,
                                                              no_leftover_kernels):
-    from scripts import forkserver
+    from scripts.run import forkserver
     monkeypatch.setattr(forkserver, "READY_TIMEOUT_S", 1.0)
     chapter = "# Hang\n\n```{python}\n#| label: hang\nimport hangpkg\n```\n"
     root = write_book(tmp_path, {"hang.qmd": chapter}, extra="execute:\n  timeout: 2\n")

@@ -14,7 +14,7 @@ import pytest
 
 from checker_support import LOCAL_CHECK, processes_with, write_book
 from scripts.model import Finding
-from scripts.report import format_finding
+from scripts.verify.report import format_finding
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -152,7 +152,7 @@ def test_interrupt_exits_and_leaves_no_kernel(tmp_path, signum, status):
 def test_cached_check_imports_no_heavy_module(tmp_path):
     root = write_book(tmp_path, {"good.qmd": GOOD})
     assert run_cli("numbers", "--root", str(root)).returncode == 0
-    probe = ("import sys; from pathlib import Path; from scripts.check import check_book; "
+    probe = ("import sys; from pathlib import Path; from scripts.verify.check import check_book; "
              f"r = check_book(Path({str(root)!r})); "
              "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
              "{'pint', 'pandas', 'matplotlib', 'nbclient', 'jupyter_client', 'zmq', 'IPython', 'numpy'}); "

@@ -13,8 +13,8 @@ import uuid
 import pytest
 
 from checker_support import LOCAL_CHECK, child_pids, processes_with, col_of, findings_of, line_of, write_book
-from scripts import execute
-from scripts.check import check_book
+from scripts.run import execute
+from scripts.verify.check import check_book
 
 OK = '''
 ---

@@ -1,7 +1,7 @@
 """_quarto.yml: chapter list, parts, appendices, and the findings it can produce."""
 from pathlib import Path
 
-from scripts.project import load_project
+from scripts.read.project import load_project
 
 
 def write(root: Path, config: str, *chapters: str) -> Path:
@@ -35,8 +35,9 @@ execute:
     assert project.title == "My Book"
     assert project.chapters == ["index.qmd", "contents/a.qmd", "contents/b.qmd"]
     assert project.appendices == ["contents/z.qmd"]
-    assert project.bibliography == "refs.bib"
+    assert project.bibliography == ["refs.bib"]
     assert project.execute == {"echo": False, "timeout": 30}
+    assert project.cell_defaults == {"echo": False} and project.timeout_s == 30.0
 
 
 def test_malformed_yaml_is_located(tmp_path):

@@ -1,5 +1,5 @@
 """The .qmd reader: Quarto's rules, read without executing anything."""
-from scripts.qmd import decode, parse_chapter
+from scripts.read.qmd import decode, parse_chapter
 
 
 def kinds(parsed):

@@ -11,6 +11,7 @@ printed, what it left on disk and which processes it left behind.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -69,10 +70,6 @@ md_table([[n, fmt(calc_mtbf_cluster(node_mtbf, n), "hour", precision=1)] for n i
 ```
 """
 
-FINDING = re.compile(r"^(?P<path>\S+?):(?P<line>\d+)(?::(?P<col>\d+))?"
-                     r"(?: \[(?P<label>[^\]]+)\])? (?P<kind>[a-z][a-z-]*): (?P<reason>.*)$")
-
-
 # ------------------------------------------------------------------ the books
 
 def write_book(root: Path, chapters: dict[str, str | bytes], listed: list[str] | None = None,
@@ -130,6 +127,7 @@ class Result:
     stderr: str
     marker: str
     findings: list[Finding] = field(default_factory=list)
+    report: dict = field(default_factory=dict)
 
     @property
     def output(self) -> str:
@@ -144,20 +142,26 @@ class Result:
         assert len(found) == 1, f"expected one {kind} finding\n{self.output}"
         return found[0]
 
-    def finding_lines(self) -> list[str]:
-        """The report without timings: every line but the summary's time."""
-        return [re.sub(r", [\d.]+ s$", "", re.sub(r"\(\d+ from cache\)", "", line))
-                for line in self.stdout.splitlines()]
+    @property
+    def summary(self) -> dict:
+        """The JSON report's summary (`python -m scripts check --json`)."""
+        return self.report["summary"]
+
+    def finding_lines(self) -> list:
+        """The report without timings, cache counts or whether the ledger was compared
+        (`numbers` on a failing book does not compare it; `check` does)."""
+        rest = {k: v for k, v in self.report["summary"].items() if k not in ("seconds", "cached", "ledger_compared")}
+        return self.report["findings"] + [rest]
 
 
-def parse_findings(stdout: str) -> list[Finding]:
-    out = []
-    for line in stdout.splitlines():
-        m = FINDING.match(line)
-        if m:
-            out.append(Finding(m["path"], int(m["line"]), int(m["col"]) if m["col"] else None,
-                               m["label"], m["kind"], m["reason"]))
-    return out
+def parse_report(stdout: str) -> tuple[dict, list[Finding]]:
+    """The checker's JSON report and its findings; an empty report when stdout is not JSON."""
+    try:
+        report = json.loads(stdout)
+    except ValueError:
+        return {"findings": [], "summary": {}}, []
+    return report, [Finding(f["path"], f["line"], f["column"], f["label"], f["kind"], f["message"])
+                    for f in report["findings"]]
 
 
 class Runner:
@@ -183,10 +187,11 @@ class Runner:
     def cli(self, root: Path, command: str = "check", *extra: str,
             timeout: float = HANG_LIMIT_S) -> Result:
         marker = uuid.uuid4().hex
-        proc = subprocess.run(self.argv(root, command, *extra), cwd=REPO, env=self.env(marker),
-                              capture_output=True, text=True, timeout=timeout)
-        return Result(proc.returncode, proc.stdout, proc.stderr, marker,
-                      parse_findings(proc.stdout))
+        proc = subprocess.run(self.argv(root, command, "--json", *extra), cwd=REPO,
+                              env=self.env(marker), capture_output=True, text=True,
+                              timeout=timeout)
+        report, findings = parse_report(proc.stdout)
+        return Result(proc.returncode, proc.stdout, proc.stderr, marker, findings, report)
 
     def start(self, root: Path, command: str = "check", *extra: str) -> tuple[subprocess.Popen, str]:
         """Start the CLI in its own session (so a test can Ctrl-C its process group)."""
@@ -312,7 +317,7 @@ def disk_state(root: Path) -> dict:
 
 def cache_entries_intact(root: Path) -> list[str]:
     """Names of cache entries that fail validation (should be empty)."""
-    from scripts import cache
+    from scripts.run import cache
     bad = []
     folder = cache.cache_dir(root)
     if folder.is_dir():

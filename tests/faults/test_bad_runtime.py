@@ -104,7 +104,10 @@ def test_corrupted_cache_entry_is_recomputed(good_book, runner):
     for n, entry in enumerate(entries):
         data = json.loads(entry.read_bytes())
         if n % 2 == 0:          # a changed value with a stale checksum
-            data["run"]["inlines"] = [dict(i, text="666") for i in data["run"]["inlines"]]
+            # (a chapter without inline values gets one: the entry must change whatever
+            # chapter its hash-named file holds)
+            data["run"]["inlines"] = ([dict(i, text="666") for i in data["run"]["inlines"]]
+                                      or [{"index": 0, "kind": "text", "text": "666"}])
             entry.write_text(json.dumps(data))
         else:                   # a torn write
             entry.write_bytes(entry.read_bytes()[:50])
@@ -112,12 +115,11 @@ def test_corrupted_cache_entry_is_recomputed(good_book, runner):
     second = runner.cli(good_book)
     assert second.code == 0, second.output
     assert "666" not in second.stdout
-    assert f"({len(entries)} from cache)" not in second.stdout
-    assert "(0 from cache)" in second.stdout
+    assert second.summary["cached"] == 0
     assert second.finding_lines() == first.finding_lines()
     assert disk_state(good_book) == before
     third = runner.cli(good_book)            # and the recomputed entries are good again
-    assert f"({len(entries)} from cache)" in third.stdout, third.output
+    assert third.summary["cached"] == len(entries), third.output
 
 
 def test_unwritable_book_output_directory(good_book, runner):

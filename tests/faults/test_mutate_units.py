@@ -7,7 +7,8 @@ import pytest
 
 from faultkit import REPO
 
-from scripts import mutate
+from scripts.tools.mutation import mutants as mutate
+from scripts.tools.mutation import report
 
 
 def declared_value(source: str, name: str):
@@ -80,5 +81,5 @@ def test_allowlist_entries_need_a_reason(tmp_path):
     path = tmp_path / "allow.toml"
     path.write_text('[[mutant]]\nid = "constant:X:neg"\nreason = "  "\n')
     with pytest.raises(ValueError, match="no reason"):
-        mutate.load_allowlist(path)
-    assert all(reason.strip() for reason in mutate.load_allowlist().values())
+        report.load_allowlist(path)
+    assert all(reason.strip() for reason in report.load_allowlist().values())

@@ -1,9 +1,9 @@
 """Mutation test: perturb every constant and every formula the book uses; the check must notice.
 
-Runs `python -m scripts.mutate` (its own process: it imports a mutated copy's
+Runs `python -m scripts.tools.mutation` (its own process: it imports a mutated copy's
 `mlsys`). The kill rate is printed (`pytest -s`) and written to
-_build/mutation-report.txt. See scripts/mutate.py for how mutants are made and
-run, and tests/faults/mutation_allowlist.toml for the reviewed survivors.
+_build/mutation-report.txt. See scripts/tools/mutation/ for how mutants are made and
+run, and scripts/tools/mutation/allowlist.toml for the reviewed survivors.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 def mutate(root, tmp_path, *extra: str) -> tuple[int, str, dict]:
     summary = tmp_path / "summary.json"
-    proc = subprocess.run([sys.executable, "-m", "scripts.mutate", "--root", str(root),
+    proc = subprocess.run([sys.executable, "-m", "scripts.tools.mutation", "--root", str(root),
                            "--json", str(summary), *extra],
                           cwd=REPO, capture_output=True, text=True, timeout=600)
     assert summary.exists(), proc.stdout + proc.stderr

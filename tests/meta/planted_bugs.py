@@ -80,12 +80,20 @@ def store(root, key, run):
 DALY = 'return Q_(math.sqrt(2.0 * delta * m) * (1.0 + math.sqrt(x) / 3.0 + x / 9.0) - delta, "second")'
 YOUNG = 'return Q_(math.sqrt(2.0 * delta * m), "second")'
 
+PLAIN_ATOMIC_WRITE = '''
+def atomic_write(path, data, mode=None):
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with open(path, "wb") as handle:
+        handle.write(data)
+'''
+
 PLANTS: list[Plant] = [
     # ---- the five bugs of issue 17
-    Plant("ledger-plain-write", "scripts/ledger.py", "numbers.lock is written atomically",
+    Plant("ledger-plain-write", "scripts/verify/ledger.py", "numbers.lock is written atomically",
           ("tests/pipeline/test_atomic_writes.py",), function="write", body=PLAIN_LEDGER_WRITE,
           ci=True),
-    Plant("cache-direct-write", "scripts/cache.py", "cache entries are written atomically",
+    Plant("cache-direct-write", "scripts/run/cache.py", "cache entries are written atomically",
           ("tests/pipeline/test_atomic_writes.py",), function="store", body=DIRECT_CACHE_STORE,
           ci=True),
     Plant("probability-one-rejected", "mlsys/formulas.py",
@@ -96,7 +104,7 @@ PLANTS: list[Plant] = [
           "formulas accept probabilities in [0, 1], both ends included (property tests)",
           ("tests/mlsys/test_properties.py",),
           old="if not 0.0 <= m <= 1.0:", new="if not 0.0 <= m < 1.0:"),
-    Plant("front-matter-line-plus-one", "scripts/qmd.py", "findings at the exact line",
+    Plant("front-matter-line-plus-one", "scripts/read/qmd.py", "findings at the exact line",
           ("tests/checker/test_qmd.py",),
           old="_yaml_problem(exc, first_line=2)", new="_yaml_problem(exc, first_line=3)", ci=True),
     Plant("daly-is-young", "mlsys/formulas.py", "the Monte Carlo simulation verifies Daly's interval",
@@ -105,16 +113,20 @@ PLANTS: list[Plant] = [
           ("tests/mlsys/test_properties.py::test_daly_approaches_young_as_delta_over_m_vanishes",),
           old=DALY, new=YOUNG, ci=True),
     # ---- more of the same kind
-    Plant("ledger-diff-first-digit-only", "scripts/ledger.py",
+    Plant("shared-atomic-write-is-plain", "scripts/files.py",
+          "every stage writes its files atomically (one shared helper)",
+          ("tests/pipeline/test_atomic_writes.py",), function="atomic_write",
+          body=PLAIN_ATOMIC_WRITE, ci=True),
+    Plant("ledger-diff-first-digit-only", "scripts/verify/ledger.py",
           "any change of a published number is reported",
           ("tests/pipeline/test_ledger.py",),
           old="if old[key] == new[key]:", new="if old[key][:1] == new[key][:1]:", ci=True),
-    Plant("cache-key-ignores-python-sources", "scripts/cache.py",
+    Plant("cache-key-ignores-python-sources", "scripts/run/cache.py",
           "editing any file of mlsys/ re-executes the chapters",
           ("tests/pipeline/test_cache.py",),
           old='if not n.endswith((".pyc", ".pyo"))', new='if not n.endswith((".pyc", ".pyo", ".py"))',
           ci=True),
-    Plant("inline-column-plus-one", "scripts/qmd.py", "inline findings at the exact column",
+    Plant("inline-column-plus-one", "scripts/read/qmd.py", "inline findings at the exact column",
           ("tests/checker/test_qmd.py",),
           old="return index + 1, offset - self.starts[index] + 1",
           new="return index + 1, offset - self.starts[index] + 2", ci=True),
@@ -130,7 +142,7 @@ PLANTS: list[Plant] = [
     Plant("sigterm-reported-as-ctrl-c", "scripts/cli.py", "SIGTERM exits with status 143",
           ("tests/checker/test_cli.py::test_interrupt_exits_and_leaves_no_kernel",),
           old="terminated = isinstance(exc, _Terminated)", new="terminated = False"),
-    Plant("front-matter-line-plus-one-end-to-end", "scripts/qmd.py",
+    Plant("front-matter-line-plus-one-end-to-end", "scripts/read/qmd.py",
           "the checker reports a malformed front matter at its line",
           ("tests/faults/test_bad_project.py::test_malformed_front_matter",
            "tests/checker/test_book.py::test_reading_findings_end_to_end"),

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts import cache, ledger
+from scripts.run import cache
+from scripts.verify import ledger
 from scripts.model import ChapterRun, InlineRun
 
 KEY = "ab" * 32

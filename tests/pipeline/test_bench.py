@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from scripts import bench
+from scripts.tools import bench
 
 SMALL_BOOK = {
     "_quarto.yml": "project:\n  type: book\nbook:\n  title: T\n  chapters:\n"

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from scripts import cache
+from scripts.run import cache
 from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Output, ParsedChapter
 
 
@@ -106,7 +106,7 @@ def test_package_versions_match_importlib_metadata():
 
 
 def test_computing_a_key_imports_nothing_heavy(tmp_path):
-    code = ("import sys; from scripts import cache; from scripts.model import ParsedChapter;"
+    code = ("import sys; from scripts.run import cache; from scripts.model import ParsedChapter;"
             "cache.chapter_key('.', ParsedChapter(path='a.qmd', text='x'));"
             "heavy = {'pint', 'pandas', 'numpy', 'matplotlib', 'jupyter_client', 'nbclient',"
             " 'IPython', 'ipykernel'} & set(sys.modules); print(sorted(heavy))")

@@ -6,7 +6,7 @@ import os
 import pytest
 from hypothesis import given, strategies as st
 
-from scripts import ledger
+from scripts.verify import ledger
 from scripts.model import (CellRun, ChapterRun, CodeCell, InlineExpr, InlineRun, Output,
                            ParsedChapter)
 

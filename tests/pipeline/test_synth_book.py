@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from scripts import synth_book
-from scripts.project import load_project
-from scripts.qmd import parse_chapter
+from scripts.tools import synth_book
+from scripts.read.project import load_project
+from scripts.read.qmd import parse_chapter
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_command_line(tmp_path):
 
 def test_every_cell_and_inline_runs_in_plain_python(book, project_root):
     """The floor runner executes the whole book without a single error."""
-    done = subprocess.run([sys.executable, "-m", "scripts.bench", "--floor-of", str(book)],
+    done = subprocess.run([sys.executable, "-m", "scripts.tools.bench", "--floor-of", str(book)],
                           cwd=book, env={**_env(project_root), "MPLBACKEND": "Agg"},
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -85,7 +85,7 @@ def test_checker_accepts_the_synthetic_book(book, project_root):
 @pytest.mark.slow
 def test_checker_recomputes_a_corrupt_cache_entry(book, project_root):
     """A truncated cache entry is not trusted: that chapter runs again and is stored afresh."""
-    from scripts import cache
+    from scripts.run import cache
 
     def check():
         return subprocess.run([sys.executable, "-m", "scripts", "check", "--root", str(book)],

@@ -1,7 +1,7 @@
 """Fixtures for the renderer tests.
 
 Fixture books are copied to temporary directories and checked with the
-real checker (scripts.check.check_book); the renderer then works from that
+real checker (scripts.verify.check.check_book); the renderer then works from that
 BookResult, as `make html` / `make pdf` do.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ def run_check(root: Path):
     an event loop running in the main thread, so a check started while the
     browser fixture is alive must not run there.
     """
-    from scripts.check import check_book
+    from scripts.verify.check import check_book
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(check_book, root, update_ledger=True).result()
 

@@ -10,8 +10,8 @@ from .htmlscan import norm, scan
 
 def test_crossref_appendix_title_and_delim(fresh_minibook):
     root, result = fresh_minibook
-    config = {**result.project.config, "crossref": {"appendix-title": "Annex", "appendix-delim": ":"}}
-    result.project = dataclasses.replace(result.project, config=config)
+    crossref = {"appendix-title": "Annex", "appendix-delim": ":"}
+    result.project = dataclasses.replace(result.project, crossref=crossref)
     render_book(result, "html", use_quarto=False)
     page = (root / "_book" / "contents" / "constants.html").read_text(encoding="utf-8")
     h1 = [norm(e.text) for e in scan(page) if e.tag == "h1"]
@@ -23,8 +23,7 @@ def test_crossref_appendix_title_and_delim(fresh_minibook):
 
 def test_output_dir_option(fresh_minibook):
     root, result = fresh_minibook
-    config = {**result.project.config, "project": {"type": "book", "output-dir": "site"}}
-    result.project = dataclasses.replace(result.project, config=config)
+    result.project = dataclasses.replace(result.project, output_dir="site")
     index = render_book(result, "html", use_quarto=False)
     assert index == root / "site" / "index.html" and index.is_file()
     assert not (root / "_book").exists()

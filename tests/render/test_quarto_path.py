@@ -79,7 +79,7 @@ def test_builtin_path_can_be_forced(stub_quarto, fresh_minibook):
 
 
 def test_quarto_format_choice():
-    assert quarto_format("pdf", {"format": {"typst": {}}}) == "typst"
-    assert quarto_format("pdf", {"format": {"pdf": {}, "typst": {}}}) == "pdf"
-    assert quarto_format("pdf", {}) == "pdf"
-    assert quarto_format("html", {"format": {"typst": {}}}) == "html"
+    assert quarto_format("pdf", ["typst"]) == "typst"
+    assert quarto_format("pdf", ["pdf", "typst"]) == "pdf"
+    assert quarto_format("pdf", []) == "pdf"
+    assert quarto_format("html", ["typst"]) == "html"

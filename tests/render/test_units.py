@@ -4,9 +4,11 @@ from __future__ import annotations
 import base64
 
 import pytest
+from pathlib import Path
 
 from scripts.model import CellRun, ChapterRun, InlineRun, Output
-from scripts.qmd import parse_chapter
+from scripts.read.project import Project
+from scripts.read.qmd import parse_chapter
 from scripts.render.errors import RenderError
 from scripts.render.markdown import chapter_markdown
 from scripts.render.numbering import ChapterInfo, appendix_letter, number_book
@@ -56,7 +58,8 @@ def demo_run() -> ChapterRun:
 
 def test_chapter_markdown_places_values_and_outputs():
     parsed = parse_chapter("c.qmd", SOURCE)
-    md = chapter_markdown(parsed, demo_run(), {"echo": False}, files_dir="c_files/figure-html")
+    Project(root=Path("."), execute={"echo": False}).apply_execute_options(parsed)
+    md = chapter_markdown(parsed, demo_run(), files_dir="c_files/figure-html")
     text = md.text
     assert "Value 3.5 and *7*." in text
     assert "| a | b |\n|---|---|\n| 1 | 2 |\n\n: A table {#tbl-t}" in text
@@ -72,11 +75,11 @@ def test_chapter_markdown_places_values_and_outputs():
 def test_chapter_markdown_requires_checked_values():
     parsed = parse_chapter("c.qmd", SOURCE)
     with pytest.raises(RenderError, match=r"c.qmd:9: no checked output for cell tbl-t"):
-        chapter_markdown(parsed, ChapterRun(path="c.qmd"), {})
+        chapter_markdown(parsed, ChapterRun(path="c.qmd"))
     no_inlines = demo_run()
     no_inlines.inlines = []
     with pytest.raises(RenderError, match=r"c.qmd:7: no checked value for inline `\{python\} x`"):
-        chapter_markdown(parsed, no_inlines, {})
+        chapter_markdown(parsed, no_inlines)
 
 
 def info(path, collected, appendix=False):

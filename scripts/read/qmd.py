@@ -21,6 +21,7 @@ import re
 
 import yaml
 
+from scripts.read.yamlio import load_yaml  # noqa: F401 (API)
 from scripts.model import CodeCell, Finding, InlineExpr, ParsedChapter
 
 FENCE_PY = re.compile(r"^(\s*)(```+)\s*\{python( *[ ,].*)?\}\s*$")
@@ -40,21 +41,6 @@ ATTR_LABEL = re.compile(r"\{[^{}\n]*?#((?:" + "|".join(CROSSREF_PREFIXES) + r")-
 # pandoc citation: @key where key starts with a letter, digit or _ ;
 # not preceded by a word character (emails) or by another @.
 AT_KEY = re.compile(r"(?<![\w@.`/])@(" + LABEL_CHARS + r")")
-
-
-# libyaml when present: option blocks are parsed for every cell of every chapter.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def load_yaml(text: str):
-    """yaml.safe_load, through libyaml when available. On an error the pure-Python
-    parser runs again, for its more precise marks (libyaml often points past the end)."""
-    try:
-        return yaml.load(text, Loader=_YAML_LOADER)
-    except yaml.YAMLError:
-        if _YAML_LOADER is yaml.SafeLoader:
-            raise
-        return yaml.safe_load(text)
 
 
 class _Lines:

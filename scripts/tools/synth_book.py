@@ -1,6 +1,6 @@
 """Generate a synthetic N-chapter book for the benchmark.
 
-    python -m scripts.synth_book OUT_DIR --chapters 60
+    python -m scripts.tools.synth_book OUT_DIR --chapters 60
 
 writes OUT_DIR/_quarto.yml, OUT_DIR/index.qmd (a preface without code) and
 OUT_DIR/contents/chNN.qmd. Each chapter has 20 code cells (a setup cell, 16
@@ -24,7 +24,7 @@ import shutil
 import sys
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CELLS_PER_CHAPTER = 20
 INLINES_PER_CHAPTER = 50
 
@@ -294,7 +294,7 @@ def write_book(out_dir: Path, chapters: int, mlsys: str = "copy",
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scripts.synth_book", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m scripts.tools.synth_book", description=__doc__.split("\n")[0])
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--chapters", type=int, default=60)
     group = parser.add_mutually_exclusive_group()

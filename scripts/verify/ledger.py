@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path, PurePosixPath
 
+from scripts.files import atomic_write
 from scripts.model import ChapterRun, Finding, ParsedChapter
 
 SEP = " · "
@@ -209,28 +209,9 @@ def read(path: Path) -> Ledger:
     return parse_lock(text)
 
 
-def _file_mode(path: Path) -> int:
-    try:
-        return path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        return 0o644
-
-
 def write(path: Path, entries: dict[str, str]) -> None:
-    """Write the ledger atomically: a temp file beside `path`, then os.replace."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(format_lock(entries))
-        os.chmod(tmp, _file_mode(path))      # mkstemp makes 0600; keep a normal file's mode
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """Write the ledger atomically (scripts.files.atomic_write)."""
+    atomic_write(Path(path), format_lock(entries))
 
 
 # ------------------------------------------------------------------ comparing
@@ -264,5 +245,6 @@ def diff(old: dict[str, str], new: dict[str, str]) -> list[Finding]:
         else:
             reason = f"{key}: {_show(old[key])} → (removed)"
         findings.append(Finding(path=LOCK_NAME, line=lines.get(key, 0), kind="ledger",
-                                reason=one_line(reason)))
+                                reason=one_line(reason), key=key,
+                                old=old.get(key), new=new.get(key)))
     return findings

@@ -1,7 +1,7 @@
 """`make bench`: how fast is `make check`, against the floor and against nbconvert.
 
 For the real book (a temporary copy of the project: the project's own files are
-never touched) and for a synthetic book (`scripts.synth_book`, 60 chapters by
+never touched) and for a synthetic book (`scripts.tools.synth_book`, 60 chapters by
 default) it prints, each as the median of `--runs` runs and as a ratio to the
 floor:
 
@@ -36,9 +36,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-COPY_IGNORE = (".venv", ".git", "_build", "_book", "scripts", "tests", "__pycache__",
-               ".pytest_cache", ".hypothesis", "node_modules", ".quarto")
+from scripts.read.project import load_project
+from scripts.read.qmd import parse_chapter
+from scripts.tools.floor import (_display_text, floor_main, run_floor,  # noqa: F401 (API)
+                                 write_notebooks)
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 STEP_TIMEOUT_S = 1800
 
 # Runs the checker as `python -m scripts …` and, at exit, records in
@@ -53,107 +56,6 @@ def _record_peak_rss():
 atexit.register(_record_peak_rss)
 runpy.run_module("scripts", run_name="__main__", alter_sys=True)
 """
-
-# A matplotlib backend for the floor that, like the kernel's inline backend,
-# rasterises every figure that is shown (its name contains "inline" so that
-# display helpers which only show under an inline backend do show).
-FLOOR_BACKEND = '''
-import io
-from matplotlib.backends.backend_agg import FigureCanvasAgg as FigureCanvas  # noqa: F401
-
-
-def show(*args, **kwargs):
-    import matplotlib.pyplot as plt
-    for number in plt.get_fignums():
-        plt.figure(number).savefig(io.BytesIO(), format="png")
-    plt.close("all")
-'''
-FLOOR_BACKEND_NAME = "bench_floor_inline"
-
-
-# ------------------------------------------------------------------ the floor
-
-def _display_text(value) -> str:
-    """What a kernel would display for a value: its markdown, else its repr."""
-    markdown = getattr(value, "_repr_markdown_", None)
-    if callable(markdown):
-        return str(markdown())
-    return value if isinstance(value, str) else repr(value)
-
-
-def _run_cell(source: str, namespace: dict, filename: str) -> None:
-    """Execute a cell like a kernel: the value of a final expression is displayed."""
-    import ast
-    tree = ast.parse(source, filename)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    exec(compile(tree, filename, "exec"), namespace)
-    if last is not None:
-        value = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)
-        if value is not None:
-            _display_text(value)
-
-
-def _flush_figures() -> None:
-    """Rasterise and close figures left open by a cell, as the inline backend does."""
-    pyplot = sys.modules.get("matplotlib.pyplot")
-    if pyplot is not None and pyplot.get_fignums():
-        pyplot.show()
-
-
-def run_floor(root: Path) -> dict:
-    """Run every chapter of the book at `root` in this process; returns counts.
-
-    Each chapter gets a fresh namespace; inline expressions are evaluated after
-    the cells that precede them. Errors are counted, not raised.
-    """
-    from scripts.project import load_project
-    from scripts.qmd import parse_chapter
-
-    root = Path(root).resolve()
-    project = load_project(root)
-    counts = {"chapters": 0, "cells": 0, "inlines": 0, "errors": 0}
-    for rel in project.chapters + project.appendices:
-        parsed = parse_chapter(rel, (root / rel).read_text(encoding="utf-8"))
-        namespace: dict = {"__name__": "__main__"}
-        counts["chapters"] += 1
-        pending = sorted(parsed.inlines, key=lambda e: (e.cells_before, e.index))
-        for position in range(len(parsed.cells) + 1):
-            while pending and pending[0].cells_before <= position:
-                expr = pending.pop(0)
-                counts["inlines"] += 1
-                try:
-                    _display_text(eval(expr.expr, namespace))
-                except Exception as exc:  # noqa: BLE001 - counted, like the checker reports it
-                    counts["errors"] += 1
-                    print(f"floor: {rel}:{expr.line}: {type(exc).__name__}: {exc}", file=sys.stderr)
-            if position == len(parsed.cells):
-                break
-            cell = parsed.cells[position]
-            if cell.options.get("eval", True) is False:
-                continue
-            counts["cells"] += 1
-            try:
-                _run_cell(cell.source, namespace, f"{rel}:cell{cell.index}")
-            except Exception as exc:  # noqa: BLE001
-                if not cell.options.get("error", False):
-                    counts["errors"] += 1
-                    print(f"floor: {rel}:{cell.fence_line}: {type(exc).__name__}: {exc}",
-                          file=sys.stderr)
-            _flush_figures()
-    return counts
-
-
-def _floor_main(root: Path) -> int:
-    with tempfile.TemporaryDirectory(prefix="bench-floor-") as backend_dir:
-        Path(backend_dir, FLOOR_BACKEND_NAME + ".py").write_text(FLOOR_BACKEND)
-        sys.path.insert(0, str(Path(root).resolve()))
-        sys.path.append(backend_dir)
-        os.environ["MPLBACKEND"] = f"module://{FLOOR_BACKEND_NAME}"
-        os.chdir(root)
-        counts = run_floor(root)
-    print(json.dumps(counts))
-    return 0
-
 
 # --------------------------------------------------------------- measuring
 
@@ -242,7 +144,7 @@ def _describe(done: subprocess.CompletedProcess) -> str:
 
 def measure_floor(book: BookBench, runs: int) -> Step:
     step = Step("floor (one plain process)")
-    cmd = [sys.executable, "-m", "scripts.bench", "--floor-of", str(book.root)]
+    cmd = [sys.executable, "-m", "scripts.tools.bench", "--floor-of", str(book.root)]
     for _ in range(runs):
         try:
             seconds, done = _timed(cmd, book.root)
@@ -317,36 +219,6 @@ def accept_numbers(book: BookBench) -> str:
 
 # ------------------------------------------------------------- nbconvert
 
-def write_notebooks(root: Path) -> list[Path]:
-    """Each chapter as a notebook beside the book root (so its kernel's cwd is the root).
-
-    Cells run in document order with every inline expression as its own cell at
-    its place, which is what Quarto's Jupyter engine executes.
-    """
-    import nbformat
-    from scripts.project import load_project
-    from scripts.qmd import parse_chapter
-
-    project = load_project(root)
-    paths = []
-    for rel in project.chapters + project.appendices:
-        parsed = parse_chapter(rel, (root / rel).read_text(encoding="utf-8"))
-        sources: list[str] = []
-        pending = sorted(parsed.inlines, key=lambda e: (e.cells_before, e.index))
-        for position in range(len(parsed.cells) + 1):
-            while pending and pending[0].cells_before <= position:
-                sources.append(pending.pop(0).expr)
-            if position < len(parsed.cells) and parsed.cells[position].options.get("eval", True) is not False:
-                sources.append(parsed.cells[position].source)
-        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
-        notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                           "language": "python"}
-        path = root / f"_bench_{Path(rel).stem}.ipynb"
-        nbformat.write(notebook, path)
-        paths.append(path)
-    return paths
-
-
 def measure_nbconvert(book: BookBench, runs: int) -> Step:
     step = Step("nbconvert --execute (peer)")
     try:
@@ -380,13 +252,10 @@ def measure_nbconvert(book: BookBench, runs: int) -> Step:
 
 def copy_project(dest: Path) -> Path:
     """A copy of the real book (sources, mlsys, ledger) to benchmark on."""
-    shutil.copytree(PROJECT_ROOT, dest, ignore=shutil.ignore_patterns(*COPY_IGNORE), symlinks=True)
-    return dest
+    return load_project(PROJECT_ROOT).copy_to(dest)
 
 
 def chapter_with_most_cells(root: Path) -> str:
-    from scripts.project import load_project
-    from scripts.qmd import parse_chapter
 
     project = load_project(root)
     documents = project.chapters + project.appendices
@@ -485,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print the benchmark; returns 0 (it asserts nothing)."""
     args = parse_args(argv)
     if args.floor_of:
-        return _floor_main(args.floor_of)
+        return floor_main(args.floor_of)
     print(machine_line(), flush=True)
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))
     books: list[BookBench] = []
@@ -502,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, "synthetic"):
             title = f"synthetic book ({args.chapters} chapters)"
             try:
-                from scripts.synth_book import write_book
+                from scripts.tools.synth_book import write_book
                 root = workdir / "synthetic"
                 write_book(root, args.chapters)
                 books.append(bench_book(BookBench(title, root), args.runs,

@@ -1,6 +1,6 @@
 """Code that runs inside every chapter's kernel (never imported by the checker).
 
-`scripts.kernel` sends this file's text to a fresh kernel, where it becomes the
+`scripts.run.kernel` sends this file's text to a fresh kernel, where it becomes the
 module `_qmd_checker`, then calls `setup`. The checker talks to it through
 silent requests whose `user_expressions` call `inline` or `last_error`; both
 return a `Raw` JSON string so the reply carries exactly that text.

@@ -5,7 +5,7 @@ traceback line n of a cell is qmd line `first_code_line + n - 1` (leading
 blank lines, which IPython drops, are stripped first and accounted for).
 Inline expressions that sit between the same two cells are evaluated in one
 kernel round trip. After the first failure (error, broken invariant, timeout,
-dead kernel) the rest of the chapter is skipped. The kernel (scripts.kernel)
+dead kernel) the rest of the chapter is skipped. The kernel (scripts.run.kernel)
 is always shut down, whatever happens; a kernel handed in is consumed.
 
 This module imports Jupyter: `check.py` imports it only when a chapter must run.
@@ -22,8 +22,9 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-from scripts.kernel import (DEFAULT_TIMEOUT_S, HELPER, LIVE_KERNEL_PIDS,  # noqa: F401 (API)
+from scripts.run.kernel import (DEFAULT_TIMEOUT_S, HELPER, LIVE_KERNEL_PIDS,  # noqa: F401 (API)
                             OUTPUT_CAP_CHARS, Kernel, kill_all_kernels, start_kernel)
+from scripts.read.project import option_false, option_true
 from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Output,
                            ParsedChapter)
 
@@ -87,7 +88,7 @@ class _ChapterRunner:
 
     # -- cells ---------------------------------------------------------------
     async def _cell(self, cell: CodeCell) -> None:
-        if _false(cell.options.get("eval", True)):
+        if option_false(cell.options.get("eval", True)):
             return
         lines = cell.source.split("\n")
         skipped = 0
@@ -109,13 +110,13 @@ class _ChapterRunner:
         if node.get("execution_count"):
             self.by_count[node.execution_count] = (cell, skipped)
         errored = any(o.get("output_type") == "error" for o in node.outputs)
-        allowed = _true(cell.options.get("error", False))
+        allowed = option_true(cell.options.get("error", False))
         if errored and not allowed:
             await self._report_error(cell, node)
             return
         result = self.run_.cells[cell.index]
         result.raised = errored
-        hidden = _false(cell.options.get("include", True)) or _false(cell.options.get("output", True))
+        hidden = option_false(cell.options.get("include", True)) or option_false(cell.options.get("output", True))
         result.outputs = [] if hidden else _outputs(cell, node)
         self.run_.invariants += _count_checks(code)
 
@@ -231,7 +232,7 @@ def _user_expression(reply: dict, key: str):
 def _outputs(cell: CodeCell, node) -> list[Output]:
     """Convert nbformat outputs to model Outputs, honouring output/warning options."""
     asis = str(cell.options.get("output", "")).lower() == "asis"
-    show_warnings = not _false(cell.options.get("warning", True))
+    show_warnings = not option_false(cell.options.get("warning", True))
     outputs: list[Output] = []
     for out in node.outputs:
         kind = out.get("output_type")
@@ -271,14 +272,6 @@ def _count_checks(code: str) -> int:
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
             count += name == "check"
     return count
-
-
-def _false(value) -> bool:
-    return value is False or str(value).lower() == "false"
-
-
-def _true(value) -> bool:
-    return value is True or str(value).lower() == "true"
 
 
 def _one_line(text: str, limit: int = 300) -> str:

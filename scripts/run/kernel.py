@@ -1,6 +1,6 @@
 """One fresh Jupyter kernel per chapter, driven through nbclient.
 
-A Kernel is started (forked from the warm `scripts.forkserver` when there is
+A Kernel is started (forked from the warm `scripts.run.forkserver` when there is
 one, else launched as `python -m ipykernel_launcher`), receives the helper
 module `scripts/kernel_side.py`, runs one chapter and is killed: never reused,
 so no state leaks between chapters. Every kernel pid is recorded until it is
@@ -21,7 +21,7 @@ from jupyter_client.provisioning import LocalProvisioner
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-from scripts.forkserver import ForeignProcess, kernel_env
+from scripts.run.forkserver import ForeignProcess, kernel_env
 
 DEFAULT_TIMEOUT_S = 120.0
 STARTUP_TIMEOUT_S = 60.0
@@ -182,7 +182,7 @@ class Kernel:
 class ForkProvisioner(LocalProvisioner):
     """LocalProvisioner whose launch forks the warm server instead of exec'ing Python."""
 
-    server = None                           # the scripts.forkserver.ForkServer to ask
+    server = None                           # the scripts.run.forkserver.ForkServer to ask
 
     async def launch_kernel(self, cmd: list[str], **kwargs):
         pid = await self.server.spawn(list(cmd), str(kwargs.get("cwd") or os.getcwd()),

@@ -26,10 +26,11 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
+from scripts.files import atomic_write
 from scripts.model import ChapterRun, ParsedChapter
+from scripts.run.kernelspec import kernel_spec
 
 CACHE_DIR = Path("_build") / "cache"
 FORMAT_VERSION = 1   # bump when the entry layout or the key recipe changes
@@ -78,25 +79,6 @@ def package_versions(names=PACKAGES) -> dict[str, str]:
             except metadata.PackageNotFoundError:
                 found[name] = ""
     return {name: found[name] for name in names}
-
-
-def kernel_spec() -> dict:
-    """Name and argv of the `python3` kernelspec the executor will start.
-
-    Looked up where `ipykernel install --sys-prefix` puts it (the venv's
-    share/jupyter/kernels), then the user's; when none is installed the kernel
-    is ipykernel's built-in one for this interpreter.
-    """
-    candidates = [Path(sys.prefix) / "share" / "jupyter" / "kernels" / "python3",
-                  Path.home() / ".local" / "share" / "jupyter" / "kernels" / "python3"]
-    for folder in candidates:
-        try:
-            spec = json.loads((folder / "kernel.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        return {"name": "python3", "argv": spec.get("argv", []), "source": str(folder)}
-    return {"name": "python3", "argv": [sys.executable, "-m", "ipykernel_launcher"],
-            "source": "builtin"}
 
 
 def environment_digest() -> str:
@@ -210,14 +192,7 @@ def store(root: Path, key: str, run: ChapterRun) -> None:
     payload["cached"] = False
     entry = {"format": FORMAT_VERSION, "key": key,
              "checksum": hashlib.sha256(_canonical(payload)).hexdigest(), "run": payload}
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(_canonical(entry))
-        os.replace(tmp, folder / f"{key}.json")
-    except BaseException:
-        _discard(Path(tmp))
-        raise
+    atomic_write(folder / f"{key}.json", _canonical(entry))
 
 
 def prune(root: Path, keep: set[str]) -> int:

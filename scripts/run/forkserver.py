@@ -16,7 +16,8 @@ warm, then for each request {"argv", "cwd", "env"} forks and answers {"pid"}.
 It exits when its stdin closes. Children start a new session (their pid is
 their process group), so the checker can kill each kernel's whole group.
 
-The client side (ForkServer here, ForkProvisioner in execute.py) plugs the
+This module is the client side (the server's code is forkserver_side.py;
+ForkServer here, ForkProvisioner in execute.py) plugs the
 children into jupyter_client as ordinary kernels: nbclient drives them
 unchanged. This module imports nothing heavy, so the checker can start the
 server before it imports Jupyter itself.
@@ -33,83 +34,6 @@ from pathlib import Path
 
 
 KERNEL_MODULE = "ipykernel_launcher"
-# What IPKernelApp.initialize imports (measured): preloading them halves a child's start.
-KERNEL_INTERNALS = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell",
-                    "ipykernel.debugger", "debugpy", "IPython.core.debugger", "pdb", "pydoc",
-                    "sqlite3", "psutil")
-
-
-def _reap(*_):
-    """Collect exited children at once so they never linger as zombies."""
-    while True:
-        try:
-            pid, _status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
-def _preload(modules: list[str]) -> bool:
-    """Import what kernels will need; False if that resolved matplotlib's backend.
-
-    pyplot itself is safe to preload: it picks its backend lazily, so the
-    inline backend still binds to the kernel's shell in the child.
-    """
-    for name in KERNEL_INTERNALS + tuple(modules):
-        try:
-            __import__(name)
-        except BaseException:    # a module that fails here fails again, visibly, in the chapter
-            pass
-    pyplot = sys.modules.get("matplotlib.pyplot")
-    backend_bound = pyplot is not None and getattr(pyplot, "_backend_mod", None) is not None
-    return not backend_bound and "matplotlib_inline.backend_inline" not in sys.modules
-
-
-def _become_kernel(argv: list[str], cwd: str, env: dict) -> None:
-    """In the forked child: detach, then run ipykernel as `python -m ipykernel_launcher` would."""
-    try:
-        os.setsid()
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        os.chdir(cwd)
-        os.environ.clear()
-        os.environ.update(env)
-        # ipykernel's parent poller: exit when this server goes away (it exits when
-        # the checker does, even if the checker is SIGKILLed: its stdin closes).
-        # Passed as an option: ipykernel read JPY_PARENT_PID when we preloaded it.
-        os.environ["JPY_PARENT_PID"] = str(os.getppid())
-        args = argv[argv.index(KERNEL_MODULE) + 1:]
-        args.append(f"--IPKernelApp.parent_handle={os.getppid()}")
-        sys.argv = [KERNEL_MODULE, *args]
-        if sys.path and sys.path[0] == "":        # as ipykernel_launcher does
-            del sys.path[0]
-        from ipykernel import kernelapp
-        kernelapp.launch_new_instance(argv=args)
-    finally:
-        os._exit(0)
-
-
-def serve(modules: list[str]) -> None:
-    signal.signal(signal.SIGCHLD, _reap)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)     # the checker decides when we stop
-    ready = _preload(modules)
-    print(json.dumps({"ready": ready}), flush=True)
-    if not ready:
-        os._exit(0)
-    for line in sys.stdin:
-        request = json.loads(line)
-        pid = os.fork()
-        if pid == 0:
-            _become_kernel(request["argv"], request["cwd"], request["env"])
-        print(json.dumps({"pid": pid}), flush=True)
-    os._exit(0)         # stdin closed: skip tearing down pandas & co.
-
-
-# ----------------------------------------------------------------- client side
 
 # Headless and Agg-based, like Quarto's kernels: figures shown with plt.show()
 # become image outputs (plain "Agg" would silently drop them).
@@ -125,15 +49,9 @@ def kernel_env(root: Path) -> dict:
 
 
 def kernel_argv(name: str = "python3") -> list[str]:
-    """argv of the installed kernelspec, read from kernel.json (no jupyter_client import)."""
-    from jupyter_core.paths import jupyter_path
-    for folder in jupyter_path("kernels"):
-        try:
-            with open(Path(folder) / name / "kernel.json", encoding="utf-8") as spec:
-                return list(json.load(spec)["argv"])
-        except (OSError, ValueError, KeyError):
-            continue
-    return [sys.executable, "-m", KERNEL_MODULE, "-f", "{connection_file}"]
+    """argv of the installed kernelspec (the one lookup: scripts.run.kernelspec)."""
+    from scripts.run.kernelspec import kernel_spec
+    return kernel_spec(name)["argv"]
 
 
 def package_imports(root: Path, chapters) -> list[str]:
@@ -168,7 +86,7 @@ READY_TIMEOUT_S = 60.0
 # imports lazily (mlsys.md_table pulls in pandas and tabulate on first use).
 PRELOAD = ("IPython.display", "numpy", "pandas", "tabulate", "pint", "matplotlib",
            "matplotlib.pyplot")
-_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from scripts.forkserver import serve; "
+_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from scripts.run.forkserver_side import serve; "
          "sys.path.pop(0); serve(sys.argv[2:])")
 
 
@@ -177,7 +95,7 @@ class ForkServer:
 
     def __init__(self, root: Path, env: dict, kernel_argv: list[str], modules=()):
         """Start the server with the kernelspec's interpreter and flags (argv before `-m`)."""
-        package_parent = str(Path(__file__).resolve().parents[1])
+        package_parent = str(Path(__file__).resolve().parents[2])
         python = kernel_argv[:kernel_argv.index("-m")] if "-m" in kernel_argv else [sys.executable]
         self.process = subprocess.Popen(
             [*python, "-c", _BOOT, package_parent, *PRELOAD, *modules], cwd=str(root), env=env,

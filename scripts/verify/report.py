@@ -1,10 +1,12 @@
 """Print findings and the summary line of a BookResult."""
 from __future__ import annotations
 
+import json
 import sys
 from typing import TextIO
 
 from scripts.model import Finding
+from scripts.verify.ledger import SEP
 
 
 def format_finding(f: Finding) -> str:
@@ -50,3 +52,40 @@ def print_report(result, out: TextIO = sys.stdout) -> None:
         print(f"numbers of {', '.join(skipped)} not compared with numbers.lock "
               "(did not run to the end)", file=out)
     print(summary(result), file=out)
+
+
+def finding_record(f: Finding, documents: list[str]) -> dict:
+    """One finding as plain JSON data; `chapter` is the document it belongs to."""
+    if f.kind == "ledger" and f.key:
+        chapter = f.key.split(SEP, 1)[0]
+    else:
+        chapter = f.path if f.path in documents else None
+    return {"path": f.path, "line": f.line, "column": f.col, "kind": f.kind,
+            "label": f.label, "message": f.reason, "detail": f.detail, "chapter": chapter,
+            "ledger": {"key": f.key, "old": f.old, "new": f.new} if f.kind == "ledger" else None}
+
+
+def json_report(result) -> dict:
+    """Findings and summary as plain data (`python -m scripts check --json`)."""
+    runs = result.runs.values()
+    documents = result.project.documents
+    return {
+        "ok": result.ok,
+        "findings": [finding_record(f, documents) for f in result.findings],
+        "summary": {
+            "chapters": len(result.parsed),
+            "cached": result.cached_chapters,
+            "cells": sum(len(p.cells) for p in result.parsed.values()),
+            "inline_expressions": sum(len(p.inlines) for p in result.parsed.values()),
+            "invariants": sum(r.invariants for r in runs),
+            "findings": len(result.findings),
+            "seconds": round(result.seconds, 3),
+            "ledger_compared": result.ledger_compared,
+            "ledger_skipped": list(result.ledger_skipped),
+        },
+    }
+
+
+def print_json(result, out: TextIO = sys.stdout) -> None:
+    json.dump(json_report(result), out, ensure_ascii=False, indent=1)
+    out.write("\n")

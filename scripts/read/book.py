@@ -1,0 +1,40 @@
+"""Read the whole book: _quarto.yml and every listed document, options resolved.
+
+The read stage's entry point: `read_book(root)` -> ReadBook. Each parsed
+chapter's cells already carry the execute-option cascade (project ->
+front matter -> cell). Bad content never raises: it becomes findings.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scripts.model import Finding, ParsedChapter
+from scripts.read.project import Project, load_project
+from scripts.read.qmd import decode, parse_chapter
+
+
+@dataclass
+class ReadBook:
+    project: Project
+    parsed: dict[str, ParsedChapter] = field(default_factory=dict)   # path -> chapter, book order
+    findings: list[Finding] = field(default_factory=list)            # project + unreadable files
+
+
+def read_book(root: Path) -> ReadBook:
+    """Load the project, then read, decode and parse every chapter and appendix."""
+    project = load_project(Path(root))
+    book = ReadBook(project=project, findings=list(project.findings))
+    for rel in project.documents:
+        try:
+            data = (project.root / rel).read_bytes()
+        except OSError as exc:
+            book.findings.append(Finding(rel, 0, "missing-chapter",
+                                         f"cannot read: {exc.strerror}"))
+            continue
+        text, problems = decode(rel, data)
+        parsed = parse_chapter(rel, text)
+        parsed.findings[:0] = problems
+        project.apply_execute_options(parsed)
+        book.parsed[rel] = parsed
+    return book

@@ -1,0 +1,261 @@
+"""Read and validate `_quarto.yml` into a Project.
+
+Chapters and appendices are returned as project-relative POSIX paths with
+`part:` groups flattened. Problems (malformed YAML, a missing or duplicated
+chapter, a path escaping the project) become findings located in
+`_quarto.yml`; a bad entry is dropped from the list, never read.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from scripts.model import CodeCell, Finding, ParsedChapter
+from scripts.read.yamlio import YAMLError, compose_yaml
+
+CONFIG = "_quarto.yml"
+# Execute options that cascade to cells (project -> front matter -> cell).
+CELL_DEFAULTS = ("eval", "echo", "output", "warning", "error", "include")
+# Quarto's own defaults for the Jupyter engine (below everything else).
+QUARTO_CELL_DEFAULTS = {"echo": True, "eval": True, "output": True, "include": True}
+DEFAULT_TIMEOUT_S = 120.0
+# Never part of the book's sources: tooling, outputs, caches, version control.
+NOT_SOURCES = {".git", ".venv", "venv", "_build", "_book", "__pycache__", "node_modules",
+               ".quarto", ".pytest_cache", ".hypothesis", "scripts", "tests"}
+
+
+@dataclass
+class Project:
+    """_quarto.yml with every option later stages need already resolved.
+
+    No other module reads _quarto.yml: stages take these fields.
+    """
+    root: Path
+    title: str = ""
+    subtitle: str = ""
+    chapters: list[str] = field(default_factory=list)
+    appendices: list[str] = field(default_factory=list)
+    bibliography: list[str] = field(default_factory=list)    # project-relative, in order
+    csl: str | None = None
+    lang: str = "en"
+    authors: list[str] = field(default_factory=list)
+    crossref: dict = field(default_factory=dict)             # `crossref:` options
+    formats: list[str] = field(default_factory=list)         # `format:` names, in order
+    fig_format: str = ""                                     # first format's `fig-format`
+    output_dir: str = "_book"                                # `project: output-dir:`
+    output_file: str = ""                                    # `book: output-file:`
+    execute: dict = field(default_factory=dict)              # project `execute:` as written
+    timeout_s: float = DEFAULT_TIMEOUT_S                     # `execute: timeout`, per cell
+    literal_numbers: bool = False                            # `verify: literal-numbers:` (ours)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def documents(self) -> list[str]:
+        """Chapters then appendices, in book order."""
+        return self.chapters + self.appendices
+
+    @property
+    def cell_defaults(self) -> dict:
+        """The project's `execute:` options that cascade to cells."""
+        return {k: v for k, v in self.execute.items() if k in CELL_DEFAULTS}
+
+    def apply_execute_options(self, parsed: ParsedChapter) -> None:
+        """Quarto's cascade, in place: project `execute:`, then front matter, then the cell.
+
+        Only options somebody set are written (Quarto's defaults stay implicit:
+        see effective_options), so they are part of the chapter's cache key.
+        """
+        defaults = self.cell_defaults
+        front = parsed.front_matter.get("execute")
+        if isinstance(front, dict):
+            defaults.update({k: v for k, v in front.items() if k in CELL_DEFAULTS})
+        if defaults:
+            for cell in parsed.cells:
+                cell.options = {**defaults, **cell.options}
+
+    def source_files(self) -> list[str]:
+        """Every file that makes up the book (project-relative POSIX paths, sorted):
+        _quarto.yml, documents, bibliography, numbers.lock, the chapters' packages,
+        images... everything under the root except tooling, outputs and caches."""
+        root = Path(self.root)
+        skip = NOT_SOURCES | {PurePosixPath(self.output_dir).parts[0] if self.output_dir else "_book"}
+        found: list[str] = []
+        for folder, dirs, names in os.walk(root):
+            rel_dir = Path(folder).relative_to(root)
+            dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith("."))
+            found += [(rel_dir / n).as_posix() for n in names
+                      if not n.endswith((".pyc", ".pyo")) and not n.startswith(".")]
+        return sorted(found)
+
+    def copy_to(self, dest: Path) -> Path:
+        """Copy source_files() to `dest` (created); returns `dest`."""
+        dest = Path(dest)
+        for rel in self.source_files():
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(Path(self.root) / rel, target, follow_symlinks=True)
+        return dest
+
+
+def effective_options(cell: CodeCell) -> dict:
+    """A cell's options (cascade already applied) over Quarto's defaults."""
+    return {**QUARTO_CELL_DEFAULTS, **cell.options}
+
+
+def option_false(value) -> bool:
+    """A cell option that says false (`false`, `False`, "false")."""
+    return value is False or str(value).lower() == "false"
+
+
+def option_true(value) -> bool:
+    """A cell option that says true (`true`, `True`, "true")."""
+    return value is True or str(value).lower() == "true"
+
+
+def load_project(root: Path) -> Project:
+    """Load `root/_quarto.yml`; never raises on bad content."""
+    root = Path(root)
+    project = Project(root=root)
+    path = root / CONFIG
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        project.findings.append(Finding(CONFIG, 0, "yaml", f"cannot read {CONFIG}: {exc.strerror}"))
+        return project
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        project.findings.append(Finding(CONFIG, line, "encoding", "not valid UTF-8"))
+        return project
+    try:
+        node, config = compose_yaml(text)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        project.findings.append(Finding(
+            CONFIG, mark.line + 1 if mark else 0, "yaml", f"malformed YAML: {problem}",
+            col=mark.column + 1 if mark else None))
+        return project
+    if not isinstance(config, dict):
+        project.findings.append(Finding(CONFIG, 1, "yaml", f"{CONFIG} is not a YAML mapping"))
+        return project
+    _resolve(project, config)
+    book_node = _child(node, "book")
+    seen: set[str] = set()
+    project.chapters = _entries(project, _child(book_node, "chapters"), seen, "chapters")
+    project.appendices = _entries(project, _child(book_node, "appendices"), seen, "appendices")
+    if not project.chapters and not project.findings:
+        project.findings.append(Finding(CONFIG, 1, "yaml", "no `book: chapters:` list"))
+    return project
+
+
+def _mapping(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _as_list(value) -> list:
+    if value is None or value == "":
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _resolve(project: Project, config: dict) -> None:
+    """Every option the later stages use, resolved from the raw mapping."""
+    book = _mapping(config.get("book"))
+    project.title = str(book.get("title") or config.get("title") or "")
+    project.subtitle = str(book.get("subtitle") or config.get("subtitle") or "")
+    project.execute = _mapping(config.get("execute"))
+    project.timeout_s = _timeout(project.execute.get("timeout"))
+    bib = config.get("bibliography", book.get("bibliography"))
+    project.bibliography = [str(b) for b in _as_list(bib) if b]
+    csl = config.get("csl")
+    project.csl = str(csl) if csl else None
+    project.lang = str(config.get("lang") or "en")
+    authors = _as_list(book.get("author") or config.get("author"))
+    project.authors = [str(a.get("name", "")) if isinstance(a, dict) else str(a)
+                       for a in authors if a]
+    project.crossref = _mapping(config.get("crossref"))
+    formats = _mapping(config.get("format"))
+    project.formats = [str(name) for name in formats]
+    project.fig_format = next((str(o["fig-format"]) for o in formats.values()
+                               if isinstance(o, dict) and o.get("fig-format")), "")
+    project.output_dir = str(_mapping(config.get("project")).get("output-dir") or "_book")
+    project.output_file = str(book.get("output-file") or "")
+    # This pipeline's own checks live under `verify:` (Quarto ignores the key).
+    project.literal_numbers = bool(_mapping(config.get("verify")).get("literal-numbers"))
+
+
+def _timeout(value) -> float:
+    """`execute: timeout` in seconds; missing, zero, negative or not a number: 120 s."""
+    try:
+        return float(value) if value and float(value) > 0 else DEFAULT_TIMEOUT_S
+    except (TypeError, ValueError):
+        return DEFAULT_TIMEOUT_S
+
+
+def _child(node, key: str):
+    """The value node under `key` of a mapping node, or None."""
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            return v
+    return None
+
+
+def _entries(project: Project, node, seen: set[str], what: str) -> list[str]:
+    """Flatten a chapters/appendices sequence node into valid relative paths."""
+    if node is None:
+        return []
+    if not isinstance(node, yaml.SequenceNode):
+        project.findings.append(Finding(CONFIG, node.start_mark.line + 1, "yaml",
+                                        f"`{what}` must be a list"))
+        return []
+    paths: list[str] = []
+    for item in node.value:
+        if isinstance(item, yaml.MappingNode):      # {part: ..., chapters: [...]}
+            paths += _entries(project, _child(item, "chapters"), seen, what)
+            continue
+        if not isinstance(item, yaml.ScalarNode) or not item.value:
+            project.findings.append(Finding(CONFIG, item.start_mark.line + 1, "yaml",
+                                            f"unexpected entry in `{what}`"))
+            continue
+        rel = _validate(project, item.value, item.start_mark.line + 1, seen)
+        if rel:
+            paths.append(rel)
+    return paths
+
+
+def _validate(project: Project, entry: str, line: int, seen: set[str]) -> str | None:
+    """Return the normalised path of a chapter entry, or None with a finding."""
+    pure = PurePosixPath(entry)
+    root = project.root.resolve()
+    if pure.is_absolute() or ".." in pure.parts or not _inside(root, root / pure):
+        project.findings.append(Finding(CONFIG, line, "chapter-path",
+                                        f"chapter path escapes the project: {entry}"))
+        return None
+    rel = pure.as_posix()
+    if rel in seen:
+        project.findings.append(Finding(CONFIG, line, "duplicate-chapter",
+                                        f"chapter listed twice: {rel}"))
+        return None
+    seen.add(rel)
+    if not (root / pure).is_file():
+        project.findings.append(Finding(CONFIG, line, "missing-chapter",
+                                        f"chapter file does not exist: {rel}"))
+        return None
+    return rel
+
+
+def _inside(root: Path, path: Path) -> bool:
+    """True when `path` (symlinks resolved) lies under `root`."""
+    try:
+        path.resolve().relative_to(root)
+        return True
+    except (ValueError, OSError):
+        return False

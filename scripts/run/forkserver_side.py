@@ -1,0 +1,89 @@
+"""Runs inside the fork server process (started by `scripts.run.forkserver`).
+
+It imports what kernels need once, then forks one child per request; each
+child becomes an ordinary IPython kernel. Protocol: prints {"ready": bool}
+once warm, then for each stdin line {"argv", "cwd", "env"} forks and answers
+{"pid"}. Exits when stdin closes. Imports nothing from the checker.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+
+KERNEL_MODULE = "ipykernel_launcher"
+# What IPKernelApp.initialize imports (measured): preloading them halves a child's start.
+KERNEL_INTERNALS = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell",
+                    "ipykernel.debugger", "debugpy", "IPython.core.debugger", "pdb", "pydoc",
+                    "sqlite3", "psutil")
+
+
+def _reap(*_):
+    """Collect exited children at once so they never linger as zombies."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _preload(modules: list[str]) -> bool:
+    """Import what kernels will need; False if that resolved matplotlib's backend.
+
+    pyplot itself is safe to preload: it picks its backend lazily, so the
+    inline backend still binds to the kernel's shell in the child.
+    """
+    for name in KERNEL_INTERNALS + tuple(modules):
+        try:
+            __import__(name)
+        except BaseException:    # a module that fails here fails again, visibly, in the chapter
+            pass
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    backend_bound = pyplot is not None and getattr(pyplot, "_backend_mod", None) is not None
+    return not backend_bound and "matplotlib_inline.backend_inline" not in sys.modules
+
+
+def _become_kernel(argv: list[str], cwd: str, env: dict) -> None:
+    """In the forked child: detach, then run ipykernel as `python -m ipykernel_launcher` would."""
+    try:
+        os.setsid()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(env)
+        # ipykernel's parent poller: exit when this server goes away (it exits when
+        # the checker does, even if the checker is SIGKILLed: its stdin closes).
+        # Passed as an option: ipykernel read JPY_PARENT_PID when we preloaded it.
+        os.environ["JPY_PARENT_PID"] = str(os.getppid())
+        args = argv[argv.index(KERNEL_MODULE) + 1:]
+        args.append(f"--IPKernelApp.parent_handle={os.getppid()}")
+        sys.argv = [KERNEL_MODULE, *args]
+        if sys.path and sys.path[0] == "":        # as ipykernel_launcher does
+            del sys.path[0]
+        from ipykernel import kernelapp
+        kernelapp.launch_new_instance(argv=args)
+    finally:
+        os._exit(0)
+
+
+def serve(modules: list[str]) -> None:
+    signal.signal(signal.SIGCHLD, _reap)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # the checker decides when we stop
+    ready = _preload(modules)
+    print(json.dumps({"ready": ready}), flush=True)
+    if not ready:
+        os._exit(0)
+    for line in sys.stdin:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            _become_kernel(request["argv"], request["cwd"], request["env"])
+        print(json.dumps({"pid": pid}), flush=True)
+    os._exit(0)         # stdin closed: skip tearing down pandas & co.

@@ -1,0 +1,126 @@
+"""Mutation testing of the book's invariants: does the checker notice a wrong number?
+
+`python -m scripts.tools.mutation [--root DIR] [--jobs N] [--sample N] [--seed S]` copies
+the project to a temporary directory, accepts its numbers there (`numbers`), then
+perturbs one input at a time and asks whether the check would fail:
+
+* every constant of `mlsys.constants.list_constants()`: ×0.1, ×10, sign flip,
+  and ±1 on dimensionless integer counts;
+* every `mlsys.formulas` function the chapters call: result ×0.1, ×10, negated,
+  its first two arguments swapped (two or more parameters), and +1 on each
+  integer-count argument.
+
+A mutant is *killed* by an invariant (a `check()` fails), by an error (a cell or
+inline expression raises, or publishes nothing printable) or by the ledger (a
+published number differs from the copy's numbers.lock). Mutants that survive
+must be listed, with a reason, in `scripts/tools/mutation/allowlist.toml`.
+
+Running the real checker for every mutant would take half an hour, so every
+mutant runs through a fast in-process harness: each chapter's cells and inline
+expressions as parsed by `scripts.read.qmd`, executed in document order with plain
+`exec` in a forked child (fresh state per mutant, like a fresh kernel), outputs
+turned into a `ChapterRun` and collected by `scripts.verify.ledger`. The harness is
+validated twice: its unmutated ledger must equal the numbers.lock the real
+checker wrote, and a random sample of mutants is run through the real checker
+(`python -m scripts check`), which must classify each one the same way.
+
+Constants are mutated in process by rebinding the name in every `mlsys` module
+(and its provenance row), for the real checker by rewriting the literal in
+`mlsys/constants.py`; formulas in both cases by the same wrapper appended to
+`mlsys/formulas.py` (see `FORMULA_WRAPPER`).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from scripts.tools.mutation.harness import Harness, run_forked
+from scripts.tools.mutation.mutants import all_mutants
+from scripts.tools.mutation.real import checker, copy_project, run_real
+from scripts.tools.mutation.report import ALLOWLIST, REPORT, Report, choose_sample, load_allowlist
+from scripts.verify import ledger
+
+
+def mutation_test(src: Path, work: Path, jobs: int = 2, sample: int = 8,
+                  seed: int | None = None, log=print, allowlist: dict[str, str] | None = None,
+                  keep=None) -> Report:
+    """The whole procedure on a copy of the project at `src`, inside `work`.
+
+    Imports the copy's `mlsys` into this process and changes IPython's
+    `display`: run it in a process of its own (`python -m scripts.tools.mutation`).
+    """
+    root = copy_project(src, work / "book")
+    code, _report, output = checker(root, "numbers", jobs)
+    if code != 0:
+        raise RuntimeError(f"the unmutated book does not pass `numbers`:\n{output}")
+    sys.path.insert(0, str(root))       # the copy's mlsys, imported once here
+    try:
+        for name in [n for n in sys.modules if n == "mlsys" or n.startswith("mlsys.")]:
+            del sys.modules[name]
+        harness = Harness(root)
+        harness.preload()
+        harness.baseline = dict(ledger.read(root / "numbers.lock"))
+        mutants = [m for m in all_mutants(root) if keep is None or keep(m)]
+        base = harness.run_book()       # also warms caches (pint, matplotlib) for the children
+        if base.verdict() != "survived":
+            raise RuntimeError("the harness disagrees with the checker on the unmutated book: "
+                               + "; ".join((base.invariants + base.errors + base.ledger_changes)[:5]))
+        t0 = time.monotonic()
+        log(f"harness reproduces numbers.lock ({len(harness.baseline)} numbers); "
+            f"running {len(mutants)} mutants on {jobs} cores")
+        outcomes = run_forked(harness, mutants, jobs)
+        log(f"harness: {len(mutants)} mutants in {time.monotonic() - t0:.0f} s")
+    finally:
+        sys.path.remove(str(root))
+    report = Report(mutants, outcomes, load_allowlist() if allowlist is None else allowlist)
+    report.seed = seed if seed is not None else int(time.time())
+    rng = random.Random(report.seed)
+    for i in choose_sample(report.verdicts(), sample, rng):
+        m = next(x for x in mutants if x.id == i)
+        verdict, _output = run_real(root, m, jobs)
+        report.sample[i] = (report.verdicts()[i], verdict)
+        log(f"  real checker: {i}: {verdict} (harness: {report.verdicts()[i]})")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scripts.tools.mutation",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project to mutate (copied)")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants run in parallel")
+    parser.add_argument("--sample", type=int, default=8,
+                        help="mutants cross-validated with the real checker")
+    parser.add_argument("--seed", type=int, default=None, help="seed of that sample")
+    parser.add_argument("--allowlist", type=Path, default=ALLOWLIST)
+    parser.add_argument("--only", default=None, help="regex: keep mutants whose id matches")
+    parser.add_argument("--report", type=Path, default=None,
+                        help="full report (default: ROOT/_build/mutation-report.txt)")
+    parser.add_argument("--json", type=Path, default=None, help="write a summary as JSON")
+    args = parser.parse_args(argv)
+    root = args.root.resolve()
+    only = re.compile(args.only) if args.only else None
+    with tempfile.TemporaryDirectory(prefix="mutation-") as work:
+        report = mutation_test(root, Path(work), args.jobs, args.sample, args.seed,
+                               allowlist={i: r for i, r in load_allowlist(args.allowlist).items()
+                                          if only is None or only.search(i)},
+                               keep=(lambda m: bool(only.search(m.id))) if only else None)
+    text = report.text()
+    out = args.report or root / REPORT
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    print(text.split("\nper mutant:")[0])
+    print(f"(full report: {out})")
+    if args.json:
+        args.json.write_text(json.dumps(report.summary(), indent=1), encoding="utf-8")
+    bad = report.unexplained() or report.stale() or report.disagreements()
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""Check the whole book: read, run (cache or kernels), cross-refs, citations, ledger.
+
+`check_book` never raises on bad content: every problem is a Finding. It only
+asks for runs (scripts.run.schedule.run_chapters owns kernels and the fork
+server); a fully cached check does not import Jupyter.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scripts.model import ChapterRun, Finding, ParsedChapter
+from scripts.read.book import read_book
+from scripts.read.project import Project
+from scripts.run.schedule import run_chapters
+from scripts.verify import ledger
+from scripts.verify.prose_numbers import find_prose_numbers
+from scripts.verify.refs import citations, cross_references
+
+
+@dataclass
+class BookResult:
+    """Everything a check found and produced; the renderer reuses parsed + runs.
+
+    parsed[path].cells[i].options already include the execute-option cascade
+    (_quarto.yml `execute:`, then front matter `execute:`, then the cell).
+    """
+    project: Project
+    parsed: dict[str, ParsedChapter] = field(default_factory=dict)
+    runs: dict[str, ChapterRun] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    seconds: float = 0.0
+    ledger_compared: bool = False       # numbers.lock was compared (or written)
+    ledger_skipped: list[str] = field(default_factory=list)   # chapters left out of it
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    @property
+    def cached_chapters(self) -> int:
+        return sum(1 for run in self.runs.values() if run.cached)
+
+
+def check_book(root: Path, force: bool = False, jobs: int | None = None,
+               update_ledger: bool = False, timeout_s: float | None = None) -> BookResult:
+    """Check every chapter and appendix of the book at `root`.
+
+    force: ignore the cache; jobs: chapters run at once (default: cores);
+    update_ledger: rewrite numbers.lock (only when there is no other finding);
+    timeout_s: per cell (default: _quarto.yml `execute: timeout`, else 120 s).
+    """
+    started = time.perf_counter()
+    book = read_book(Path(root))
+    project = book.project
+    result = BookResult(project=project, parsed=book.parsed, findings=list(book.findings))
+    options = {**project.cell_defaults, "fig-format": project.fig_format}  # part of cache keys
+    result.runs = run_chapters(project.root, list(result.parsed.values()), options=options,
+                               timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs)
+    for rel, parsed in result.parsed.items():
+        result.findings += parsed.findings
+        result.findings += result.runs[rel].findings
+    if project.literal_numbers:
+        result.findings += literal_numbers(result.parsed)
+    result.findings += cross_references(result.parsed)
+    result.findings += citations(project, result.parsed)
+    result.findings += _ledger(project.root, result, update_ledger)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def literal_numbers(parsed: dict[str, ParsedChapter]) -> list[Finding]:
+    """A number typed into prose (not computed, not in the ledger) is a finding."""
+    return [Finding(rel, hit.line, "literal-number",
+                    f"number typed in prose: {hit.text!r}; publish it from an inline value "
+                    "(`{python} name_str`) or allowlist it in scripts/verify/prose_numbers.py",
+                    col=hit.col)
+            for rel, chapter in parsed.items()
+            for hit in find_prose_numbers(chapter.text, rel)]
+
+
+def _ledger(root: Path, result: BookResult, update: bool) -> list[Finding]:
+    """Compare the published numbers with numbers.lock (or rewrite it).
+
+    A chapter that did not run to the end publishes partial numbers: its keys
+    are left out of the comparison (its findings say what went wrong).
+    """
+    if not result.parsed:
+        return []
+    failed = {ledger.chapter_name(rel) for rel, run in result.runs.items() if run.findings}
+    result.ledger_skipped = sorted(rel for rel in result.runs
+                                   if ledger.chapter_name(rel) in failed)
+    new: dict[str, str] = {}
+    for rel, parsed in result.parsed.items():
+        if ledger.chapter_name(rel) not in failed:
+            new.update(ledger.collect(parsed, result.runs[rel]))
+    path = root / ledger.LOCK_NAME
+    if update:
+        if result.findings:
+            return []           # never accept the numbers of a failing book
+        try:
+            ledger.write(path, new)
+        except OSError as exc:
+            return [Finding(ledger.LOCK_NAME, 0, "ledger", f"cannot write {ledger.LOCK_NAME}: {exc}")]
+        result.ledger_compared = True
+        return []
+    result.ledger_compared = True
+    if not path.exists():
+        if not new:
+            return []           # nothing published, nothing to record
+        return [Finding(ledger.LOCK_NAME, 0, "ledger",
+                        f"{ledger.LOCK_NAME} is missing ({len(new)} published numbers): run `make numbers`")]
+    try:
+        old = ledger.read(path)
+    except (OSError, ValueError) as exc:        # a directory, bad bytes, bad lines
+        return [Finding(ledger.LOCK_NAME, 0, "ledger",
+                        f"cannot read {ledger.LOCK_NAME} ({type(exc).__name__}: {exc}); "
+                        "fix it or run `make numbers`")]
+    for key in [k for k in old if k.split(ledger.SEP, 1)[0] in failed]:
+        del old[key]
+    return list(ledger.diff(old, new))

@@ -1,0 +1,176 @@
+"""Find numbers typed by hand into a chapter's prose.
+
+Every number a reader sees in the book's running text must come from an inline
+value (`` `{python} name_str` ``), so that it is computed, checked and recorded
+in numbers.lock. This module finds the ones that do not: digits written into
+prose, and number words of ten or more ("ten thousand GPUs", "tenfold").
+
+Pure and dependency-free: :func:`find_prose_numbers` takes the chapter text
+and its path and returns ``Finding(line, col, text)`` rows (1-based line and
+column of the first character), in reading order.
+
+Not scanned: YAML front matter, fenced code (cells included, with their
+captions), display math (``$$ … $$``, also across lines), HTML comments,
+headings, div fences (``:::`` lines), inline code, inline math, citations and
+cross-references (``[@key]``, ``@sec-x``), attributes (``{#eq-x}``), link
+targets and HTML tags, ordered-list markers, and tokens in which a digit
+touches a letter (model and part names: H100, BF16, p99). What may stay
+literal anyway is :data:`ALLOWLIST`, the one place that lists it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+__all__ = ["ALLOWLIST", "Finding", "find_prose_numbers"]
+
+
+class Finding(NamedTuple):
+    line: int
+    col: int
+    text: str
+
+
+#: What prose may write literally: (pattern, reason). The only allowlist.
+ALLOWLIST: tuple[tuple[str, str], ...] = (
+    (r"(?<![\d,.])(?:19|20)\d\d(?![\d,.]*\d)", "a year (publication, venue)"),
+    (r"\b\d+(?:st|nd|rd|th)\b", "an ordinal"),
+    (r"\bLlama 3\b", "the name of a model family"),
+    (r"\b(?:Table|Figure|Section|Appendix) [A-Z]\.\d+\b", "a fixed label such as Table A.1"),
+)
+_ALLOWED = [re.compile(p) for p, _ in ALLOWLIST]
+
+# ----------------------------------------------------------------- masking rules
+
+_FENCE = re.compile(r"^\s*(```+|~~~+)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_DIV_FENCE = re.compile(r"^\s*:::")
+_LIST_MARKER = re.compile(r"^(\s*)(\d+[.)])(\s)")
+
+_MASKS = [re.compile(p) for p in (
+    r"`[^`]*`",                                   # inline code, inline values
+    r"(?<!\\)\$[^$]+?(?<!\\)\$",                    # inline math
+    r"\[[^\]]*@[^\]]*\]",                          # [@key] citations, [see @x, p. 3]
+    r"(?<![\w@])@[\w:-]+",                         # @sec-x cross-references, @key
+    r"\{[#.][^}]*\}",                              # attributes {#eq-x} {.unnumbered}
+    r"\]\([^)]*\)",                                 # link targets
+    r"<[^>\n]*>",                                  # HTML tags
+    r"https?://\S+",                               # bare URLs
+)]
+
+_NUMBER = re.compile(
+    r"(?<![\w.^])"                                 # not part of a word or a decimal
+    r"\d[\d,]*(?:\.\d+)?"                          # 12  12,500  12.5
+    r"(?:\s?%|[KMBT](?![A-Za-z]))?"                # 12.5 %  12.5%  175B  16K
+    r"(?![A-Za-z\d])"                              # H100, 3f, BF16: names, not numbers
+)
+
+_WORD_VALUES = {
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+    "ninety": 90, "hundred": 100, "thousand": 1_000, "million": 10**6, "billion": 10**9,
+    "trillion": 10**12, "dozen": 12, "tenfold": 10, "hundredfold": 100, "thousandfold": 1_000,
+}
+_SMALL_WORDS = {"a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+_NUMBER_WORD = re.compile(
+    r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine)[\s-]+)?"
+    r"(?:" + "|".join(sorted(_WORD_VALUES, key=len, reverse=True)) + r")"
+    r"(?:[\s-]+(?:" + "|".join(sorted(_WORD_VALUES, key=len, reverse=True)) + r"))*\b",
+    re.IGNORECASE)
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _mask_line(line: str) -> str:
+    """The line with every excluded span replaced by spaces (columns preserved)."""
+    masked = line
+    marker = _LIST_MARKER.match(masked)
+    if marker:
+        masked = _blank(masked, marker.start(2), marker.end(2))
+    for pattern in _MASKS + _ALLOWED:
+        for match in pattern.finditer(masked):
+            masked = _blank(masked, match.start(), match.end())
+    return masked
+
+
+def _prose_lines(text: str):
+    """(line number, line) of the prose, with block-level exclusions applied."""
+    lines = text.splitlines()
+    fence = None
+    in_front = bool(lines) and lines[0].strip() == "---"
+    in_math = in_comment = False
+    for number, raw in enumerate(lines, start=1):
+        if in_front:
+            if number > 1 and raw.strip() in {"---", "..."}:
+                in_front = False
+            continue
+        if fence is not None:
+            if raw.strip().startswith(fence) and raw.strip().strip(fence[0]) == "":
+                fence = None
+            continue
+        match = _FENCE.match(raw)
+        if match:
+            fence = match.group(1)
+            continue
+        line = raw
+        # HTML comments, possibly spanning lines.
+        out, i = [], 0
+        while i < len(line):
+            if in_comment:
+                end = line.find("-->", i)
+                stop = len(line) if end < 0 else end + 3
+                out.append(" " * (stop - i))
+                in_comment = end < 0
+                i = stop
+                continue
+            start = line.find("<!--", i)
+            if start < 0:
+                out.append(line[i:])
+                break
+            out.append(line[i:start] + "    ")
+            in_comment, i = True, start + 4
+        line = "".join(out)
+        # Display math, possibly spanning lines.
+        out, i = [], 0
+        while i < len(line):
+            start = line.find("$$", i)
+            if in_math:
+                stop = len(line) if start < 0 else start + 2
+                out.append(" " * (stop - i))
+                in_math = start < 0
+                i = stop
+                continue
+            if start < 0:
+                out.append(line[i:])
+                break
+            out.append(line[i:start] + "  ")
+            in_math, i = True, start + 2
+        line = "".join(out)
+        if _HEADING.match(line) or _DIV_FENCE.match(line):
+            continue
+        yield number, line
+
+
+def find_prose_numbers(text: str, path: str = "<text>") -> list[Finding]:
+    """Numbers written literally in the prose of ``text`` (the chapter at ``path``).
+
+    Reports digits (``12``, ``12,500``, ``12.5 %``, ``175B``) and number words of
+    value ten or more (``ten thousand``, ``tenfold``); small counts written as
+    words (``two replicas``) are prose. ``path`` names the chapter for the
+    caller's messages; the result does not depend on it.
+    """
+    del path  # the rules are the same for every chapter
+    findings = []
+    for number, line in _prose_lines(text):
+        masked = _mask_line(line)
+        for match in _NUMBER.finditer(masked):
+            findings.append(Finding(number, match.start() + 1, match.group(0)))
+        for match in _NUMBER_WORD.finditer(masked):
+            words = re.split(r"[\s-]+", match.group(0).lower())
+            if any(w in _WORD_VALUES for w in words if w not in _SMALL_WORDS):
+                findings.append(Finding(number, match.start() + 1, match.group(0)))
+    return sorted(findings)
