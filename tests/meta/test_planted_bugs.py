@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -58,12 +59,21 @@ def test_plant_ids_are_unique_and_every_plant_applies(tmp_path):
         assert (copy / moved.path).read_bytes() != (ROOT / plant.path).read_bytes(), plant.id
 
 
+@pytest.fixture(scope="module")
+def outcomes(pristine, tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
+    """Each selected plant applied to its own copy and its tests run, two plants at a time."""
+    def run(plant):
+        root = tmp_path_factory.mktemp(plant.id) / "project"
+        shutil.copytree(pristine, root, ignore=COPY_IGNORE, symlinks=True)
+        plant.apply(root)
+        return plant.id, run_tests(root, plant.tests)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(run, SELECTED))
+
+
 @pytest.mark.parametrize("plant", SELECTED, ids=[p.id for p in SELECTED])
-def test_the_suite_catches_the_planted_bug(plant, pristine, tmp_path):
-    root = tmp_path / "project"
-    shutil.copytree(pristine, root, ignore=COPY_IGNORE, symlinks=True)
-    plant.apply(root)
-    done = run_tests(root, plant.tests)
+def test_the_suite_catches_the_planted_bug(plant, outcomes):
+    done = outcomes[plant.id]
     tail = (done.stdout + done.stderr)[-3000:]
     assert done.returncode == 1 and " failed" in done.stdout, (
         f"planted bug {plant.id} ({plant.promise}) was not caught by {', '.join(plant.tests)}:"
