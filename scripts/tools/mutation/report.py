@@ -107,6 +107,9 @@ class Report:
         count = {k: sum(1 for v in verdicts.values() if v == k)
                  for k in ("invariant", "error", "ledger", "survived")}
         n = len(verdicts)
+        considered = self.considered()
+        claimed = [i for i in considered if verdicts[i] in CLAIMED]
+        ledger_only = [i for i in considered if verdicts[i] == "ledger"]
         lines = [
             f"mutation test: {n} mutants "
             f"({sum(m.kind == 'constant' for m in self.mutants)} of constants, "
@@ -118,10 +121,9 @@ class Report:
             f"  survived, NOT allowlisted:               {len(self.unexplained())}",
             f"kill rate over non-allowlisted mutants: {100 * self.kill_rate():.1f}%",
             f"  killed by a claim or an error: {100 * self.claim_rate():.1f}% "
-            f"({count['invariant'] + count['error']} of {len(self.considered())})",
-            f"  noticed by the ledger only:    "
-            f"{100 * count['ledger'] / max(1, len(self.considered())):.1f}% "
-            f"({count['ledger']} of {len(self.considered())}; `make numbers` would accept them)",
+            f"({len(claimed)} of {len(considered)})",
+            f"  noticed by the ledger only:    {100 * len(ledger_only) / max(1, len(considered)):.1f}% "
+            f"({len(ledger_only)} of {len(considered)}; `make numbers` would accept them)",
             f"sign and range mutants: {sum(is_sign_or_range(m) for m in self.mutants)}, "
             f"{len(self.unclaimed())} not stopped by a claim or an error",
             f"real-checker cross-validation: {len(self.sample)} mutants (seed {self.seed}), "
