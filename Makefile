@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 BOOK   := $(PY) -m scripts
 FORCE_FLAG := $(if $(FORCE),--force,)
 
-.PHONY: check numbers html pdf test bench mutate mutate-tests clean venv
+.PHONY: check numbers html pdf book test bench mutate mutate-tests clean venv
 
 venv: $(STAMP)
 
@@ -30,6 +30,11 @@ html: $(STAMP)
 
 pdf: $(STAMP)
 	$(BOOK) pdf $(FORCE_FLAG)
+
+# The PDF first: the HTML pages then link it ("Download PDF").
+book: $(STAMP)
+	$(BOOK) pdf $(FORCE_FLAG)
+	$(BOOK) html
 
 test: $(STAMP)
 	$(BOOK) check

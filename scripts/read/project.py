@@ -51,6 +51,7 @@ class Project:
     execute: dict = field(default_factory=dict)              # project `execute:` as written
     timeout_s: float = DEFAULT_TIMEOUT_S                     # `execute: timeout`, per cell
     literal_numbers: bool = False                            # `verify: literal-numbers:` (ours)
+    fig_alt: bool = False                                    # `verify: fig-alt:` (ours)
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -187,7 +188,9 @@ def _resolve(project: Project, config: dict) -> None:
     project.output_dir = str(_mapping(config.get("project")).get("output-dir") or "_book")
     project.output_file = str(book.get("output-file") or "")
     # This pipeline's own checks live under `verify:` (Quarto ignores the key).
-    project.literal_numbers = bool(_mapping(config.get("verify")).get("literal-numbers"))
+    verify = _mapping(config.get("verify"))
+    project.literal_numbers = bool(verify.get("literal-numbers"))
+    project.fig_alt = bool(verify.get("fig-alt"))
 
 
 def _timeout(value) -> float:

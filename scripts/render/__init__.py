@@ -17,7 +17,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from . import quarto
+from . import downloads, quarto
 from .atomic import carry_over, replace_file, staging_dir, swap_in
 from .errors import RenderError
 
@@ -70,6 +70,8 @@ def render_book(result, fmt: str, use_quarto: bool | None = None) -> Path:
     build = _quarto if use_quarto else _builtin
     try:
         with staging_dir(final) as tmp:
+            if fmt == "html" and not use_quarto:
+                carry_over(final, tmp, "*.pdf")   # before the build: the pages link it
             produced = build(result, fmt, tmp)
             rel = produced.relative_to(tmp)
             if fmt == "html":
@@ -77,6 +79,8 @@ def render_book(result, fmt: str, use_quarto: bool | None = None) -> Path:
                 swap_in(tmp, final)
             elif final.is_dir():
                 replace_file(produced, final / rel)
+                if not use_quarto:
+                    downloads.link_pdf(final, rel.as_posix())
             else:
                 swap_in(tmp, final)
     except OSError as exc:

@@ -44,6 +44,11 @@ def merged_ast(book: Book) -> dict:
             "blocks": [block for doc in docs for block in doc["blocks"]]}
 
 
+def typst_string(text: str) -> str:
+    """A typst string literal: "…" with backslashes and quotes escaped."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def write_typst(book: Book, dest: Path) -> Path:
     """Write book.typ (and the figures) under `dest`; return its path."""
     ast = merged_ast(book)
@@ -53,6 +58,8 @@ def write_typst(book: Book, dest: Path) -> Path:
     if book.subtitle:
         args.append(f"--metadata=subtitle:{book.subtitle}")
     args += [f"--metadata=author:{a}" for a in book.authors]
+    if book.authors:   # the PDF's Author field: typst strings, inserted verbatim
+        args.append("--variable=pdf-authors:" + "".join(typst_string(a) + "," for a in book.authors))
     args += citeproc_args(book)
     source = pandoc.run(args, stdin=json.dumps(ast), what="PDF (typst)")
     write_files(book, dest)

@@ -15,6 +15,7 @@ from scripts.read.book import read_book
 from scripts.read.project import Project
 from scripts.run.schedule import run_chapters
 from scripts.verify import ledger
+from scripts.verify.figalt import missing_fig_alt
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
 
@@ -63,6 +64,8 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
         result.findings += result.runs[rel].findings
     if project.literal_numbers:
         result.findings += literal_numbers(result.parsed)
+    if project.fig_alt:
+        result.findings += [f for parsed in result.parsed.values() for f in missing_fig_alt(parsed)]
     result.findings += cross_references(result.parsed)
     result.findings += citations(project, result.parsed)
     result.findings += _ledger(project.root, result, update_ledger)

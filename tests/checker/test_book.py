@@ -171,7 +171,6 @@ Markdown(f"| item | value |\\n|---|---:|\\n| speed | {fixnums.SPEED} |")
 
 
 def test_ledger_detects_changed_new_and_removed_numbers(tmp_path):
-    pytest.importorskip("scripts.verify.ledger")
     root = write_book(tmp_path, {"nums.qmd": LEDGER_CHAPTER})
     (root / "fixnums.py").write_text("SPEED = 10\nSIZE = 20\n")
 
@@ -258,7 +257,6 @@ Other speed `{python} fixnums.SPEED * 2`.
 
 
 def test_ledger_leaves_out_chapters_that_failed(tmp_path):
-    pytest.importorskip("scripts.verify.ledger")
     root = write_book(tmp_path, {"nums.qmd": LEDGER_CHAPTER, "other.qmd": OTHER})
     (root / "fixnums.py").write_text("SPEED = 10\nSIZE = 20\n")
     assert check_book(root, update_ledger=True).findings == []

@@ -81,3 +81,15 @@ def test_literal_number_in_prose_is_a_finding_when_the_project_asks(tmp_path):
     (root / "_quarto.yml").write_text((root / "_quarto.yml").read_text()
                                       .replace("literal-numbers: true", "literal-numbers: false"))
     assert check_json(root)[0] == 0
+
+
+def test_figure_without_alt_text_is_a_finding_when_the_project_asks(tmp_path):
+    text = ("# One\n\n```{python}\n#| label: fig-bare\n#| fig-cap: A bare figure\n"
+            "import sys\n```\n")
+    root = write_book(tmp_path / "book", {"one.qmd": text}, extra="verify:\n  fig-alt: true\n")
+    code, report = check_json(root)
+    assert code == 1
+    (finding,) = report["findings"]
+    assert (finding["path"], finding["line"], finding["kind"]) == ("one.qmd", 4, "fig-alt")
+    (root / "one.qmd").write_text(text.replace("#| fig-cap:", "#| fig-alt: Nothing drawn\n#| fig-cap:"))
+    assert check_json(root)[0] == 0

@@ -99,3 +99,11 @@ def real_book_result(tmp_path_factory):
         result = run_check(root)
     assert result.ok, [f.reason for f in result.findings]
     return result
+
+
+@pytest.fixture(scope="session")
+def real_book_html(real_book_result):
+    """The real book rendered to HTML once per session: (result, _book dir)."""
+    from scripts.render import render_book
+    render_book(real_book_result, "html", use_quarto=False)
+    return real_book_result, Path(real_book_result.project.root) / "_book"

@@ -36,11 +36,9 @@ pytestmark = pytest.mark.needs_tool("chromium")   # skipped locally, an error un
 
 
 @pytest.fixture(scope="module")
-def real_book(real_book_result):
+def real_book(real_book_html):
     """The real book rendered to HTML: (result, _book dir)."""
-    result = real_book_result
-    render_book(result, "html", use_quarto=False)
-    return result, Path(result.project.root) / "_book"
+    return real_book_html
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

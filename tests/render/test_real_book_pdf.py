@@ -1,4 +1,6 @@
-"""The real book's PDF: pages, and the Appendix A table values in its text."""
+"""The real book's PDF: pages, the Appendix A table values in its text, and
+print quality: no caption orphaned at a page foot, header rows repeated,
+bookmarks, document metadata and internal links."""
 from __future__ import annotations
 
 import re
@@ -42,9 +44,14 @@ def test_number_tokens_are_whole():
     assert number_tokens("H100 x2 a1")["100"] == 0
 
 
-def test_real_book_pdf_shows_appendix_a_tables(real_book_result):
-    result = real_book_result
-    pdf = render_book(result, "pdf", use_quarto=False)
+@pytest.fixture(scope="module")
+def real_pdf(real_book_result):
+    """The real book rendered to PDF once for this module: (result, path)."""
+    return real_book_result, render_book(real_book_result, "pdf", use_quarto=False)
+
+
+def test_real_book_pdf_shows_appendix_a_tables(real_pdf):
+    result, pdf = real_pdf
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
     assert int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1)) > 0
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,

@@ -1,0 +1,58 @@
+"""The "Download PDF" link of the HTML pages.
+
+`make html` links the PDF when `_book/` already holds it (`make pdf html`,
+`make book`); `make pdf` after `make html` adds the link to the pages
+already there (`link_pdf`). Without a PDF a page carries only the
+placeholder comment `SLOT`, which `link_pdf` replaces.
+"""
+from __future__ import annotations
+
+import html
+import os
+import posixpath
+import re
+import tempfile
+from pathlib import Path
+
+SLOT = "<!-- pdf-download -->"
+LINK = re.compile(r'<p class="downloads">.*?</p>', re.S)
+
+
+def pdf_link(page: str, pdf: str | None) -> str:
+    """The link from `page` (relative to the book root) to the root's `pdf`."""
+    if not pdf:
+        return SLOT
+    href = posixpath.relpath(pdf, posixpath.dirname(page) or ".")
+    return (f'<p class="downloads"><a class="download-pdf" href="{html.escape(href)}" download>'
+            f'Download PDF</a></p>')
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def link_pdf(book_dir: Path, pdf: str) -> int:
+    """Point every page under `book_dir` that has a slot (or an older link) at `pdf`.
+
+    Returns the number of pages changed; each page is replaced atomically.
+    """
+    changed = 0
+    for path in sorted(book_dir.rglob("*.html")):
+        if "pagefind" in path.relative_to(book_dir).parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        page = path.relative_to(book_dir).as_posix()
+        link = pdf_link(page, pdf)
+        new = LINK.sub(lambda _: link, text, count=1) if LINK.search(text) else text.replace(SLOT, link, 1)
+        if new != text:
+            _write_atomic(path, new)
+            changed += 1
+    return changed

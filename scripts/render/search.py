@@ -1,0 +1,143 @@
+"""Static full-text search for the built-in HTML book.
+
+Two indexes are written under `_book/` at render time, both offline:
+
+* `pagefind/`: Pagefind's index (the `pagefind` binary of the PyPI package
+  `pagefind-bin`), used by `assets/search.js` when the book is served over
+  http(s). Pagefind loads its index with fetch() and WebAssembly, which
+  browsers refuse for `file://` pages.
+* `search-index.js`: a small index of every section (page, heading anchor,
+  heading, text) as a classic script, used from `file://` (and whenever
+  Pagefind is unavailable). Search is a plain all-words match.
+
+Only `<main>` is indexed (the HTML writer marks it `data-pagefind-body`);
+elements marked `data-pagefind-ignore` (the previous/next links) are left out.
+Each section starts at a heading that has an id, so a result links to it.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import asdict, dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+from .errors import RenderError
+
+INDEX_JS = "search-index.js"
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+        "source", "track", "wbr"}
+
+
+@dataclass
+class Section:
+    """One searchable section: the text from a heading to the next one."""
+    url: str          # page-relative to the book root, with #anchor when there is one
+    page: str         # the page's title
+    title: str        # the heading's text ("" for text before the first heading)
+    text: str
+
+
+class _Sections(HTMLParser):
+    """Split `<main data-pagefind-body>` into sections at headings with ids."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth_main = 0          # >0 while inside main
+        self.ignore_depth = 0        # >0 while inside a data-pagefind-ignore element
+        self.stack: list[str] = []   # open tags inside main
+        self.heading: str | None = None   # open heading tag name
+        self.sections: list[dict] = [{"anchor": "", "title": "", "text": []}]
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if not self.depth_main:
+            if tag == "main" and "data-pagefind-body" in a:
+                self.depth_main = 1
+            return
+        if tag in VOID:
+            return
+        self.stack.append(tag)
+        if self.ignore_depth or "data-pagefind-ignore" in a:
+            self.ignore_depth += 1
+            return
+        if tag in HEADINGS and a.get("id"):
+            self.heading = tag
+            self.sections.append({"anchor": a["id"], "title": [], "text": []})
+
+    def handle_endtag(self, tag):
+        if not self.depth_main or tag in VOID:
+            return
+        if tag == "main":
+            self.depth_main, self.stack, self.ignore_depth, self.heading = 0, [], 0, None
+            return
+        while self.stack:
+            top = self.stack.pop()
+            if self.ignore_depth:
+                self.ignore_depth -= 1
+            elif top == self.heading:
+                self.heading = None
+            if top == tag:
+                break
+
+    def handle_data(self, data):
+        if not self.depth_main or self.ignore_depth:
+            return
+        section = self.sections[-1]
+        section["title" if self.heading else "text"].append(data)
+
+
+def _squash(parts) -> str:
+    text = parts if isinstance(parts, str) else " ".join(parts)
+    return " ".join(text.replace("\u00a0", " ").split())
+
+
+def page_sections(page_url: str, page_title: str, html_text: str) -> list[Section]:
+    """The sections of one page's `<main data-pagefind-body>`, in order."""
+    parser = _Sections()
+    parser.feed(html_text)
+    parser.close()
+    out = []
+    for s in parser.sections:
+        title, text = _squash(s["title"]), _squash(s["text"])
+        if not title and not text:
+            continue
+        url = f"{page_url}#{s['anchor']}" if s["anchor"] else page_url
+        out.append(Section(url, page_title, title, text))
+    return out
+
+
+def write_fallback_index(dest: Path, sections: list[Section]) -> Path:
+    """Write `search-index.js` (a classic script: it loads from file://)."""
+    data = json.dumps([asdict(s) for s in sections], ensure_ascii=False, separators=(",", ":"))
+    path = dest / INDEX_JS
+    # "</" cannot end the script early: the file is not inline, but keep it safe anyway.
+    path.write_text("window.BOOK_SEARCH_INDEX=" + data.replace("</", "<\\/") + ";\n",
+                    encoding="utf-8")
+    return path
+
+
+def pagefind_executable() -> Path | None:
+    """The Pagefind binary shipped by the `pagefind-bin` package, if installed."""
+    try:
+        from pagefind_bin import get_executable
+    except ImportError:
+        return None
+    try:
+        return get_executable()
+    except FileNotFoundError:
+        return None
+
+
+def run_pagefind(dest: Path) -> bool:
+    """Index the pages under `dest` into `dest/pagefind/`; False without Pagefind."""
+    exe = pagefind_executable()
+    if exe is None:
+        return False
+    proc = subprocess.run([str(exe), "--site", str(dest), "--output-subdir", "pagefind",
+                           "--silent"], capture_output=True, text=True)
+    if proc.returncode != 0 or not (dest / "pagefind" / "pagefind.js").is_file():
+        reason = " ".join((proc.stderr or proc.stdout or "no output").split())[:300]
+        raise RenderError(f"pagefind failed to index the book: {reason}")
+    return True
