@@ -12,7 +12,7 @@ FORCE_FLAG := $(if $(FORCE),--force,)
 SHARD_FLAG := $(if $(SHARD),--shard $(SHARD),) $(if $(SHARD_OUT),--out $(SHARD_OUT),)
 PARTIALS   ?= $(wildcard _build/shards/shard-*-of-*.json)
 
-.PHONY: check numbers html pdf book preview merge test bench mutate clean venv lock
+.PHONY: check numbers html pdf book preview merge test bench mutate mutate-tests clean venv lock
 
 venv: $(STAMP)
 
@@ -72,6 +72,10 @@ lock:
 	    --annotation-style line --custom-compile-command 'make lock' --quiet \
 	    $(if $(UPGRADE),--upgrade,) -o $(LOCK).new || { rm -f $(LOCK).new; exit 1; }
 	mv $(LOCK).new $(LOCK)
+
+# Every planted bug of tests/meta/planted_bugs.py (make test runs the CI subset).
+mutate-tests: $(STAMP)
+	PLANTED_BUGS=all $(PY) -m pytest -q tests/meta/test_planted_bugs.py
 
 clean:
 	rm -rf _book _build .pytest_cache .hypothesis

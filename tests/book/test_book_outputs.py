@@ -102,3 +102,60 @@ def test_calibration_and_rpo_published_values(result):
     assert fas["implied_gpu_mttf_str"] == "86,000"
     ft = inline_values(result, "contents/fault-tolerance.qmd")
     assert ft["rpo_str"] == "14.6 minutes" and ft["expected_loss_str"] == "7.1 minutes"
+
+
+def test_fault_tolerance_published_values(result):
+    """The fault-tolerance timeline follows the worked example of Appendix A (spec: 10,000 GPUs,
+    the Young–Daly interval of that example, pinned in test_appendix_a_published_values)."""
+    shown = inline_values(result, "contents/fault-tolerance.qmd")
+    appendix = inline_values(result, "contents/appendix-foundations.qmd")
+    assert shown["gpus_str"] == "10,000"
+    assert shown["interval_str"] == f"{appendix['tau_young_min_str']} minutes"
+
+
+def constants_table(result) -> dict[str, tuple[str, str]]:
+    """Appendix B as the reader sees it: constant name -> (value, unit)."""
+    run = result.runs["contents/appendix-constants.qmd"]
+    tables = [o.data for cell in run.cells for o in cell.outputs if o.kind == "markdown"]
+    rows = {}
+    for table in tables:
+        for line in table.strip().splitlines()[2:]:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            rows[cells[0].strip("`")] = (cells[1], cells[2])
+    return rows
+
+
+# (value, unit) for each constant whose value ../shared/spec/book.md states.
+SPEC_CONSTANTS = {
+    "GPUS_PER_HOST": ("8", "–"), "NICS_PER_HOST": ("2", "–"), "PSUS_PER_HOST": ("2", "–"),
+    "CLUSTER_SMALL_GPUS": ("256", "–"), "CLUSTER_1K_GPUS": ("1,024", "–"),
+    "CLUSTER_MEDIUM_GPUS": ("2,048", "–"), "CLUSTER_LARGE_GPUS": ("8,192", "–"),
+    "CLUSTER_MEGA_GPUS": ("100,000", "–"),
+    "WORKED_EXAMPLE_GPUS": ("10,000", "–"), "WORKED_EXAMPLE_DOUBLED_GPUS": ("20,000", "–"),
+    "WORKED_EXAMPLE_MODEL_PARAMS": ("175,000,000,000", "–"),
+    "CHECKPOINT_WRITE_BW_GBS": ("100", "GB/s"),
+    "OVERHEAD_CHECKPOINT": ("0.03", "–"), "OVERHEAD_FAILURE_RECOVERY": ("0.1", "–"),
+    "EXAMPLE_CHECKPOINT_COST_MIN": ("1", "minute"), "EXAMPLE_DETECT_MIN": ("1", "minute"),
+    "EXAMPLE_RECOVER_MIN": ("1", "minute"), "REPLICA_AVAILABILITY": ("0.99", "–"),
+    "LLAMA3_SNAPSHOT_DAYS": ("54", "day"), "LLAMA3_MAX_GPUS": ("16,384", "–"),
+    "LLAMA3_INTERRUPTIONS_TOTAL": ("466", "–"), "LLAMA3_INTERRUPTIONS_PLANNED": ("47", "–"),
+    "LLAMA3_INTERRUPTIONS_UNEXPECTED": ("419", "–"),
+    "LLAMA3_GPU_SHARE_OF_UNEXPECTED": ("0.587", "–"), "LLAMA3_EFFECTIVE_TRAINING_MIN": ("0.9", "–"),
+    "PROJECTION_GPUS": ("100,000", "–"),
+    "BYTEROBUST_ETTR_MAX": ("0.97", "–"), "BYTEROBUST_GPUS": ("9,600", "–"),
+    "BYTEROBUST_DURATION_MONTHS": ("3", "month"), "BYTEROBUST_CKPT_OVERHEAD_MAX": ("0.009", "–"),
+    "MA2025_FLAGGED_NODES": ("15", "–"), "MA2025_HEALTHY_NODES": ("15", "–"),
+    "TUNG2026_MODEL_SMS": ("2", "–"), "TUNG2026_MICROBENCHMARKS": ("63", "–"),
+    "TUNG2026_NAN_INF_SHARE": ("0.0101", "–"), "TUNG2026_SINGLE_BIT_SHARE_MAX": ("0.4", "–"),
+    "NCCLX_LATENCY_RATIO_CROSS_RACK": ("7", "–"), "NCCLX_LATENCY_RATIO_CROSS_ZONE": ("15", "–"),
+    "NCCLX_LATENCY_RATIO_CROSS_BUILDING": ("30", "–"),
+    "DILOCO_SIMULATED_CHIPS": ("1,200,000", "–"), "DILOCO_LEARNERS": ("8", "–"),
+    "DILOCO_GOODPUT": ("0.88", "–"), "DILOCO_ELASTIC_DP_GOODPUT": ("0.58", "–"),
+    "DISTSERVE_REQUEST_RATE_GAIN_MAX": ("7.4", "–"), "DISTSERVE_SLO_TIGHTENING_MAX": ("12.6", "–"),
+}
+
+
+def test_appendix_b_published_values(result):
+    """Appendix B shows each constant the spec fixes with the spec's value and unit."""
+    shown = constants_table(result)
+    assert {name: shown.get(name) for name in SPEC_CONSTANTS} == SPEC_CONSTANTS

@@ -38,15 +38,6 @@ check(2 + 2 == 5, "two and two make five")
 ```
 ''' % LOCAL_CHECK
 
-SLOW = '''
-# Slow
-
-```{python}
-import time
-time.sleep(600)
-```
-'''
-
 
 def run_cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "scripts", *args], cwd=PROJECT,
@@ -93,24 +84,68 @@ def test_format_finding():
                                  "    `{python} x`\n    second")
 
 
+def slow_chapter_reporting_to(flag: Path) -> str:
+    """A chapter whose cell writes its kernel's pid to `flag`, then sleeps for ten minutes."""
+    return f'''
+# Slow
+
+```{{python}}
+import os, time
+with open({str(flag)!r} + ".tmp", "w") as handle:
+    handle.write(str(os.getpid()))
+os.replace({str(flag)!r} + ".tmp", {str(flag)!r})
+time.sleep(600)
+```
+'''
+
+
+def wait_for(condition, seconds: float, what: str):
+    """Poll `condition` every 50 ms until it returns something truthy; fail naming `what`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return state[state.rindex(")") + 2:].split()[0] != "Z"
+
+
 @pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupt_exits_and_leaves_no_kernel(tmp_path, signum, status):
-    root = write_book(tmp_path, {"slow.qmd": SLOW, "good.qmd": GOOD})
+    flag = tmp_path / "kernel.pid"
+    root = write_book(tmp_path / "book", {"slow.qmd": slow_chapter_reporting_to(flag),
+                                          "good.qmd": GOOD})
     marker = f"CHECKER_TEST_{uuid.uuid4().hex}"
     env = dict(os.environ, **{marker: "1"})
     proc = subprocess.Popen([sys.executable, "-m", "scripts", "check", "--root", str(root)],
                             cwd=PROJECT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    deadline = time.monotonic() + 60
-    while len(processes_with(marker)) < 2 and time.monotonic() < deadline:   # checker + a kernel
-        time.sleep(0.2)
-    time.sleep(1.0)
-    proc.send_signal(signum)
-    _, err = proc.communicate(timeout=60)
+    try:
+        # The signal must reach the checker while a kernel is running a cell: wait for
+        # the cell to report its kernel's pid, and check that pid is a live process of this run.
+        kernel_pid = int(wait_for(lambda: flag.exists() and flag.read_text(), 60,
+                                  "the slow cell to start in a kernel"))
+        assert kernel_pid != proc.pid and alive(kernel_pid)
+        assert kernel_pid in processes_with(marker)
+        assert proc.poll() is None                       # the checker is still waiting on it
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == status, err
     assert "Traceback" not in err
-    time.sleep(0.5)
-    assert processes_with(marker) == []
+    wait_for(lambda: not alive(kernel_pid) and processes_with(marker) == [], 15,
+             "the kernel and every process of the run to exit")
     assert not (root / "numbers.lock").exists()
 
 
@@ -129,21 +164,20 @@ def test_cached_check_imports_no_heavy_module(tmp_path):
 
 def test_sigkilled_checker_leaves_no_kernel_running(tmp_path):
     """Killed outright, the checker cannot clean up: its kernels must exit on their own."""
-    root = write_book(tmp_path, {"slow.qmd": SLOW})
+    flag = tmp_path / "kernel.pid"
+    root = write_book(tmp_path / "book", {"slow.qmd": slow_chapter_reporting_to(flag)})
     marker = f"CHECKER_TEST_{uuid.uuid4().hex}"
     proc = subprocess.Popen([sys.executable, "-m", "scripts", "check", "--root", str(root)],
                             cwd=PROJECT, env=dict(os.environ, **{marker: "1"}),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while len(processes_with(marker)) < 3 and time.monotonic() < deadline:   # checker, server, kernel
-        time.sleep(0.2)
-    assert len(processes_with(marker)) >= 3
+    kernel_pid = int(wait_for(lambda: flag.exists() and flag.read_text(), 60,
+                              "the slow cell to start in a kernel"))
+    assert kernel_pid in processes_with(marker) and alive(kernel_pid)
     proc.kill()
     proc.wait()
-    deadline = time.monotonic() + 15
-    while processes_with(marker) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    left = processes_with(marker)
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    assert left == []
+    try:
+        wait_for(lambda: not alive(kernel_pid) and processes_with(marker) == [], 15,
+                 "the orphaned kernel to exit on its own")
+    finally:
+        for pid in processes_with(marker):
+            os.kill(pid, signal.SIGKILL)

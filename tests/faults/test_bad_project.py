@@ -67,7 +67,8 @@ def test_chapter_symlink_escaping_the_project(good_book, runner):
 def test_malformed_quarto_yml(good_book, runner):
     edit(quarto(good_book), "  chapters:", "  chapters: [unclosed")
     before, result, f = check_fails(runner, good_book, "yaml")
-    assert f.path == "_quarto.yml" and f.line > 0
+    # YAML notices the unclosed `[` at the next mapping key, `execute:`
+    assert (f.path, f.line) == ("_quarto.yml", line_of(quarto(good_book), "execute:"))
     assert f.reason.startswith("malformed YAML")
     assert_consistent_after_failure(runner, good_book, before, result)
 
@@ -82,7 +83,7 @@ def test_malformed_front_matter(good_book, runner):
     text = "---\ntitle: Two\nauthor: [a, b\n---\n\n# Two {#sec-two}\n\nText.\n"
     add_chapter(good_book, text)
     before, result, f = check_fails(runner, good_book, "front-matter")
-    assert f.path == "contents/two.qmd" and 2 <= f.line <= 4, f
+    assert (f.path, f.line) == ("contents/two.qmd", 3), f    # the line of `[a, b`, where the block ends
     assert "malformed YAML front matter" in f.reason
     assert_consistent_after_failure(runner, good_book, before, result)
 

@@ -48,6 +48,12 @@ def test_every_mutant_of_the_book_is_killed_or_allowlisted(tmp_path):
     assert len(summary["sample"]) >= 12
     assert summary["disagreements"] == [], "the fast harness and the real checker disagree"
     assert summary["kill_rate"] == 1.0
+    # sign and range mutants die by a claim or an error, not only as a moved number
+    assert summary["sign_or_range"], "no sign or range mutant generated"
+    assert summary["unclaimed"] == [], "add a check() (or a [[ledger_only]] reason) for these"
+    assert summary["stale_ledger_only"] == []
+    assert summary["seed"] == 17                       # fixed by default: the same sample each run
+    assert "seed 17" in stdout
     assert code == 0
     # the book's claims are guarded: many mutants die by a broken check(), not only the ledger
     assert sum(v == "invariant" for v in verdicts.values()) >= len(verdicts) // 4
@@ -103,3 +109,66 @@ def test_a_stale_allowlist_entry_fails(tmp_path):
                                     "--report", str(tmp_path / "report.txt"))
     assert summary["stale"] == ["constant:GPU_MTTF_HOURS:neg"]
     assert code == 1
+
+
+GUARDLESS = """\
+# Only {#sec-only}
+
+```{python}
+from mlsys import calc_availability_serial, calc_chain_success, check
+p = calc_chain_success(0.9, 10)
+check(p < 0.5, "ten 90 % steps should fail more often than not")
+a = calc_availability_serial(0.999, 100)
+check(0 <= a < 1, "an availability lies in [0, 1)")
+shown = f"{p:.3f} and {a:.3f}"
+```
+
+Success: `{python} shown`.
+"""
+
+
+def test_a_sign_mutant_noticed_only_by_the_ledger_is_unclaimed(tmp_path):
+    """A negated probability that no claim rejects moves a number, and that is not enough."""
+    src = write_book(tmp_path / "src", {"index.qmd": GUARDLESS})
+    allow = tmp_path / "allow.toml"
+    allow.write_text('[[ledger_only]]\nid = "formula:calc_availability_serial:neg"\nreason = "r"\n')
+    code, stdout, summary = mutate(
+        src, tmp_path, "--allowlist", str(allow), "--sample", "1",
+        "--only", r"^formula:calc_(chain_success|availability_serial):(neg|x10|x0\.1)$",
+        "--report", str(tmp_path / "report.txt"))
+    assert summary["verdicts"] == {
+        "formula:calc_availability_serial:x0.1": "ledger",    # not a sign or range mutant
+        "formula:calc_availability_serial:x10": "invariant",  # 9.05 >= 1
+        "formula:calc_availability_serial:neg": "invariant",  # < 0
+        "formula:calc_chain_success:x0.1": "ledger",
+        "formula:calc_chain_success:x10": "invariant",        # 3.49 > 0.5
+        "formula:calc_chain_success:neg": "ledger",           # -0.349 < 0.5: the claim still holds
+    }
+    assert sorted(summary["sign_or_range"]) == sorted(
+        f"formula:calc_{f}:{op}" for f in ("chain_success", "availability_serial")
+        for op in ("neg", "x10"))
+    assert summary["unclaimed"] == ["formula:calc_chain_success:neg"]
+    assert summary["stale_ledger_only"] == ["formula:calc_availability_serial:neg"]
+    assert summary["kill_rate"] == 1.0 and summary["claim_rate"] == pytest.approx(3 / 6)
+    assert code == 1
+    report = (tmp_path / "report.txt").read_text()
+    assert "UNCLAIMED sign/range mutant formula:calc_chain_success:neg" in report
+    assert "STALE ledger_only entry formula:calc_availability_serial:neg" in report
+    assert "killed by a claim or an error: 50.0% (3 of 6)" in report
+    assert "noticed by the ledger only:    50.0% (3 of 6;" in report
+
+    # a reviewed [[ledger_only]] reason accepts it
+    allow.write_text('[[ledger_only]]\nid = "formula:calc_chain_success:neg"\nreason = "r"\n')
+    code, _stdout, summary = mutate(src, tmp_path, "--allowlist", str(allow), "--sample", "1",
+                                    "--only", r"^formula:calc_chain_success:neg$", "--seed", "3",
+                                    "--report", str(tmp_path / "report.txt"))
+    assert (summary["unclaimed"], summary["stale_ledger_only"], summary["seed"]) == ([], [], 3)
+    assert code == 0
+
+
+def test_the_sample_seed_is_fixed_unless_overridden(monkeypatch):
+    from scripts.tools.mutation.cli import DEFAULT_SEED, default_seed
+    monkeypatch.delenv("MUTATION_SEED", raising=False)
+    assert default_seed() == DEFAULT_SEED == 17
+    monkeypatch.setenv("MUTATION_SEED", "99")
+    assert default_seed() == 99

@@ -13,6 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from skip_policy import require_path
 
 FIXTURES = Path(__file__).with_name("fixtures")
 REPO = Path(__file__).resolve().parents[2]
@@ -82,8 +83,7 @@ def real_book_result(tmp_path_factory):
     writes). Ledger differences are accepted in the copy (they do not
     matter for rendering); any other finding fails the test.
     """
-    if not (REPO / "_quarto.yml").is_file():
-        pytest.skip("the repository has no _quarto.yml yet")
+    require_path(REPO / "_quarto.yml", "the book's _quarto.yml")
     root = tmp_path_factory.mktemp("realbook") / "book"
     root.mkdir()
     for name in BOOK_FILES:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -10,8 +9,7 @@ import pytest
 from scripts.render import render_book
 
 
-pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None,
-                                reason="pdftotext (poppler-utils) is not installed")
+pytestmark = pytest.mark.needs_tool("pdftotext", "pdfinfo")   # skipped locally, an error under CI
 
 
 @pytest.fixture(scope="module")

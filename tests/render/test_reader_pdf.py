@@ -9,7 +9,6 @@ cross-references are internal links.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -18,8 +17,7 @@ from scripts.render.pdf import typst_string
 
 from .test_real_book_pdf import real_pdf  # noqa: F401  (module fixture: one render)
 
-pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None,
-                                reason="pdftotext (poppler-utils) is not installed")
+pytestmark = pytest.mark.needs_tool("pdftotext", "pdfinfo")   # skipped locally, an error under CI
 
 CAPTION = re.compile(r"^\s*Table\s+([0-9]+|[A-Z])\.[0-9]+:")
 ROW = re.compile(r"\S {2,}\S")        # two cells side by side in pdftotext -layout

@@ -38,6 +38,7 @@ import re
 import sys
 import tempfile
 import time
+import os
 from pathlib import Path
 
 from scripts.tools.mutation.harness import Harness, run_forked
@@ -46,10 +47,19 @@ from scripts.tools.mutation.real import checker, copy_project, run_real
 from scripts.tools.mutation.report import ALLOWLIST, REPORT, Report, choose_sample, load_allowlist
 from scripts.verify import ledger
 
+# The real-checker sample is drawn with this seed unless --seed or MUTATION_SEED says otherwise,
+# so two runs cross-check the same mutants.
+DEFAULT_SEED = 17
+
+
+def default_seed() -> int:
+    text = os.environ.get("MUTATION_SEED", "").strip()
+    return int(text) if text else DEFAULT_SEED
+
 
 def mutation_test(src: Path, work: Path, jobs: int = 2, sample: int = 8,
                   seed: int | None = None, log=print, allowlist: dict[str, str] | None = None,
-                  keep=None) -> Report:
+                  keep=None, ledger_only: dict[str, str] | None = None) -> Report:
     """The whole procedure on a copy of the project at `src`, inside `work`.
 
     Imports the copy's `mlsys` into this process and changes IPython's
@@ -78,8 +88,11 @@ def mutation_test(src: Path, work: Path, jobs: int = 2, sample: int = 8,
         log(f"harness: {len(mutants)} mutants in {time.monotonic() - t0:.0f} s")
     finally:
         sys.path.remove(str(root))
-    report = Report(mutants, outcomes, load_allowlist() if allowlist is None else allowlist)
-    report.seed = seed if seed is not None else int(time.time())
+    report = Report(mutants, outcomes, load_allowlist() if allowlist is None else allowlist,
+                    ledger_only_allowed=(load_allowlist(table="ledger_only") if ledger_only is None
+                                         else ledger_only))
+    report.seed = seed if seed is not None else default_seed()
+    log(f"real-checker sample: seed {report.seed} (override with --seed N or MUTATION_SEED)")
     rng = random.Random(report.seed)
     for i in choose_sample(report.verdicts(), sample, rng):
         m = next(x for x in mutants if x.id == i)
@@ -96,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="mutants run in parallel")
     parser.add_argument("--sample", type=int, default=8,
                         help="mutants cross-validated with the real checker")
-    parser.add_argument("--seed", type=int, default=None, help="seed of that sample")
+    parser.add_argument("--seed", type=int, default=None,
+                        help=f"seed of that sample (default: $MUTATION_SEED, else {DEFAULT_SEED})")
     parser.add_argument("--allowlist", type=Path, default=ALLOWLIST)
     parser.add_argument("--only", default=None, help="regex: keep mutants whose id matches")
     parser.add_argument("--report", type=Path, default=None,
@@ -105,10 +119,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = args.root.resolve()
     only = re.compile(args.only) if args.only else None
+    seed = args.seed if args.seed is not None else default_seed()
+
+    def kept(table: str) -> dict[str, str]:
+        return {i: r for i, r in load_allowlist(args.allowlist, table).items()
+                if only is None or only.search(i)}
+
     with tempfile.TemporaryDirectory(prefix="mutation-") as work:
-        report = mutation_test(root, Path(work), args.jobs, args.sample, args.seed,
-                               allowlist={i: r for i, r in load_allowlist(args.allowlist).items()
-                                          if only is None or only.search(i)},
+        report = mutation_test(root, Path(work), args.jobs, args.sample, seed,
+                               allowlist=kept("mutant"), ledger_only=kept("ledger_only"),
                                keep=(lambda m: bool(only.search(m.id))) if only else None)
     text = report.text()
     out = args.report or root / REPORT
@@ -118,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"(full report: {out})")
     if args.json:
         args.json.write_text(json.dumps(report.summary(), indent=1), encoding="utf-8")
-    bad = report.unexplained() or report.stale() or report.disagreements()
+    bad = (report.unexplained() or report.stale() or report.disagreements()
+           or report.unclaimed() or report.stale_ledger_only())
     return 1 if bad else 0
 
 

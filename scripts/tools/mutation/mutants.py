@@ -117,6 +117,25 @@ def all_mutants(root: Path) -> list[Mutant]:
     return constant_mutants() + formula_mutants(root)
 
 
+# Formulas whose result is a probability, an availability or a share of time: in [0, 1].
+UNIT_INTERVAL_FORMULAS = {"calc_failure_probability", "calc_waste_fraction", "calc_exact_efficiency",
+                          "calc_availability_stacked", "calc_availability_serial",
+                          "calc_chain_success", "calc_chain_success_steps", "calc_pass_k"}
+
+
+def is_sign_or_range(m: Mutant) -> bool:
+    """A mutant that makes a formula's result impossible, not merely different.
+
+    Sign: any formula result negated (no quantity of the book is negative: times,
+    rates, counts, sizes, probabilities). Range: ×10 on a result that lies in
+    [0, 1]. Such a mutant must be stopped by a claim (check()) or an error; a
+    moved number in numbers.lock alone is not enough, because `make numbers`
+    would accept it.
+    """
+    return m.kind == "formula" and (
+        m.op == "neg" or (m.op == "x10" and m.target in UNIT_INTERVAL_FORMULAS))
+
+
 # ----------------------------------------------------- applying a mutant
 
 def apply_in_process(m: Mutant) -> None:

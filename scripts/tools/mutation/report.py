@@ -7,23 +7,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scripts.tools.mutation.harness import Outcome
-from scripts.tools.mutation.mutants import Mutant
+from scripts.tools.mutation.mutants import Mutant, is_sign_or_range
 
 ALLOWLIST = Path(__file__).with_name("allowlist.toml")
 REPORT = Path("_build") / "mutation-report.txt"
 
 
-def load_allowlist(path: Path = ALLOWLIST) -> dict[str, str]:
-    """{mutant id: reason}; every entry must give a non-empty reason."""
+def load_allowlist(path: Path = ALLOWLIST, table: str = "mutant") -> dict[str, str]:
+    """{mutant id: reason} of one table; every entry must give a non-empty reason.
+
+    `[[mutant]]`: survivors (equivalent, or below the printed precision).
+    `[[ledger_only]]`: sign or range mutants allowed to be noticed by the ledger only.
+    """
     if not path.exists():
         return {}
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     out = {}
-    for entry in data.get("mutant", []):
+    for entry in data.get(table, []):
         if not str(entry.get("reason", "")).strip():
             raise ValueError(f"allowlist entry {entry.get('id')} has no reason")
         out[entry["id"]] = entry["reason"]
     return out
+
+
+CLAIMED = ("invariant", "error")
 
 
 # ------------------------------------------------------------------ report
@@ -35,6 +42,7 @@ class Report:
     allowlist: dict[str, str]
     sample: dict[str, tuple[str, str]] = field(default_factory=dict)   # id -> (harness, checker)
     seed: int = 0
+    ledger_only_allowed: dict[str, str] = field(default_factory=dict)  # [[ledger_only]] entries
 
     def verdicts(self) -> dict[str, str]:
         return {m.id: self.outcomes[m.id].verdict() for m in self.mutants}
@@ -58,12 +66,39 @@ class Report:
         killed = [i for i in considered if self.verdicts()[i] != "survived"]
         return len(killed) / len(considered) if considered else 1.0
 
+    def considered(self) -> list[str]:
+        return [i for i in self.verdicts() if i not in self.allowlist]
+
+    def claim_rate(self) -> float:
+        """Share of the non-allowlisted mutants killed by a claim (check()) or an error."""
+        considered = self.considered()
+        claimed = [i for i in considered if self.verdicts()[i] in CLAIMED]
+        return len(claimed) / len(considered) if considered else 1.0
+
+    def ledger_only(self) -> list[str]:
+        """Mutants noticed only as a moved number in numbers.lock (`make numbers` would accept)."""
+        return [i for i, v in self.verdicts().items() if v == "ledger"]
+
+    def unclaimed(self) -> list[str]:
+        """Sign and range mutants not stopped by a claim or an error, and not allowlisted."""
+        verdicts = self.verdicts()
+        return [m.id for m in self.mutants if is_sign_or_range(m)
+                and verdicts[m.id] not in CLAIMED and m.id not in self.ledger_only_allowed]
+
+    def stale_ledger_only(self) -> list[str]:
+        """[[ledger_only]] entries whose mutant is now claimed (or gone): remove them."""
+        verdicts = self.verdicts()
+        return [i for i in self.ledger_only_allowed if verdicts.get(i, "gone") != "ledger"]
+
     def summary(self) -> dict:
         """The figures a test asserts on, as plain JSON data."""
         return {"verdicts": self.verdicts(), "unexplained": self.unexplained(),
                 "stale": self.stale(), "disagreements": self.disagreements(),
                 "sample": {i: list(v) for i, v in self.sample.items()}, "seed": self.seed,
-                "kill_rate": self.kill_rate(),
+                "kill_rate": self.kill_rate(), "claim_rate": self.claim_rate(),
+                "ledger_only": self.ledger_only(), "unclaimed": self.unclaimed(),
+                "stale_ledger_only": self.stale_ledger_only(),
+                "sign_or_range": [m.id for m in self.mutants if is_sign_or_range(m)],
                 "constants": sorted({m.target for m in self.mutants if m.kind == "constant"}),
                 "formulas": sorted({m.target for m in self.mutants if m.kind == "formula"})}
 
@@ -72,6 +107,9 @@ class Report:
         count = {k: sum(1 for v in verdicts.values() if v == k)
                  for k in ("invariant", "error", "ledger", "survived")}
         n = len(verdicts)
+        considered = self.considered()
+        claimed = [i for i in considered if verdicts[i] in CLAIMED]
+        ledger_only = [i for i in considered if verdicts[i] == "ledger"]
         lines = [
             f"mutation test: {n} mutants "
             f"({sum(m.kind == 'constant' for m in self.mutants)} of constants, "
@@ -82,6 +120,12 @@ class Report:
             f"  survived, allowlisted:                   {count['survived'] - len(self.unexplained())}",
             f"  survived, NOT allowlisted:               {len(self.unexplained())}",
             f"kill rate over non-allowlisted mutants: {100 * self.kill_rate():.1f}%",
+            f"  killed by a claim or an error: {100 * self.claim_rate():.1f}% "
+            f"({len(claimed)} of {len(considered)})",
+            f"  noticed by the ledger only:    {100 * len(ledger_only) / max(1, len(considered)):.1f}% "
+            f"({len(ledger_only)} of {len(considered)}; `make numbers` would accept them)",
+            f"sign and range mutants: {sum(is_sign_or_range(m) for m in self.mutants)}, "
+            f"{len(self.unclaimed())} not stopped by a claim or an error",
             f"real-checker cross-validation: {len(self.sample)} mutants (seed {self.seed}), "
             f"{len(self.disagreements())} disagreements",
         ]
@@ -93,6 +137,10 @@ class Report:
             lines.append(f"SURVIVOR {i}")
         for i in self.stale():
             lines.append(f"STALE allowlist entry {i} ({verdicts.get(i, 'no such mutant')})")
+        for i in self.unclaimed():
+            lines.append(f"UNCLAIMED sign/range mutant {i} ({verdicts[i]}): add a check() or an allowlist reason")
+        for i in self.stale_ledger_only():
+            lines.append(f"STALE ledger_only entry {i} ({verdicts.get(i, 'no such mutant')})")
         for d in self.disagreements():
             lines.append(f"DISAGREEMENT {d}")
         lines.append("")

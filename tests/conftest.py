@@ -1,0 +1,59 @@
+"""Root of the test suite: the skip policy (tests/skip_policy.py) applied through markers.
+
+- `@pytest.mark.needs_tool("chromium", ...)`: every named executable must be on PATH;
+- `@pytest.mark.local_only`: the test reads files outside the repository
+  (`../shared/seeds`, `../shared/tools/seed-overlap`); listed in the README.
+
+Missing requirements skip locally and fail when `CI` is set, naming what is
+missing. Tests in folders this file does not own are marked by node id below.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:
+    sys.path.append(str(TESTS))          # after the project root: `mlsys` stays the package
+
+import skip_policy  # noqa: E402
+
+# Tests that need the reference texts in ../shared (not part of the repository).
+LOCAL_ONLY = {
+    "tests/mlsys/test_seed_appendix.py": [
+        (skip_policy.SEEDS / "000_29f3eea53790adb1.txt", "the upstream reliability appendix (seed)")],
+    "tests/book/test_book_sources.py::test_seed_overlap_reports_nothing": [
+        (skip_policy.SEED_OVERLAP_TOOL, "the seed-overlap tool"),
+        (skip_policy.SEEDS, "the seeds folder")],
+}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs_tool(*names): executables the test drives "
+                            "(skipped locally, an error under CI when absent)")
+    config.addinivalue_line("markers", "local_only: needs files outside the repository "
+                            "(../shared); skipped only when SKIP_LOCAL_ONLY is set")
+
+
+def _local_only_paths(nodeid: str):
+    for prefix, paths in LOCAL_ONLY.items():
+        if nodeid == prefix or nodeid.startswith(prefix + "::"):
+            return paths
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _local_only_paths(item.nodeid) is not None:
+            item.add_marker(pytest.mark.local_only)
+
+
+def pytest_runtest_setup(item):
+    for marker in item.iter_markers("needs_tool"):
+        for name in marker.args:
+            skip_policy.require_tool(name)
+    if item.get_closest_marker("local_only"):
+        for path, what in _local_only_paths(item.nodeid) or []:
+            skip_policy.require_path(path, what, local_only=True)
