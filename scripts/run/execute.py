@@ -51,7 +51,7 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
         else:
             live = await kernel
         live.client.timeout = timeout_s
-        await _ChapterRunner(live, parsed, run, timeout_s).run()
+        await _runner_class()(live, parsed, run, timeout_s).run()
     except Exception as exc:        # no kernel, or it broke outside any cell: say so, go on
         if not run.findings:
             run.findings.append(Finding(parsed.path, 0, "kernel-died",
@@ -62,6 +62,12 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
             await live.shutdown()
     run.seconds = time.perf_counter() - started
     return run
+
+
+def _runner_class():
+    """The whole chapter in one request (scripts.run.batch), unless CHECKER_BATCH=0."""
+    from scripts.run import batch
+    return batch.BatchRunner if batch.enabled() else _ChapterRunner
 
 
 class _ChapterRunner:

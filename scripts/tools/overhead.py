@@ -8,7 +8,8 @@ in each phase, summed over chapters and per chapter:
     start (all)     Kernel.start: the three below plus sending kernel_side.py (setup)
     fork + launch   ForkServer.spawn + jupyter_client's kernel manager start
     connect         channels + kernel_info round trip (scripts.run.kernel._connect)
-    cells           execute requests of code cells, including the code's own time
+    cells           per-cell protocol: execute requests of code cells (incl. their code)
+    batch           one-request protocol (scripts.run.batch): the whole chapter
     inlines         user_expressions round trips of inline batches
     shutdown        killing the kernel, removing its connection file
     cache store     writing each ChapterRun to _build/cache/
@@ -33,7 +34,7 @@ PHASES = {   # phase -> (module, attribute path)
     "fork + launch": ("scripts.run.kernel", "_CappedClient.async_start_new_kernel"),
     "connect": ("scripts.run.kernel", "Kernel._connect"),
     "cells": ("scripts.run.execute", "_ChapterRunner._cell"),
-    "batch": ("scripts.run.execute", "_ChapterRunner._batch"),
+    "batch": ("scripts.run.batch", "BatchRunner.run"),
     "inlines": ("scripts.run.execute", "_ChapterRunner._inline_batch"),
     "shutdown": ("scripts.run.kernel", "Kernel.shutdown"),
     "cache store": ("scripts.run.cache", "store"),
