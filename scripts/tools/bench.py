@@ -13,6 +13,7 @@ floor:
     mlsys touched    after appending a comment to mlsys/__init__.py (the copy's)
     nbconvert        `jupyter nbconvert --to notebook --execute` of the same
                      chapters converted to notebooks: the peer reference
+    html             `make html` cold / unchanged / prose edit, + Quarto's (bench_html.py)
 
 plus the peak RSS of the checker process itself (not its kernels) and the
 machine's core count. It asserts nothing: a step that fails prints why and the
@@ -38,6 +39,7 @@ from pathlib import Path
 
 from scripts.read.project import load_project
 from scripts.read.qmd import parse_chapter
+from scripts.tools.bench_html import measure_html, per_chapter_overhead_line
 from scripts.tools.floor import (_display_text, floor_main, run_floor,  # noqa: F401 (API)
                                  write_notebooks)
 
@@ -280,6 +282,8 @@ def bench_book(book: BookBench, runs: int, reference_runs: int, accept: bool) ->
         return book
     _progress(f"[{book.title}] checks (cold, nothing changed, one chapter, mlsys)")
     book.steps.extend(measure_checks(book, runs, book.edited_chapter))
+    _progress(f"[{book.title}] make html (cold, nothing changed, prose edit)")
+    book.steps.extend(measure_html(book, runs, Step, _timed))
     if reference_runs > 0:
         _progress(f"[{book.title}] nbconvert --execute")
         book.steps.append(measure_nbconvert(book, reference_runs))
@@ -307,6 +311,7 @@ def format_book(book: BookBench) -> str:
         lines.append(f"  {step.name:<28}{median:>9.2f}s{ratio:>9}   {runs}")
         if step.note:
             lines.append(f"  {'':<28}{'':>10}{'':>9}   {step.note}")
+    lines += [x for x in [per_chapter_overhead_line(book.steps, book.chapters)] if x]
     if book.peak_rss_kb:
         rss = ", ".join(f"{name} {kb / 1024:.0f} MB" for name, kb in book.peak_rss_kb.items())
         lines.append(f"  peak RSS of the checker process: {rss}")

@@ -75,8 +75,10 @@ def test_bench_end_to_end_on_a_tiny_synthetic_book(tmp_path, capsys):
     assert "machine:" in printed and "cores" in printed
     (book,) = json.loads(out.read_text())["books"]
     names = [step["name"] for step in book["steps"]]
-    assert names == ["floor (one plain process)", "cold check", "nothing changed",
-                     "one chapter edited", "mlsys touched", "nbconvert --execute (peer)"]
+    assert names[:5] == ["floor (one plain process)", "cold check", "nothing changed",
+                         "one chapter edited", "mlsys touched"]
+    assert names[5:8] == ["html cold", "html nothing changed", "html prose edit (ch01.qmd)"]
+    assert names[-1] == "nbconvert --execute (peer)"
     for step in book["steps"]:
         assert step["failed"] == "" and len(step["seconds"]) == 1, step
     for step in book["steps"][1:5]:
@@ -85,3 +87,14 @@ def test_bench_end_to_end_on_a_tiny_synthetic_book(tmp_path, capsys):
     assert "(1 from cache)" in book["steps"][3]["note"]      # one of two documents edited
     assert "(0 from cache)" in book["steps"][4]["note"]      # mlsys touched: all rerun
     assert book["peak_rss_kb"]["cold check"] > 0 and book["child_rss_kb"] > 0
+
+
+def test_per_chapter_overhead_is_cold_minus_floor_over_chapters():
+    from scripts.tools.bench_html import per_chapter_overhead_line
+    steps = [bench.Step("floor (one plain process)", [2.0, 4.0, 3.0]),
+             bench.Step("cold check", [9.0, 8.0, 10.0])]
+    assert per_chapter_overhead_line(steps, 60).startswith(
+        "  per-chapter overhead: 100 ms ")          # (9 - 3) / 60 s
+    assert per_chapter_overhead_line(steps[:1], 60) == ""
+    book = bench.BookBench("b", root=None, chapters=60, steps=steps)
+    assert "per-chapter overhead: 100 ms" in bench.format_book(book)
