@@ -210,7 +210,8 @@ def apply_pass(book: Book, chapter: Chapter, target: str, to: str, extra: list[s
     cite = citeproc_args(book) if citeproc else []
     markdown = chapter.markdown_file.read_text(encoding="utf-8")
     inputs = files_digest(book.bibliography + [book.csl]) if citeproc else []
-    key = ("apply", READER, target, to, cite, inputs, extra,
+    flags = [a.split("=")[0] if a.startswith(("--bibliography=", "--csl=")) else a for a in cite]
+    key = ("apply", READER, target, to, flags, inputs, extra,     # files by content, not path
            context_for_key(ctx, markdown, chapter.path), markdown)
     return cached_run(book.cache, key, chapter.path, lambda: pandoc.run(
         [str(chapter.markdown_file), f"--from={READER}", f"--to={to}",

@@ -39,23 +39,46 @@ def _file_digest(path: Path) -> str:
 
 def tool_digest() -> str:
     """What every output depends on besides its own inputs: the Lua filters, the
-    pandoc binary (path, size, mtime) and the typst package version."""
+    pandoc binary (the pypandoc-binary package, or pandoc on PATH) and the typst
+    package (their files' sizes and mtimes)."""
     parts = [SCHEMA]
     for lua in sorted(FILTERS.glob("*.lua")):
         parts.append(f"{lua.name}:{_file_digest(lua)}")
-    try:
-        from .pandoc import pandoc_path
-        binary = Path(pandoc_path())
-        stat = binary.stat()
-        parts.append(f"pandoc:{binary}:{stat.st_size}:{stat.st_mtime_ns}")
-    except Exception:           # no pandoc: the render fails anyway, later, with its message
-        parts.append("pandoc:?")
-    try:
-        from importlib.metadata import version
-        parts.append(f"typst:{version('typst')}")
-    except Exception:
-        parts.append("typst:?")
+    parts.append(f"pandoc:{_stamp(_package_dir('pypandoc'))}:{_stamp(shutil.which('pandoc'))}")
+    parts.append(f"typst:{_stamp(_package_dir('typst'))}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _package_dir(name: str) -> Path | None:
+    """Where an installed package lives, found without importing it (pypandoc's import
+    alone costs more than a whole unchanged render)."""
+    from importlib.util import find_spec
+    try:
+        spec = find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return Path(locations[0]) if locations else None
+
+
+def _stamp(path) -> str:
+    """A version stamp of a package directory or binary: every file's size and mtime."""
+    if not path:
+        return "-"
+    path = Path(path)
+    files = sorted(path.rglob("*")) if path.is_dir() else [path]
+    rows = []
+    for f in files:
+        if "__pycache__" in f.parts:
+            continue
+        try:
+            stat = f.stat()
+        except OSError:
+            continue
+        if path.is_dir() and not f.is_file():
+            continue
+        rows.append(f"{f.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha256("\n".join(rows).encode()).hexdigest()[:16]
 
 
 def digest(*parts) -> str:

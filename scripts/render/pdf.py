@@ -56,7 +56,9 @@ def write_typst(book: Book, dest: Path) -> Path:
     args += [f"--metadata=author:{a}" for a in book.authors]
     args += citeproc_args(book)
     stdin = json.dumps(ast)
-    key = ("typst-source", args, files_digest([TEMPLATE] + book.bibliography + [book.csl]), stdin)
+    flags = [a.split("=")[0] if a.startswith(("--bibliography=", "--csl=", "--template=")) else a
+             for a in args]
+    key = ("typst-source", flags, files_digest([TEMPLATE] + book.bibliography + [book.csl]), stdin)
     source = cached_run(book.cache, key, "PDF (typst)",
                         lambda: pandoc.run(args, stdin=stdin, what="PDF (typst)"))
     write_files(book, dest)

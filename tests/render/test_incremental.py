@@ -6,13 +6,14 @@ every pandoc/typst run the render really made), never through timing.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from scripts.render import incremental, render_book
 
-from .conftest import checked, copy_fixture
+from .conftest import checked, copy_fixture, moved
 
 CHAPTERS = {"index.qmd", "contents/basics.qmd", "contents/scaling.qmd", "contents/constants.qmd"}
 
@@ -48,6 +49,10 @@ def test_cold_render_runs_every_page_then_nothing_when_unchanged(book):
     assert incremental.RENDERED == []          # no pandoc run at all
     assert snapshot(root / "_book") == before  # byte-identical, every file
     assert not list(root.glob("_book.tmp-*"))
+    # the same book named by a relative path: same inputs, nothing re-rendered
+    render(moved(result, Path(os.path.relpath(root))))
+    assert incremental.RENDERED == []
+    assert snapshot(root / "_book") == before
 
 
 def test_prose_edit_rerenders_only_that_page(book):
