@@ -176,7 +176,7 @@ def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Ste
 
     def prepare_edit(run: int) -> None:
         with open(book.root / chapter_to_edit, "a", encoding="utf-8") as handle:
-            handle.write(f"\nA sentence the benchmark added (run {run + 1}).\n")
+            handle.write("\nA sentence the benchmark added" + " again" * run + ".\n")  # no digits: literal-numbers rule
 
     def prepare_mlsys(run: int) -> None:
         with open(book.root / "mlsys" / "__init__.py", "a", encoding="utf-8") as handle:
