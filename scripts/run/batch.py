@@ -149,6 +149,7 @@ class BatchRunner(_ChapterRunner):
         if at >= 0:
             self._result(self.plan[self.done], json.loads(line[at + len(RESULT):]))
             self.done += 1
+            self.deadline = time.monotonic() + self.timeout_s   # the step's clock stops here
 
     # -- results ---------------------------------------------------------------
     def _result(self, step: tuple, res: dict) -> None:
