@@ -34,13 +34,18 @@ def output_dir(project) -> Path:
 
 def _builtin(result, fmt: str, dest: Path) -> Path:
     from .book import prepare
+    from .incremental import RenderCache
+    cache = RenderCache(Path(result.project.root), fmt)      # incremental.py
     with tempfile.TemporaryDirectory(prefix="render-") as work:
-        book = prepare(result, Path(work))
+        book = prepare(result, Path(work), cache)
         if fmt == "html":
             from .html import write_html
-            return write_html(book, dest)
-        from .pdf import write_pdf
-        return write_pdf(book, dest)
+            produced = write_html(book, dest)
+        else:
+            from .pdf import write_pdf
+            produced = write_pdf(book, dest)
+    cache.prune()
+    return produced
 
 
 def _quarto(result, fmt: str, dest: Path) -> Path:

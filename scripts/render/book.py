@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import RenderError
+from .incremental import RenderCache, cached_run, context_for_key, files_digest
 from .markdown import chapter_markdown
 from .numbering import ChapterInfo, Ref, number_book
 from . import pandoc
@@ -64,6 +65,7 @@ class Book:
     crossref: dict = field(default_factory=dict)     # _quarto.yml `crossref:` options
     output_file: str = ""                            # _quarto.yml `book: output-file:`
     parts: frozenset = frozenset()                   # `- part: file.qmd` pages: unnumbered
+    cache: RenderCache | None = None                 # stored pandoc outputs (incremental.py)
 
 
 def page_for(path: str) -> str:
@@ -128,13 +130,21 @@ def collect(book: Book, chapter: Chapter) -> dict:
     """The collect pass of one chapter: its headings and labels (crossref.lua)."""
     out = book.work / f"{chapter.page.replace('/', '__')}.collected.json"
     ctx = write_context(book, chapter, "collect", "html", out)
-    pandoc.run([str(chapter.markdown_file), f"--from={READER}", "--to=plain",
-                "--output=" + os.devnull, *filter_args(ctx, "html")],
-               what=f"{chapter.path} (collect)")
-    try:
-        return json.loads(out.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RenderError(f"{chapter.path}: the collect pass wrote no labels ({exc})") from exc
+
+    def run() -> str:
+        pandoc.run([str(chapter.markdown_file), f"--from={READER}", "--to=plain",
+                    "--output=" + os.devnull, *filter_args(ctx, "html")],
+                   what=f"{chapter.path} (collect)")
+        try:
+            text = out.read_text(encoding="utf-8")
+            json.loads(text)
+            return text
+        except (OSError, ValueError) as exc:
+            raise RenderError(f"{chapter.path}: the collect pass wrote no labels ({exc})") from exc
+
+    markdown = chapter.markdown_file.read_text(encoding="utf-8")
+    key = ("collect", READER, context_for_key(ctx, markdown, chapter.path), markdown)
+    return json.loads(cached_run(book.cache, key, f"{chapter.path} (collect)", run))
 
 
 def _copy_static_images(book: Book, chapter: Chapter, dest: Path) -> None:
@@ -201,8 +211,9 @@ def number(book: Book) -> None:
                             str(book.crossref.get("appendix-title", "Appendix")))
 
 
-def prepare(result, work: Path) -> Book:
-    """Assemble, collect and number every chapter of a checked book."""
+def prepare(result, work: Path, cache: RenderCache | None = None) -> Book:
+    """Assemble, collect and number every chapter of a checked book
+    (pandoc outputs come from `cache` when their inputs are unchanged)."""
     project = result.project
     listed = [(p, False) for p in project.chapters] + [(p, True) for p in project.appendices]
     if not listed:
@@ -215,6 +226,7 @@ def prepare(result, work: Path) -> Book:
         md = assemble(parsed, result.runs.get(path))
         chapters.append(new_chapter(work, path, appendix, md.text, md.files))
     book = new_book(project, chapters, work)
+    book.cache = cache
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
         collected = list(pool.map(lambda c: collect(book, c), chapters))
     for chapter, found in zip(chapters, collected):
@@ -228,6 +240,11 @@ def apply_pass(book: Book, chapter: Chapter, target: str, to: str, extra: list[s
     """Run the apply pass for one chapter; return pandoc's output."""
     ctx = write_context(book, chapter, "apply", target)
     cite = citeproc_args(book) if citeproc else []
-    return pandoc.run([str(chapter.markdown_file), f"--from={READER}", f"--to={to}",
-                       *filter_args(ctx, target), *cite, *extra],
-                      what=chapter.path)
+    markdown = chapter.markdown_file.read_text(encoding="utf-8")
+    inputs = files_digest(book.bibliography + [book.csl]) if citeproc else []
+    flags = [a.split("=")[0] if a.startswith(("--bibliography=", "--csl=")) else a for a in cite]
+    key = ("apply", READER, target, to, flags, inputs, extra,     # files by content, not path
+           context_for_key(ctx, markdown, chapter.path), markdown)
+    return cached_run(book.cache, key, chapter.path, lambda: pandoc.run(
+        [str(chapter.markdown_file), f"--from={READER}", f"--to={to}",
+         *filter_args(ctx, target), *cite, *extra], what=chapter.path))

@@ -17,6 +17,7 @@ from pathlib import Path
 from . import pandoc
 from .book import Book, apply_pass, citeproc_args, write_files
 from .errors import RenderError
+from .incremental import RENDERED, cached_run, files_digest
 
 TEMPLATE = Path(__file__).with_name("assets") / "book.typ"
 
@@ -61,7 +62,12 @@ def write_typst(book: Book, dest: Path) -> Path:
     if book.authors:   # the PDF's Author field: typst strings, inserted verbatim
         args.append("--variable=pdf-authors:" + "".join(typst_string(a) + "," for a in book.authors))
     args += citeproc_args(book)
-    source = pandoc.run(args, stdin=json.dumps(ast), what="PDF (typst)")
+    stdin = json.dumps(ast)
+    flags = [a.split("=")[0] if a.startswith(("--bibliography=", "--csl=", "--template=")) else a
+             for a in args]
+    key = ("typst-source", flags, files_digest([TEMPLATE] + book.bibliography + [book.csl]), stdin)
+    source = cached_run(book.cache, key, "PDF (typst)",
+                        lambda: pandoc.run(args, stdin=stdin, what="PDF (typst)"))
     write_files(book, dest)
     typ = dest / "book.typ"
     typ.write_text(source, encoding="utf-8")
@@ -72,6 +78,10 @@ def write_pdf(book: Book, dest: Path) -> Path:
     """Compile the book to `dest/<slug>.pdf`."""
     typ = write_typst(book, dest)
     pdf = dest / pdf_name(book)
+    key = book.cache.key("pdf", tree_digest(dest)) if book.cache is not None else None
+    if key is not None and book.cache.copy_to(key, pdf):
+        return pdf                  # same typst source and figures: the same PDF
+    RENDERED.append("PDF (typst compile)")
     try:
         import typst
     except ImportError as exc:
@@ -83,4 +93,12 @@ def write_pdf(book: Book, dest: Path) -> Path:
         raise RenderError(f"typst failed: {message[:300]}") from exc
     if not pdf.is_file() or pdf.stat().st_size == 0:
         raise RenderError("typst produced no PDF")
+    if key is not None:
+        book.cache.put_file(key, pdf)
     return pdf
+
+
+def tree_digest(dest: Path) -> list[str]:
+    """Every file under `dest` (the typst source and figures) with its digest."""
+    return sorted(f"{p.relative_to(dest).as_posix()}:{files_digest([p])[0]}"
+                  for p in dest.rglob("*") if p.is_file())

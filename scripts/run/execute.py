@@ -68,6 +68,12 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
     return run
 
 
+def _runner_class():
+    """The whole chapter in one request (scripts.run.batch), unless CHECKER_BATCH=0."""
+    from scripts.run import batch
+    return batch.BatchRunner if batch.enabled() else _ChapterRunner
+
+
 class _ChapterRunner:
     """Document-order execution of one chapter in one live kernel."""
 

@@ -1,9 +1,6 @@
-"""`make bench`: how fast is `make check`, against the floor and against nbconvert.
-
-For the real book (a temporary copy of the project: the project's own files are
-never touched) and for a synthetic book (`scripts.tools.synth_book`, 60 chapters by
-default) it prints, each as the median of `--runs` runs and as a ratio to the
-floor:
+"""`make bench`: `make check` against the floor and nbconvert, for a temporary copy
+of the real book and a synthetic one (`synth_book`, 60 chapters); medians of
+`--runs` runs, as ratios to the floor:
 
     floor            every chapter's cells and inline expressions run in ONE plain
                      Python process, no kernel (a subprocess, timed from outside)
@@ -13,13 +10,11 @@ floor:
     mlsys touched    after appending a comment to mlsys/__init__.py (the copy's)
     nbconvert        `jupyter nbconvert --to notebook --execute` of the same
                      chapters converted to notebooks: the peer reference
+    html             `make html` cold / unchanged / prose edit, + Quarto's (bench_html.py)
 
-plus the peak RSS of the checker process itself (not its kernels) and the
-machine's core count. It asserts nothing: a step that fails prints why and the
-benchmark moves on.
-
-The checker is driven only through its command line, `python -m scripts check`,
-run with the book as working directory and this project on PYTHONPATH.
+plus edits, preview and shards (bench_loop.py), the checker's peak RSS and the
+core count. It asserts nothing: a failing step prints why. The checker is driven
+only through `python -m scripts check`, this project on PYTHONPATH.
 """
 from __future__ import annotations
 
@@ -38,6 +33,7 @@ from pathlib import Path
 
 from scripts.read.project import load_project
 from scripts.read.qmd import parse_chapter
+from scripts.tools.bench_html import measure_html, per_chapter_overhead_line
 from scripts.tools.floor import (_display_text, floor_main, run_floor,  # noqa: F401 (API)
                                  write_notebooks)
 
@@ -285,6 +281,8 @@ def bench_book(book: BookBench, runs: int, reference_runs: int, accept: bool) ->
         return book
     _progress(f"[{book.title}] checks (cold, nothing changed, one chapter, mlsys)")
     book.steps.extend(measure_checks(book, runs, book.edited_chapter))
+    _progress(f"[{book.title}] make html (cold, nothing changed, prose edit)")
+    book.steps.extend(measure_html(book, runs, Step, _timed))
     if reference_runs > 0:
         _progress(f"[{book.title}] nbconvert --execute")
         book.steps.append(measure_nbconvert(book, reference_runs))
@@ -314,6 +312,7 @@ def format_book(book: BookBench) -> str:
         lines.append(f"  {step.name:<28}{median:>9.2f}s{ratio:>9}   {runs}")
         if step.note:
             lines.append(f"  {'':<28}{'':>10}{'':>9}   {step.note}")
+    lines += [x for x in [per_chapter_overhead_line(book.steps, book.chapters)] if x]
     if book.peak_rss_kb:
         rss = ", ".join(f"{name} {kb / 1024:.0f} MB" for name, kb in book.peak_rss_kb.items())
         lines.append(f"  peak RSS of the checker process: {rss}")

@@ -76,7 +76,9 @@ def test_bench_end_to_end_on_a_tiny_synthetic_book(tmp_path, capsys):
     (book,) = json.loads(out.read_text())["books"]
     names = [step["name"] for step in book["steps"]]
     assert names == ["floor (one plain process)", "cold check", "nothing changed",
-                     "one chapter edited", "mlsys touched", "nbconvert --execute (peer)",
+                     "one chapter edited", "mlsys touched",
+                     "html cold", "html nothing changed", "html prose edit (ch01.qmd)",
+                     "nbconvert --execute (peer)",
                      "1 shard (cold)", "slowest of 4 shards", "merge of 4 shards"]
     for step in book["steps"]:
         assert step["failed"] == "" and len(step["seconds"]) == 1, step
@@ -88,3 +90,14 @@ def test_bench_end_to_end_on_a_tiny_synthetic_book(tmp_path, capsys):
     assert book["steps"][-1]["note"].startswith("findings identical to the unsharded run")
     assert "total CPU" in book["steps"][-2]["note"]
     assert book["peak_rss_kb"]["cold check"] > 0 and book["child_rss_kb"] > 0
+
+
+def test_per_chapter_overhead_is_cold_minus_floor_over_chapters():
+    from scripts.tools.bench_html import per_chapter_overhead_line
+    steps = [bench.Step("floor (one plain process)", [2.0, 4.0, 3.0]),
+             bench.Step("cold check", [9.0, 8.0, 10.0])]
+    assert per_chapter_overhead_line(steps, 60).startswith(
+        "  per-chapter overhead: 100 ms ")          # (9 - 3) / 60 s
+    assert per_chapter_overhead_line(steps[:1], 60) == ""
+    book = bench.BookBench("b", root=None, chapters=60, steps=steps)
+    assert "per-chapter overhead: 100 ms" in bench.format_book(book)

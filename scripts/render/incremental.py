@@ -1,0 +1,186 @@
+"""Incremental rendering: reuse pandoc and typst outputs whose inputs did not change.
+
+Every expensive step of the built-in render is a pure function of its inputs:
+a chapter's collect pass (its assembled markdown, path, the filters), its
+apply pass (its markdown, its JSON context restricted to the labels the
+chapter can mention, the bibliography and CSL, pandoc's arguments, the
+filters), the PDF's typst source (the merged AST, the template) and the PDF
+itself (the typst source and the figures). Each output is stored under
+`_build/render/<format>/<sha256 of the inputs>`; a later render with the same
+inputs reads it instead of running pandoc or typst. The page template
+(html.py) is cheap Python and always runs, so a template change shows at once.
+
+The output directory is still built in a staging directory and swapped in
+atomically (render/__init__.py); only the work is skipped. `RENDERED` counts
+the pandoc/typst runs a render really made (`what` of each), so tests can
+observe what was re-rendered without timing anything.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+from scripts.files import atomic_write
+
+SCHEMA = "render-cache-1"
+FILTERS = Path(__file__).with_name("filters")
+RENDERED: list[str] = []        # `what` of every pandoc/typst run not served from the cache
+
+
+def _file_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
+
+
+def tool_digest() -> str:
+    """What every output depends on besides its own inputs: the Lua filters, the
+    pandoc binary (the pypandoc-binary package, or pandoc on PATH) and the typst
+    package (their files' sizes and mtimes)."""
+    parts = [SCHEMA]
+    for lua in sorted(FILTERS.glob("*.lua")):
+        parts.append(f"{lua.name}:{_file_digest(lua)}")
+    parts.append(f"pandoc:{_stamp(_package_dir('pypandoc'))}:{_stamp(shutil.which('pandoc'))}")
+    parts.append(f"typst:{_stamp(_package_dir('typst'))}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _package_dir(name: str) -> Path | None:
+    """Where an installed package lives, found without importing it (pypandoc's import
+    alone costs more than a whole unchanged render)."""
+    from importlib.util import find_spec
+    try:
+        spec = find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return Path(locations[0]) if locations else None
+
+
+def _stamp(path) -> str:
+    """A version stamp of a package directory or binary: every file's size and mtime."""
+    if not path:
+        return "-"
+    path = Path(path)
+    files = sorted(path.rglob("*")) if path.is_dir() else [path]
+    rows = []
+    for f in files:
+        if "__pycache__" in f.parts:
+            continue
+        try:
+            stat = f.stat()
+        except OSError:
+            continue
+        if path.is_dir() and not f.is_file():
+            continue
+        rows.append(f"{f.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha256("\n".join(rows).encode()).hexdigest()[:16]
+
+
+def digest(*parts) -> str:
+    """sha256 of JSON-serialised parts (str, bytes as hex digests, dicts, lists)."""
+    h = hashlib.sha256()
+    for part in parts:
+        if isinstance(part, bytes):
+            part = hashlib.sha256(part).hexdigest()
+        h.update(json.dumps(part, sort_keys=True, default=str).encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+class RenderCache:
+    """Content-addressed outputs of one format under `root/_build/render/<fmt>/`."""
+
+    def __init__(self, root: Path, fmt: str):
+        self.dir = Path(root) / "_build" / "render" / fmt
+        self.tools = tool_digest()
+        self.used: set[str] = set()
+        self.hits = 0
+
+    def key(self, *parts) -> str:
+        return digest(self.tools, *parts)
+
+    def _path(self, key: str) -> Path:
+        return self.dir / key
+
+    def get_bytes(self, key: str) -> bytes | None:
+        try:
+            data = self._path(key).read_bytes()
+        except OSError:
+            return None
+        self.used.add(key)
+        self.hits += 1
+        return data
+
+    def get(self, key: str) -> str | None:
+        data = self.get_bytes(key)
+        return None if data is None else data.decode("utf-8")
+
+    def put(self, key: str, data: str | bytes) -> None:
+        self.used.add(key)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            atomic_write(self._path(key), data)
+        except OSError:
+            pass                # an unwritable _build/ costs speed, not correctness
+
+    def copy_to(self, key: str, target: Path) -> bool:
+        """Copy a stored file output to `target`; False when absent."""
+        source = self._path(key)
+        if not source.is_file():
+            return False
+        shutil.copyfile(source, target)
+        self.used.add(key)
+        self.hits += 1
+        return True
+
+    def put_file(self, key: str, source: Path) -> None:
+        try:
+            self.put(key, Path(source).read_bytes())
+        except OSError:
+            pass
+
+    def prune(self) -> None:
+        """Forget outputs this render did not use (they belong to older inputs)."""
+        if not self.dir.is_dir():
+            return
+        for entry in self.dir.iterdir():
+            if entry.name not in self.used and not entry.name.startswith("."):
+                try:
+                    entry.unlink()
+                except OSError:
+                    pass
+
+
+def cached_run(cache: "RenderCache | None", key_parts: tuple, what: str, run) -> str:
+    """`run()` (a pandoc call returning text), or its stored output for these inputs."""
+    if cache is None:
+        RENDERED.append(what)
+        return run()
+    key = cache.key(*key_parts)
+    text = cache.get(key)
+    if text is None:
+        RENDERED.append(what)
+        text = run()
+        cache.put(key, text)
+    return text
+
+
+def context_for_key(context_file: Path, markdown: str, chapter_path: str) -> dict:
+    """A chapter's apply context reduced to what can change its output: the refs it
+    can mention (their id appears in its markdown, or they are its own labels)."""
+    ctx = json.loads(Path(context_file).read_text(encoding="utf-8"))
+    ctx.pop("out", None)
+    refs = ctx.get("refs") or {}
+    ctx["refs"] = {rid: ref for rid, ref in refs.items() if rid in markdown}
+    ctx["path"] = chapter_path
+    return ctx
+
+
+def files_digest(paths) -> list[str]:
+    """Digests of input files (bibliography, CSL) named on pandoc's command line."""
+    return [f"{os.path.basename(str(p))}:{_file_digest(Path(p))}" for p in paths if p]

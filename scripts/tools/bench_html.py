@@ -1,0 +1,86 @@
+"""`make bench`, rendering part: `make html` cold, with nothing changed and after a
+prose edit, beside real Quarto's figures when `quarto` is on PATH; and the
+per-chapter overhead of a cold check.
+
+    per-chapter overhead = (cold check - floor) / chapters
+
+`python -m scripts html` is run in the benchmark's copy of the book (never the
+project itself); cold removes `_book/` and `_build/` (so it includes the cold
+check); the prose edit appends a sentence to the book's last document (the
+appendix, when there is one).
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+STEP_TIMEOUT_S = 1800
+
+
+def per_chapter_overhead_line(steps, chapters: int) -> str:
+    """"per-chapter overhead: 123 ms ((cold check - floor) / N chapters)", or ""."""
+    by_name = {s.name: s for s in steps if s.seconds}
+    floor = next((s for name, s in by_name.items() if name.startswith("floor")), None)
+    cold = by_name.get("cold check")
+    if floor is None or cold is None or chapters <= 0:
+        return ""
+    overhead_ms = 1000 * (cold.median_s - floor.median_s) / chapters
+    return f"  per-chapter overhead: {overhead_ms:.0f} ms ((cold check - floor) / {chapters} chapters)"
+
+
+def _last_document(root: Path) -> str:
+    from scripts.read.project import load_project
+    project = load_project(root)
+    documents = project.chapters + project.appendices
+    return documents[-1]
+
+
+def _edit(root: Path, rel: str, run: int) -> None:
+    with open(root / rel, "a", encoding="utf-8") as handle:
+        handle.write("\nA sentence of prose the benchmark added" + " again" * run + ".\n")  # no digits
+
+
+def _measure(step_cls, name: str, cmd: list[str], root: Path, runs: int, prepare, timed) -> object:
+    step = step_cls(name)
+    for run in range(runs):
+        prepare(run)
+        try:
+            seconds, done = timed(cmd, root)
+        except (OSError, subprocess.SubprocessError) as exc:
+            step.failed = f"{type(exc).__name__}: {exc}"
+            return step
+        if done.returncode != 0:
+            lines = [ln for ln in (done.stdout + done.stderr).splitlines() if ln.strip()]
+            step.failed = f"exit {done.returncode}: {lines[-1] if lines else ''}"[:160]
+            return step
+        step.seconds.append(seconds)
+    return step
+
+
+def measure_html(book, runs: int, step_cls, timed) -> list:
+    """`python -m scripts html`: cold, nothing changed, after a prose edit (+ Quarto's)."""
+    root = book.root
+    edited = _last_document(root)
+
+    def cold(_run):
+        shutil.rmtree(root / "_book", ignore_errors=True)
+        shutil.rmtree(root / "_build", ignore_errors=True)
+
+    ours = [sys.executable, "-m", "scripts", "html"]
+    plan = [("html cold", cold), ("html nothing changed", lambda _r: None),
+            (f"html prose edit ({Path(edited).name})", lambda r: _edit(root, edited, r))]
+    steps = [_measure(step_cls, name, ours, root, runs, prep, timed) for name, prep in plan]
+    quarto = shutil.which("quarto")
+    if quarto:
+        def quarto_cold(_run):
+            for name in ("_book", ".quarto", "_freeze"):
+                shutil.rmtree(root / name, ignore_errors=True)
+        cmd = [quarto, "render", "--to", "html"]
+        qplan = [("quarto html cold", quarto_cold), ("quarto html nothing changed", lambda _r: None),
+                 ("quarto html prose edit", lambda r: _edit(root, edited, r))]
+        steps += [_measure(step_cls, name, cmd, root, runs, prep, timed) for name, prep in qplan]
+    else:
+        steps[0].note = "quarto is not on PATH: no Quarto figures beside these"
+    return steps

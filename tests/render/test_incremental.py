@@ -1,0 +1,113 @@
+"""Incremental rendering (scripts/render/incremental.py): unchanged pages are reused,
+changed ones and those whose cross-reference text changed are re-rendered.
+
+What was re-rendered is observed through `incremental.RENDERED` (the `what` of
+every pandoc/typst run the render really made), never through timing.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from scripts.render import incremental, render_book
+
+from .conftest import checked, copy_fixture, moved
+
+CHAPTERS = {"index.qmd", "contents/basics.qmd", "contents/scaling.qmd", "contents/constants.qmd"}
+
+
+def snapshot(book: Path) -> dict[str, bytes]:
+    return {p.relative_to(book).as_posix(): p.read_bytes() for p in book.rglob("*") if p.is_file()}
+
+
+def rendered_pages() -> set[str]:
+    """Chapters whose apply pass (the page body) ran."""
+    return {w for w in incremental.RENDERED if w in CHAPTERS}
+
+
+def render(result, fmt="html") -> None:
+    incremental.RENDERED.clear()
+    render_book(result, fmt, use_quarto=False)
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory):
+    root = copy_fixture("minibook", tmp_path_factory.mktemp("incremental"))
+    return root, checked(root)
+
+
+def test_cold_render_runs_every_page_then_nothing_when_unchanged(book):
+    root, _ = book
+    result = checked(root)      # the book as earlier tests left it (cached: no kernel)
+    render(result)
+    assert rendered_pages() == CHAPTERS
+    assert {f"{c} (collect)" for c in CHAPTERS} <= set(incremental.RENDERED)
+    before = snapshot(root / "_book")
+    render(result)
+    assert incremental.RENDERED == []          # no pandoc run at all
+    assert snapshot(root / "_book") == before  # byte-identical, every file
+    assert not list(root.glob("_book.tmp-*"))
+    # the same book named by a relative path: same inputs, nothing re-rendered
+    render(moved(result, Path(os.path.relpath(root))))
+    assert incremental.RENDERED == []
+    assert snapshot(root / "_book") == before
+
+
+def test_prose_edit_rerenders_only_that_page(book):
+    root, _ = book
+    result = checked(root)      # the book as earlier tests left it (cached: no kernel)
+    render(result)
+    before = snapshot(root / "_book")
+    path = root / "contents/scaling.qmd"
+    path.write_text(path.read_text(encoding="utf-8") + "\nA new closing sentence.\n",
+                    encoding="utf-8")
+    render(checked(root))
+    assert rendered_pages() == {"contents/scaling.qmd"}
+    after = snapshot(root / "_book")
+    assert "A new closing sentence." in after["contents/scaling.html"].decode()
+    changed = {name for name in before if before[name] != after.get(name)}
+    assert changed == {"contents/scaling.html"}
+
+
+def test_renumbered_label_rerenders_pages_that_cite_it(book):
+    """A new table before tbl-constants in the appendix renumbers it (A.1 -> A.2):
+    the appendix and basics.qmd (which cites @tbl-constants) are re-rendered;
+    scaling.qmd and the preface cite nothing whose text changed."""
+    root, _ = book
+    result = checked(root)      # the book as earlier tests left it (cached: no kernel)
+    render(result)
+    before = snapshot(root / "_book")
+    assert "Table\u00a0A.1" in before["contents/basics.html"].decode()
+    path = root / "contents/constants.qmd"
+    text = path.read_text(encoding="utf-8")
+    head, sep, rest = text.partition("\n\n")
+    path.write_text(head + sep + "| a | b |\n|---|---|\n| 1 | 2 |\n\n: Extra {#tbl-extra}\n\n"
+                    + rest, encoding="utf-8")
+    render(checked(root))
+    assert rendered_pages() == {"contents/constants.qmd", "contents/basics.qmd"}
+    after = snapshot(root / "_book")
+    assert "Table\u00a0A.2" in after["contents/basics.html"].decode()
+    assert after["contents/scaling.html"] == before["contents/scaling.html"]
+
+
+def test_filter_change_rerenders_everything(book, monkeypatch):
+    root, _ = book
+    result = checked(root)      # the book as earlier tests left it (cached: no kernel)
+    render(result)
+    monkeypatch.setattr(incremental, "SCHEMA", "a different filter set")
+    render(result)
+    assert rendered_pages() == CHAPTERS
+
+
+def test_unchanged_pdf_is_neither_rerendered_nor_recompiled(tmp_path):
+    root = copy_fixture("minibook", tmp_path)
+    result = checked(root)
+    render(result, "pdf")
+    assert "PDF (typst compile)" in incremental.RENDERED
+    pdf = next((root / "_book").glob("*.pdf"))
+    first = pdf.read_bytes()
+    render(result, "pdf")
+    assert incremental.RENDERED == []
+    assert pdf.read_bytes() == first
