@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from scripts.tools.preview.server import Broadcast
+from scripts.tools.preview.watch import Watcher, WatcherMissing
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium")
@@ -178,3 +179,16 @@ def test_preview_reloads_shows_and_clears_the_banner(tmp_path):
     assert list(tmpdir.iterdir()) == []
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0        # the server is gone
+
+
+def test_preview_without_watchfiles_stops_at_once_with_a_clear_error(tmp_path, monkeypatch, capsys):
+    """A missing watchfiles used to kill only the watcher threads: the preview then
+    served forever and never reloaded. It must refuse to start, exit 2, say why."""
+    from scripts.tools import preview
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: book\n", encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "watchfiles", None)     # import watchfiles -> ImportError
+    with pytest.raises(WatcherMissing):
+        Watcher(tmp_path).close()
+    assert preview.main(["--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "watchfiles" in err and "make venv" in err

@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 
 from scripts.tools.preview.session import Outcome, Session, finding_json
+from scripts.tools.preview.watch import WatcherMissing
 
 
 PLACEHOLDER = ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Preview</title></head>"
@@ -117,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
         previous = None
     try:
         return serve(args.root, args.port, args.jobs)
+    except WatcherMissing as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -15,6 +15,10 @@ from typing import Iterator
 
 from scripts.tools.preview.session import IGNORED_DIRS, relevant
 
+class WatcherMissing(RuntimeError):
+    """watchfiles is not installed: the preview cannot follow saves."""
+
+
 DEBOUNCE_MS = 400       # longest wait to group a burst of changes
 STEP_MS = 30            # quiet time that ends a burst
 
@@ -29,6 +33,11 @@ class Watcher:
     `batches()` then yields the changed, relevant project-relative paths until `close()`."""
 
     def __init__(self, root: Path, stop: threading.Event | None = None):
+        try:
+            import watchfiles  # noqa: F401 (here, so a missing package stops the preview at once)
+        except ImportError as exc:
+            raise WatcherMissing("make preview needs the watchfiles package: run `make venv` "
+                               "(it is in requirements.txt)") from exc
         self.root = Path(root).resolve()
         self.stop = stop or threading.Event()
         self.queue: queue.Queue = queue.Queue()
