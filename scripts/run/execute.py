@@ -1,12 +1,15 @@
-"""Run one ParsedChapter in its own Jupyter kernel (nbclient) -> ChapterRun.
+"""Run one ParsedChapter in its own Jupyter kernel -> ChapterRun.
 
-Cells are sent verbatim (their `#|` option lines are comments to Python) so a
-traceback line n of a cell is qmd line `first_code_line + n - 1` (leading
-blank lines, which IPython drops, are stripped first and accounted for).
-Inline expressions that sit between the same two cells are evaluated in one
-kernel round trip. After the first failure (error, broken invariant, timeout,
-dead kernel) the rest of the chapter is skipped. The kernel (scripts.run.kernel)
-is always shut down, whatever happens; a kernel handed in is consumed.
+The chapter's cells and inline expressions go to the kernel in one request
+(scripts.run.steps); this module turns each step's result into outputs and
+findings. Cells are sent verbatim (their `#|` option lines are comments to
+Python) so a traceback line n of a cell is qmd line `first_code_line + n - 1`
+(leading blank lines, which IPython drops, are stripped first and accounted
+for). Each inline expression is its own step, so an error, a timeout or a dead
+kernel is blamed on exactly that expression. After the first failure (error,
+broken invariant, timeout, dead kernel) the rest of the chapter is skipped.
+The kernel (scripts.run.kernel) is always shut down, whatever happens; a kernel
+handed in is consumed.
 
 This module imports Jupyter: `check.py` imports it only when a chapter must run.
 """
@@ -14,18 +17,14 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import json
 import re
 import time
 from pathlib import Path
 
-import nbformat
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
-
-from scripts.run import deps
+from scripts.run import deps, steps
 from scripts.run.inline_values import Inserted, inserted, mangled
-from scripts.run.kernel import (DEFAULT_TIMEOUT_S, HELPER, LIVE_KERNEL_PIDS, OBSERVER,  # noqa: F401 (API)
-                            OUTPUT_CAP_CHARS, Kernel, kill_all_kernels, start_kernel)
+from scripts.run.kernel import (DEFAULT_TIMEOUT_S, LIVE_KERNEL_PIDS, OUTPUT_CAP_CHARS,  # noqa: F401 (API)
+                                Kernel, start_kernel)
 from scripts.read.project import option_false, option_true
 from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Output,
                            ParsedChapter)
@@ -53,9 +52,8 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
         else:
             live = await kernel
         live.client.timeout = timeout_s
-        await _ChapterRunner(live, parsed, run, timeout_s).run(Path(root) / parsed.exec_dir)
-        if not any(f.kind in ("timeout", "kernel-died") for f in run.findings):
-            run.deps = await _observed(live, root)
+        seen = await _ChapterRunner(live, parsed, run, timeout_s).run(Path(root) / parsed.exec_dir)
+        run.deps = deps.snapshot(root, seen) if isinstance(seen, dict) else None
     except Exception as exc:        # no kernel, or it broke outside any cell: say so, go on
         if not run.findings:
             run.findings.append(Finding(parsed.path, 0, "kernel-died",
@@ -68,83 +66,55 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
     return run
 
 
-def _runner_class():
-    """The whole chapter in one request (scripts.run.batch), unless CHECKER_BATCH=0."""
-    from scripts.run import batch
-    return batch.BatchRunner if batch.enabled() else _ChapterRunner
-
-
 class _ChapterRunner:
-    """Document-order execution of one chapter in one live kernel."""
+    """Document-order execution of one chapter in one live kernel, in one request
+    (scripts.run.steps); turns each step's result into outputs and findings."""
 
     def __init__(self, kernel: Kernel, parsed: ParsedChapter, run: ChapterRun, timeout_s: float):
         self.kernel, self.parsed, self.run_, self.timeout_s = kernel, parsed, run, timeout_s
         self.by_count: dict[int, tuple[CodeCell, int]] = {}   # execution count -> (cell, skipped lines)
         self.failed = False
 
-    async def run(self, cwd: Path) -> None:
-        """Every cell and inline expression in document order, in `cwd` (Quarto:
-        the chapter's folder, or the root with `execute-dir: project`)."""
-        reply = await self.kernel.request(f"__import__('os').chdir({str(cwd)!r})", {}, self.timeout_s)
-        if reply.get("status") != "ok":
-            raise RuntimeError(f"cannot run in {cwd}: {reply.get('evalue')}")
-        cells = self.parsed.cells
-        groups: dict[int, list] = {}
-        for expr in self.parsed.inlines:
-            groups.setdefault(expr.cells_before, []).append(expr)
-        self.run_.cells = [CellRun(index=c.index) for c in cells]
-        for k in range(len(cells) + 1):
-            if self.failed:
-                return
-            for expr in groups.get(k, []):
-                if not self.failed:
-                    await self._inline(expr)
-            if k < len(cells) and not self.failed:
-                await self._cell(cells[k])
+    async def run(self, cwd: Path) -> dict | None:
+        """Every cell and inline expression in document order, in `cwd` (Quarto: the
+        chapter's folder, or the root with `execute-dir: project`). Returns what the
+        chapter read (observe_side), or None after a timeout or a dead kernel."""
+        self.run_.cells = [CellRun(index=c.index) for c in self.parsed.cells]
+        sent = await steps.send_steps(self.kernel, steps.plan(self.parsed), cwd,
+                                      self.timeout_s, self._result)
+        if sent.status != "ok":
+            self._blame(sent.status, sent.blamed)
+            return None
+        if "error" in sent.final:
+            raise RuntimeError(f"the chapter's steps did not run in {cwd}: {sent.final['error']}")
+        return sent.final.get("observed")
+
+    def _result(self, step: steps.Step, result: dict) -> None:
+        if step.expr is not None:
+            self._inline_result(step.expr, result)
+        else:
+            self._cell_result(step, result)
 
     # -- cells ---------------------------------------------------------------
-    async def _cell(self, cell: CodeCell) -> None:
-        if option_false(cell.options.get("eval", True)):
+    def _cell_result(self, step: steps.Step, result: dict) -> None:
+        cell = step.cell
+        if result.get("count"):
+            self.by_count[result["count"]] = (cell, step.skipped)
+        outputs = result.get("outputs", [])
+        errored = bool(result.get("error"))
+        if errored and not option_true(cell.options.get("error", False)):
+            self._report_error(cell, result.get("error_info"), outputs)
             return
-        lines = cell.source.split("\n")
-        skipped = 0
-        while skipped < len(lines) and not lines[skipped].strip():
-            skipped += 1
-        code = "\n".join(lines[skipped:])
-        if not code.strip():
-            return
-        node = nbformat.v4.new_code_cell(code)
-        client = self.kernel.client
-        client.nb.cells.append(node)
-        try:
-            await client.async_execute_cell(node, len(client.nb.cells) - 1)
-        except CellTimeoutError:
-            return self._fail(cell, "timeout",
-                              f"cell ran longer than the timeout of {self.timeout_s:g} s; kernel killed")
-        except DeadKernelError:
-            return self._fail(cell, "kernel-died", "the kernel died while running this cell")
-        if node.get("execution_count"):
-            self.by_count[node.execution_count] = (cell, skipped)
-        errored = any(o.get("output_type") == "error" for o in node.outputs)
-        allowed = option_true(cell.options.get("error", False))
-        if errored and not allowed:
-            await self._report_error(cell, node)
-            return
-        result = self.run_.cells[cell.index]
-        result.raised = errored
+        cell_run = self.run_.cells[cell.index]
+        cell_run.raised = errored
         hidden = option_false(cell.options.get("include", True)) or option_false(cell.options.get("output", True))
-        result.outputs = [] if hidden else _outputs(cell, node)
-        self.run_.invariants += _count_checks(code)
+        cell_run.outputs = [] if hidden else _outputs(cell, outputs)
+        self.run_.invariants += _count_checks(step.code)
 
-    async def _report_error(self, cell: CodeCell, node) -> None:
+    def _report_error(self, cell: CodeCell, info: dict | None, outputs: list[dict]) -> None:
         self.failed = True
-        try:
-            reply = await self.kernel.request("", {"e": f"__import__({HELPER!r}).last_error()"}, 30)
-            info = _user_expression(reply, "e")
-        except Exception:
-            info = None
         if not info:
-            err = next(o for o in node.outputs if o.get("output_type") == "error")
+            err = next((o for o in outputs if o.get("output_type") == "error"), {})
             ename = err.get("ename", "Error")
             info = {"type": ename, "names": [ename], "message": err.get("evalue", ""), "frames": []}
         invariant = "InvariantError" in info["names"]
@@ -184,26 +154,6 @@ class _ChapterRunner:
         return "\n".join(rows)
 
     # -- inline expressions --------------------------------------------------
-    async def _inline(self, expr) -> None:
-        """Evaluate one inline expression in its own request, so a timeout or a dead
-        kernel is blamed on the expression that caused it."""
-        call = f"__import__({HELPER!r}).inline({json.dumps([expr.expr])})"
-        detail = f"`{{python}} {expr.expr}`"
-        try:
-            reply = await self.kernel.request("", {"r": call}, self.timeout_s)
-        except CellTimeoutError:
-            return self._fail_at(expr.line, expr.col, "timeout",
-                                 f"inline expression ran longer than the timeout of "
-                                 f"{self.timeout_s:g} s; kernel killed", detail)
-        except DeadKernelError:
-            return self._fail_at(expr.line, expr.col, "kernel-died",
-                                 "the kernel died evaluating this inline expression", detail)
-        results = _user_expression(reply, "r")
-        if not isinstance(results, list) or len(results) != 1:
-            return self._fail_at(expr.line, expr.col, "inline-error",
-                                 _reply_error(reply, "r"), detail)
-        self._inline_result(expr, results[0])
-
     def _inline_result(self, expr, res: dict) -> None:
         path = self.parsed.path
         if "error" in res:
@@ -237,6 +187,25 @@ class _ChapterRunner:
                 col=expr.col, detail=f"`{{python}} {expr.expr}`"))
 
     # -- failures ------------------------------------------------------------
+    def _blame(self, kind: str, step: "steps.Step | None") -> None:
+        """A timeout or a dead kernel, blamed on the step that was running."""
+        timed_out = kind == "timeout"
+        if step is None:        # after the last step (the kernel's own bookkeeping)
+            self.failed = True
+            where = "ran longer than the timeout" if timed_out else "died"
+            self.run_.findings.append(Finding(self.parsed.path, 0, kind,
+                                              f"the kernel {where} after the chapter's last step"))
+        elif step.expr is not None:
+            expr = step.expr
+            reason = (f"inline expression ran longer than the timeout of {self.timeout_s:g} s; "
+                      "kernel killed" if timed_out
+                      else "the kernel died evaluating this inline expression")
+            self._fail_at(expr.line, expr.col, kind, reason, f"`{{python}} {expr.expr}`")
+        else:
+            reason = (f"cell ran longer than the timeout of {self.timeout_s:g} s; kernel killed"
+                      if timed_out else "the kernel died while running this cell")
+            self._fail(step.cell, kind, reason)
+
     def _fail(self, cell: CodeCell, kind: str, reason: str) -> None:
         self.failed = True
         self.run_.findings.append(Finding(self.parsed.path, cell.fence_line, kind, reason,
@@ -248,49 +217,20 @@ class _ChapterRunner:
                                           detail=detail))
 
 
-def _reply_error(reply: dict, key: str) -> str:
-    """A readable reason for a user expression that did not return our JSON
-    (e.g. it raised SystemExit or KeyboardInterrupt, which the helper lets through)."""
-    value = (reply.get("user_expressions") or {}).get(key) or {}
-    ename = value.get("ename") or reply.get("ename")
-    if ename:
-        evalue = _one_line(value.get("evalue") or reply.get("evalue") or "")
-        return f"{ename}: {evalue}" if evalue else ename
-    return f"the kernel did not evaluate it (reply status: {reply.get('status', 'unknown')})"
-
-
-async def _observed(kernel: Kernel, root: Path) -> dict | None:
-    """Snapshot of what the chapter read (files, listings, variables); None when the
-    kernel could not say (the run is then not cached)."""
-    try:
-        reply = await kernel.request("", {"o": f"__import__({OBSERVER!r}).observed_json()"}, 30)
-    except Exception:
-        return None
-    seen = _user_expression(reply, "o")
-    return deps.snapshot(root, seen) if isinstance(seen, dict) else None
 
 
 def _capped(text: str) -> str:
     return text if len(text) <= OUTPUT_CAP_CHARS else text[:OUTPUT_CAP_CHARS] + "\n[truncated]"
 
 
-def _user_expression(reply: dict, key: str):
-    """Decode the JSON our helper returned through user_expressions."""
-    value = (reply.get("user_expressions") or {}).get(key) or {}
-    if value.get("status") != "ok":
-        return None
-    try:
-        return json.loads(value["data"]["text/plain"])
-    except (KeyError, ValueError):
-        return None
 
-
-def _outputs(cell: CodeCell, node) -> list[Output]:
-    """Convert nbformat outputs to model Outputs, honouring output/warning options."""
+def _outputs(cell: CodeCell, raw: list[dict]) -> list[Output]:
+    """Convert a cell's raw outputs (nbformat-shaped dicts) to model Outputs,
+    honouring the output/warning options."""
     asis = str(cell.options.get("output", "")).lower() == "asis"
     show_warnings = not option_false(cell.options.get("warning", True))
     outputs: list[Output] = []
-    for out in node.outputs:
+    for out in raw:
         kind = out.get("output_type")
         if kind == "stream":
             if out.get("name") == "stderr" and not show_warnings:

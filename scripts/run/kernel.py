@@ -2,7 +2,8 @@
 
 A Kernel is started (forked from the warm `scripts.run.forkserver` when there is
 one, else launched as `python -m ipykernel_launcher`), receives the helper
-module `scripts/kernel_side.py`, runs one chapter and is killed: never reused,
+modules (`kernel_side.py`, `observe_side.py`, `steps_side.py`: code that runs in
+the kernel), runs one chapter (scripts.run.steps) and is killed: never reused,
 so no state leaks between chapters. Every kernel pid is recorded until it is
 reaped, so an interrupted check can still kill them all.
 """
@@ -27,9 +28,10 @@ from scripts.run.sweep import RUN_MARKER_VAR
 DEFAULT_TIMEOUT_S = 120.0
 STARTUP_TIMEOUT_S = 60.0
 OUTPUT_CAP_CHARS = 1_000_000          # per cell and stream, in the kernel
-RICH_CAP_CHARS = 20_000_000           # per cell, all outputs, in this process
+RICH_CAP_CHARS = 20_000_000           # per cell, all outputs together, in the kernel
 HELPER = "_qmd_checker"               # the kernel_side module's name inside each kernel
 OBSERVER = "_qmd_observer"            # the observe_side module's name inside each kernel
+STEPS = "_qmd_steps"                  # the steps_side module's name inside each kernel
 # Not inputs of a chapter: the book package (keyed as a whole), build and output folders.
 OBSERVE_SKIP = ("mlsys", "_build", "_book", ".git", ".venv")
 LIVE_KERNEL_PIDS: set[int] = set()    # every kernel process we started and not yet reaped
@@ -43,8 +45,8 @@ def _module_code(name: str, filename: str) -> str:
 
 
 def _setup_code(fig_format: str, root: Path | None = None) -> str:
-    """Code that installs kernel_side.py and observe_side.py as modules in the kernel,
-    calls kernel_side's setup and starts observing what the chapter reads."""
+    """Code that installs kernel_side.py, observe_side.py and steps_side.py as modules
+    in the kernel, calls kernel_side's setup and starts observing what the chapter reads."""
     root = Path(root or ".").resolve()
     skip = [str(root / name) for name in OBSERVE_SKIP]
     return ("import sys as _s, types as _t\n"
@@ -52,28 +54,8 @@ def _setup_code(fig_format: str, root: Path | None = None) -> str:
             + f"_m.setup({OUTPUT_CAP_CHARS}, {fig_format!r})\n"
             + _module_code(OBSERVER, "observe_side.py")
             + f"_m.install({str(root)!r}, {skip!r}, {[RUN_MARKER_VAR]!r})\n"
+            + _module_code(STEPS, "steps_side.py")
             + "del _s, _t, _m\n")
-
-
-class _CappedClient(NotebookClient):
-    """nbclient client that keeps at most ~RICH_CAP_CHARS of output per cell
-    (the kernel already caps its streams; this guards against huge displays)."""
-
-    def output(self, outs, msg, display_id, cell_index):
-        kept = sum(_size(o) for o in outs)
-        if kept + _size(msg["content"]) > RICH_CAP_CHARS:
-            if not any(o.get("name") == "truncated" for o in outs):
-                outs.append(nbformat.v4.new_output(
-                    "stream", name="truncated",
-                    text=f"\n[output truncated after {RICH_CAP_CHARS} characters]\n"))
-            return None
-        return super().output(outs, msg, display_id, cell_index)
-
-
-def _size(output) -> int:
-    """Characters of text and data carried by one output or message content."""
-    data = output.get("data") or {}
-    return len(output.get("text") or "") + sum(len(v) for v in data.values() if isinstance(v, str))
 
 
 class Kernel:
@@ -85,8 +67,10 @@ class Kernel:
         self.pid: int | None = None
         self.client = self._new_client(timeout_s)
 
-    def _new_client(self, timeout_s: float) -> "_CappedClient":
-        return _CappedClient(
+    def _new_client(self, timeout_s: float) -> NotebookClient:
+        """nbclient's client owns the kernel manager and channels; cells are not sent
+        through it (scripts.run.steps sends a chapter in one request)."""
+        return NotebookClient(
             nbformat.v4.new_notebook(), kernel_name="python3", timeout=timeout_s,
             allow_errors=True, shell_timeout_interval=1, iopub_timeout=10,
             startup_timeout=STARTUP_TIMEOUT_S, record_timing=False, shutdown_kernel="immediate",
@@ -141,12 +125,12 @@ class Kernel:
         while True:
             msg_id = kc.kernel_info()
             sent.add(msg_id)
-            reply = await self._shell_reply(msg_id, deadline)
+            reply = await self.shell_reply(msg_id, deadline)
             if await self._iopub_seen(sent, timeout_s=0.1):
                 kc._handle_kernel_info_reply(reply)
                 return
 
-    async def _shell_reply(self, msg_id: str, deadline: float) -> dict:
+    async def shell_reply(self, msg_id: str, deadline: float) -> dict:
         """The shell reply to `msg_id`; DeadKernelError / CellTimeoutError otherwise."""
         kc = self.client.kc
         while True:
@@ -178,7 +162,7 @@ class Kernel:
         """Silent execute_request; returns the reply content. Raises on timeout/death."""
         msg_id = self.client.kc.execute(code, silent=True, store_history=False,
                                         user_expressions=expressions, stop_on_error=False)
-        reply = await self._shell_reply(msg_id, time.monotonic() + timeout_s)
+        reply = await self.shell_reply(msg_id, time.monotonic() + timeout_s)
         return reply["content"]
 
     async def shutdown(self) -> None:

@@ -8,13 +8,13 @@ in each phase, summed over chapters and per chapter:
     start (all)     Kernel.start: the three below plus sending kernel_side.py (setup)
     fork + launch   ForkServer.spawn + jupyter_client's kernel manager start
     connect         channels + kernel_info round trip (scripts.run.kernel._connect)
-    cells           per-cell protocol: execute requests of code cells (incl. their code)
-    inlines         user_expressions round trips, one per inline expression
+    steps           the chapter's one request: every cell and inline expression
+                    (incl. their own code) and the report of what it read
     shutdown        killing the kernel, removing its connection file
     cache store     writing each ChapterRun to _build/cache/
 
 The chapters' own code time is the floor (`scripts.tools.floor`, the same code
-in one plain process); `cells + inlines - floor` is the per-request overhead.
+in one plain process); `steps - floor` is the messaging overhead.
 The timers wrap functions by name: a phase that a version of the run stage
 does not have simply reads 0.
 """
@@ -30,10 +30,9 @@ from pathlib import Path
 
 PHASES = {   # phase -> (module, attribute path)
     "start (all)": ("scripts.run.kernel", "Kernel.start"),
-    "fork + launch": ("scripts.run.kernel", "_CappedClient.async_start_new_kernel"),
+    "fork + launch": ("scripts.run.kernel", "NotebookClient.async_start_new_kernel"),
     "connect": ("scripts.run.kernel", "Kernel._connect"),
-    "cells": ("scripts.run.execute", "_ChapterRunner._cell"),
-    "inlines": ("scripts.run.execute", "_ChapterRunner._inline"),
+    "steps": ("scripts.run.steps", "send_steps"),
     "shutdown": ("scripts.run.kernel", "Kernel.shutdown"),
     "cache store": ("scripts.run.cache", "store"),
 }

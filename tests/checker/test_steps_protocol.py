@@ -1,0 +1,124 @@
+"""A chapter runs in one request (scripts.run.steps): outputs must still land in the
+cell, and in the order, a Jupyter client (nbclient, Quarto) would record them, and a
+death after several finished steps must be blamed on the step that was running."""
+from __future__ import annotations
+
+import pytest
+
+from checker_support import findings_of, line_of, write_book
+from scripts.verify.check import check_book
+
+OUTPUTS = '''
+# Outputs
+
+```{python}
+import logging, sys, warnings
+from IPython.display import Markdown, display
+log = logging.getLogger("chapter")
+log.addHandler(logging.StreamHandler(sys.stdout))   # keeps cell 1's sys.stdout
+log.setLevel(logging.INFO)
+print("cell one")
+```
+
+```{python}
+log.info("logged in cell two")
+```
+
+```{python}
+warnings.warn("a warning first")
+print("printed second")
+```
+
+```{python}
+print("before the display")
+display(Markdown("**shown**"))
+print("after the display")
+```
+
+```{python}
+handle = display(Markdown("old text"), display_id=True)
+handle.update(Markdown("new text"))
+```
+
+```{python}
+from IPython.display import clear_output
+print("cleared away")
+clear_output(wait=True)
+print("what stays")
+```
+'''
+
+LATE_DEATH = '''
+# Late death
+
+```{python}
+a = 1
+```
+
+Value `{python} a` and `{python} a + 1`.
+
+```{python}
+b = 2
+```
+
+```{python}
+#| label: dies-here
+import os
+os._exit(4)
+```
+
+```{python}
+c = 3
+```
+'''
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    root = write_book(tmp_path_factory.mktemp("steps"),
+                      {"outputs.qmd": OUTPUTS, "late.qmd": LATE_DEATH})
+    return root, check_book(root, force=True, jobs=2)
+
+
+def _cells(result, rel):
+    return [[(o.kind, o.name, o.data) for o in cell.outputs] for cell in result.runs[rel].cells]
+
+
+def test_a_handler_kept_from_an_earlier_cell_writes_into_the_running_cell(result):
+    _, res = result
+    cells = _cells(res, "outputs.qmd")
+    assert cells[0] == [("text", "stdout", "cell one\n")]
+    assert cells[1] == [("text", "stdout", "logged in cell two\n")]
+
+
+def test_stdout_is_flushed_before_stderr_at_the_end_of_a_quick_cell(result):
+    _, res = result
+    kinds = [(name, data.splitlines()[-1].strip()) for _, name, data in _cells(res, "outputs.qmd")[2]]
+    assert kinds == [("stdout", "printed second"), ("stderr", 'warnings.warn("a warning first")')]
+
+
+def test_a_display_flushes_the_text_printed_before_it(result):
+    _, res = result
+    assert _cells(res, "outputs.qmd")[3] == [("text", "stdout", "before the display\n"),
+                                              ("markdown", "", "**shown**"),
+                                              ("text", "stdout", "after the display\n")]
+
+
+def test_a_display_update_replaces_the_output_in_place(result):
+    _, res = result
+    assert _cells(res, "outputs.qmd")[4] == [("markdown", "", "new text")]
+
+
+def test_clear_output_wait_clears_at_the_next_output(result):
+    _, res = result
+    assert _cells(res, "outputs.qmd")[5] == [("text", "stdout", "what stays\n")]
+    assert findings_of(res, "outputs.qmd") == []
+
+
+def test_death_after_finished_steps_is_blamed_on_the_running_cell(result):
+    root, res = result
+    (died,) = findings_of(res, "late.qmd")
+    fence = line_of(root, "late.qmd", "import os") - 2
+    assert (died.kind, died.line, died.label) == ("kernel-died", fence, "dies-here")
+    run = res.runs["late.qmd"]
+    assert [i.text for i in run.inlines] == ["1", "2"]      # the steps before it were kept
