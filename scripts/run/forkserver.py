@@ -35,6 +35,12 @@ from pathlib import Path
 
 KERNEL_MODULE = "ipykernel_launcher"
 
+# Code that runs inside every kernel: module name there -> file beside this one,
+# installed in this order (scripts.run.kernel). The fork server imports them once,
+# so a forked kernel only has to call their setup.
+SIDE_MODULES = {"_qmd_checker": "kernel_side.py", "_qmd_observer": "observe_side.py",
+                "_qmd_steps": "steps_side.py"}
+
 # Headless and Agg-based, like Quarto's kernels: figures shown with plt.show()
 # become image outputs (plain "Agg" would silently drop them).
 MPL_BACKEND = "module://matplotlib_inline.backend_inline"
@@ -90,6 +96,12 @@ _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from scripts.run.forkserv
          "sys.path.pop(0); serve(sys.argv[2:])")
 
 
+def _side_files() -> list[str]:
+    """SIDE_MODULES as the server's `name=path` arguments."""
+    here = Path(__file__).resolve().parent
+    return [f"{name}={here / filename}" for name, filename in SIDE_MODULES.items()]
+
+
 class ForkServer:
     """The warm parent process; `spawn` returns the pid of a new kernel child."""
 
@@ -98,7 +110,8 @@ class ForkServer:
         package_parent = str(Path(__file__).resolve().parents[2])
         python = kernel_argv[:kernel_argv.index("-m")] if "-m" in kernel_argv else [sys.executable]
         self.process = subprocess.Popen(
-            [*python, "-c", _BOOT, package_parent, *PRELOAD, *modules], cwd=str(root), env=env,
+            [*python, "-c", _BOOT, package_parent, *PRELOAD, *modules, *_side_files()],
+            cwd=str(root), env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, start_new_session=True)
         self._ready: bool | None = None

@@ -22,26 +22,27 @@ from jupyter_client.provisioning import LocalProvisioner
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-from scripts.run.forkserver import ForeignProcess, kernel_env
+from scripts.run.forkserver import SIDE_MODULES, ForeignProcess, kernel_env
 from scripts.run.sweep import RUN_MARKER_VAR
 
 DEFAULT_TIMEOUT_S = 120.0
 STARTUP_TIMEOUT_S = 60.0
 OUTPUT_CAP_CHARS = 1_000_000          # per cell and stream, in the kernel
 RICH_CAP_CHARS = 20_000_000           # per cell, all outputs together, in the kernel
-HELPER = "_qmd_checker"               # the kernel_side module's name inside each kernel
-OBSERVER = "_qmd_observer"            # the observe_side module's name inside each kernel
-STEPS = "_qmd_steps"                  # the steps_side module's name inside each kernel
+HELPER, OBSERVER, STEPS = SIDE_MODULES  # kernel_side, observe_side, steps_side inside a kernel
 # Not inputs of a chapter: the book package (keyed as a whole), build and output folders.
 OBSERVE_SKIP = ("mlsys", "_build", "_book", ".git", ".venv")
 LIVE_KERNEL_PIDS: set[int] = set()    # every kernel process we started and not yet reaped
 
 
-def _module_code(name: str, filename: str) -> str:
-    source = (Path(__file__).with_name(filename)).read_text(encoding="utf-8")
-    return (f"_m = _t.ModuleType({name!r})\n"
-            f"exec(compile({source!r}, {name!r}, 'exec'), _m.__dict__)\n"
-            f"_s.modules[{name!r}] = _m\n")
+def _module_code(name: str) -> str:
+    """Install SIDE_MODULES[name] as module `name`, unless the fork server already has."""
+    source = Path(__file__).with_name(SIDE_MODULES[name]).read_text(encoding="utf-8")
+    return (f"if {name!r} not in _s.modules:\n"
+            f"    _m = _t.ModuleType({name!r})\n"
+            f"    exec(compile({source!r}, {name!r}, 'exec'), _m.__dict__)\n"
+            f"    _s.modules[{name!r}] = _m\n"
+            f"_m = _s.modules[{name!r}]\n")
 
 
 def _setup_code(fig_format: str, root: Path | None = None) -> str:
@@ -50,11 +51,11 @@ def _setup_code(fig_format: str, root: Path | None = None) -> str:
     root = Path(root or ".").resolve()
     skip = [str(root / name) for name in OBSERVE_SKIP]
     return ("import sys as _s, types as _t\n"
-            + _module_code(HELPER, "kernel_side.py")
+            + _module_code(HELPER)
             + f"_m.setup({OUTPUT_CAP_CHARS}, {fig_format!r})\n"
-            + _module_code(OBSERVER, "observe_side.py")
+            + _module_code(OBSERVER)
             + f"_m.install({str(root)!r}, {skip!r}, {[RUN_MARKER_VAR]!r})\n"
-            + _module_code(STEPS, "steps_side.py")
+            + _module_code(STEPS)
             + "del _s, _t, _m\n")
 
 

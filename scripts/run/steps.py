@@ -3,34 +3,34 @@ steps_side.py).
 
 `plan` turns a parsed chapter into steps in document order: each inline
 expression and each code cell that runs. `send_steps` sends them all in one
-silent execute request and follows the kernel's iopub stream, handing each
-step's result to a callback as soon as it arrives. Every step has its own
-timeout, counted from the end of the step before it; when it passes, or the
-kernel dies, the step after the last result is the one to blame.
+silent execute request and follows the results file the kernel appends to
+(one JSON line per finished step), handing each result to a callback as soon
+as it appears. Every step has its own timeout, counted from the end of the
+step before it; when it passes, or the kernel dies, the step after the last
+result is the one to blame.
 
-One request per chapter instead of one per cell and per inline expression:
-nbclient's per-cell protocol costs a shell round trip, a busy/idle pair and
-several messages per cell, which was most of a small chapter's time
-(docs/performance.md).
+One request and one reply per chapter instead of a request per cell and per
+inline expression: nbclient's per-cell protocol costs a shell round trip, a
+busy/idle pair and several messages per cell, each decoded (dates and all) by
+jupyter_client, which was most of a small chapter's time (docs/performance.md).
 """
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import queue
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
-
 from scripts.model import CodeCell, InlineExpr, ParsedChapter
 from scripts.read.project import option_false, option_true
 from scripts.run.kernel import OUTPUT_CAP_CHARS, RICH_CAP_CHARS, STEPS, Kernel
 
-RESULT = "\x00qmd-result "
-IDLE_WAIT_S = 10.0          # after the reply: time for its last iopub messages
+POLL_S = 0.05              # how often the results file and the kernel are looked at
 
 
 @dataclass
@@ -84,37 +84,34 @@ def plan(parsed: ParsedChapter) -> list[Step]:
 
 async def send_steps(kernel: Kernel, steps: list[Step], cwd: Path, timeout_s: float,
                      on_result: Callable[[Step, dict], None]) -> Sent:
-    """Run `steps` in `cwd` in one request; `on_result(step, result)` for each finished step."""
+    """Run `steps` in `cwd` in one request; `on_result(step, result)` for each finished
+    step, in order, as its line appears in the results file."""
     caps = {"stream": OUTPUT_CAP_CHARS, "total": RICH_CAP_CHARS}
-    call = (f"__import__({STEPS!r}).run_steps({str(cwd)!r}, "
-            f"{json.dumps([s.wire() for s in steps])!r}, {json.dumps(caps)!r})")
-    kc = kernel.client.kc
-    msg_id = kc.execute("", silent=True, store_history=False, user_expressions={"r": call},
-                        stop_on_error=False)
-    follower = _Follower(steps, on_result, timeout_s)
-    reply_task = asyncio.ensure_future(kernel.shell_reply(msg_id, time.monotonic() + 10 ** 9))
+    handle, path = tempfile.mkstemp(prefix="qmd-steps-", suffix=".jsonl")
     try:
-        while not reply_task.done():
-            if time.monotonic() > follower.deadline:
-                return Sent("timeout", follower.running())
-            await follower.read(kc, msg_id, min(0.5, max(0.01, follower.deadline - time.monotonic())))
-        try:
-            reply = reply_task.result()["content"]
-        except DeadKernelError:
-            return Sent("kernel-died", follower.running())
-        except CellTimeoutError:
-            return Sent("timeout", follower.running())
-        idle_by = time.monotonic() + IDLE_WAIT_S
-        while not follower.idle and time.monotonic() < idle_by:
-            await follower.read(kc, msg_id, 0.5)
+        with os.fdopen(handle, "rb") as results:
+            reader = _Reader(steps, results, on_result, timeout_s)
+            call = (f"__import__({STEPS!r}).run_steps({str(cwd)!r}, "
+                    f"{json.dumps([s.wire() for s in steps])!r}, {json.dumps(caps)!r}, {path!r})")
+            kc = kernel.client.kc
+            msg_id = kc.execute("", silent=True, store_history=False,
+                                user_expressions={"r": call}, stop_on_error=False)
+            while True:
+                reader.read()
+                if time.monotonic() > reader.deadline:
+                    return Sent("timeout", reader.running())
+                try:
+                    msg = await kc.get_shell_msg(timeout=POLL_S)
+                except (queue.Empty, asyncio.TimeoutError):
+                    if not await kernel.client.km.is_alive():
+                        reader.read()
+                        return Sent("kernel-died", reader.running())
+                    continue
+                if msg["parent_header"].get("msg_id") == msg_id:
+                    reader.read()
+                    return Sent("ok", reader.running(), _final(msg["content"]))
     finally:
-        if not reply_task.done():
-            reply_task.cancel()
-            try:
-                await reply_task
-            except BaseException:
-                pass
-    return Sent("ok", follower.running(), _final(reply))
+        os.unlink(path)
 
 
 def _final(reply: dict) -> dict:
@@ -130,39 +127,28 @@ def _final(reply: dict) -> dict:
     return {"error": f"{ename}: {evalue}" if evalue else ename}
 
 
-class _Follower:
-    """Reads our request's iopub messages: result lines, the idle status."""
+class _Reader:
+    """Follows the results file: each complete line is the next step's result; a new
+    line restarts the per-step deadline."""
 
-    def __init__(self, steps: list[Step], on_result, timeout_s: float):
-        self.steps, self.on_result, self.timeout_s = steps, on_result, timeout_s
-        self.done, self.idle, self.pending = 0, False, ""
+    def __init__(self, steps: list[Step], results, on_result, timeout_s: float):
+        self.steps, self.results, self.on_result, self.timeout_s = steps, results, on_result, timeout_s
+        self.done, self.pending = 0, b""
         self.deadline = time.monotonic() + timeout_s
 
     def running(self) -> Step | None:
         return self.steps[self.done] if self.done < len(self.steps) else None
 
-    async def read(self, kc, msg_id: str, wait_s: float) -> None:
-        try:
-            msg = await kc.get_iopub_msg(timeout=wait_s)
-        except (queue.Empty, asyncio.TimeoutError):
+    def read(self) -> None:
+        chunk = self.results.read()
+        if not chunk:
             return
-        if msg["parent_header"].get("msg_id") != msg_id:
-            return
-        kind = msg["msg_type"]
-        if kind == "status" and msg["content"].get("execution_state") == "idle":
-            self.idle = True
-        elif kind == "stream" and msg["content"].get("name") == "stdout":
-            self._text(msg["content"].get("text", ""))
-
-    def _text(self, text: str) -> None:
-        """Whole lines only: a long result may arrive in several stream messages."""
-        lines = (self.pending + text).split("\n")
-        self.pending = lines.pop()
+        lines = (self.pending + chunk).split(b"\n")
+        self.pending = lines.pop()          # a line still being written
         for line in lines:
-            at = line.find(RESULT)
-            if at < 0 or self.done >= len(self.steps):
-                continue
+            if self.done >= len(self.steps):
+                break
             step = self.steps[self.done]
             self.done += 1
             self.deadline = time.monotonic() + self.timeout_s
-            self.on_result(step, json.loads(line[at + len(RESULT):]))
+            self.on_result(step, json.loads(line))

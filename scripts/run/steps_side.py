@@ -4,18 +4,20 @@ by the checker).
 `scripts.run.kernel` installs this file in every kernel as the module `_qmd_steps`
 (after kernel_side.py, `_qmd_checker`, and observe_side.py, `_qmd_observer`).
 The checker then sends ONE silent request whose user expression calls
-`run_steps(cwd, steps_json, caps_json)`. A step is a code cell
+`run_steps(cwd, steps_json, caps_json, results_path)`. A step is a code cell
 {"cell": index, "code": text, "error_ok": bool} or one inline expression
 {"inline": text}. Steps run in document order, each cell through IPython's own
 `run_cell` (same transforms, display hook, inline figures, execution counts and
 cell file names as a request of its own), its outputs captured here in order.
 
-After each step one line `RESULT + json` goes to the kernel's real stdout and is
-flushed, so it reaches the checker on iopub while later steps run: a timeout or
-a dead kernel loses nothing that finished, and the step after the last result
-is the one to blame. The run stops after a cell error unless that cell allows
-errors. The user expression's value is Raw JSON: how many steps ran and what
-the chapter read (observe_side), for the cache.
+After each step its result is appended to the results file as one line of
+JSON, written straight to the file: the checker reads the lines while later
+steps run (a step's timeout counts from the line before it), a dead kernel
+loses nothing that finished, and the step after the last line is the one to
+blame. One message per chapter instead of one per step: the messages, not the
+chapter's code, were most of a small chapter's cost. The run stops after a
+cell error unless that cell allows errors. The user expression's value is Raw
+JSON: how many steps ran and what the chapter read (observe_side), for the cache.
 """
 import base64
 import json
@@ -25,9 +27,6 @@ import time
 
 from IPython import get_ipython
 from IPython.core.displaypub import DisplayPublisher
-
-RESULT = "\x00qmd-result "      # + one line of JSON: the result of the next step
-
 
 class _Capture:
     """One cell's outputs, in the order a Jupyter client receives them.
@@ -227,14 +226,20 @@ class _Redirected:
             hook.finish_displayhook = finish
 
 
-def _real_stdout():
-    """The kernel's own stdout (under kernel_side's cap wrapper), which feeds iopub."""
-    return getattr(sys.stdout, "_stream", sys.stdout)
+class _Results:
+    """The results file: one JSON line per finished step, written straight to the file
+    (no buffer in this process), so a line survives the kernel's death."""
 
+    def __init__(self, path):
+        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND)
 
-def _send(out, result):
-    out.write(RESULT + json.dumps(result) + "\n")
-    out.flush()
+    def send(self, result):
+        data = (json.dumps(result) + "\n").encode()
+        while data:
+            data = data[os.write(self.fd, data):]
+
+    def close(self):
+        os.close(self.fd)
 
 
 def _run_cell(shell, redirected, step, caps, checker):
@@ -263,22 +268,25 @@ def _inline(checker, expr):
                 "names": [c.__name__ for c in type(exc).__mro__]}
 
 
-def run_steps(cwd, steps_json, caps_json):
+def run_steps(cwd, steps_json, caps_json, results_path):
     """Run a chapter's steps in `cwd` (see the module docstring)."""
     checker, observer = sys.modules["_qmd_checker"], sys.modules["_qmd_observer"]
     os.chdir(cwd)
     shell = get_ipython()
     caps = json.loads(caps_json)
-    out = _real_stdout()
+    results = _Results(results_path)
     ran = 0
-    with _Redirected(shell) as redirected:
-        for step in json.loads(steps_json):
-            ran += 1
-            if "inline" in step:
-                _send(out, _inline(checker, step["inline"]))
-                continue
-            result, stop = _run_cell(shell, redirected, step, caps, checker)
-            _send(out, result)
-            if stop:
-                break
+    try:
+        with _Redirected(shell) as redirected:
+            for step in json.loads(steps_json):
+                ran += 1
+                if "inline" in step:
+                    results.send(_inline(checker, step["inline"]))
+                    continue
+                result, stop = _run_cell(shell, redirected, step, caps, checker)
+                results.send(result)
+                if stop:
+                    break
+    finally:
+        results.close()
     return checker.Raw(json.dumps({"ran": ran, "observed": observer.observed()}))
