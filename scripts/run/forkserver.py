@@ -67,6 +67,8 @@ def package_imports(root: Path, chapters) -> list[str]:
     names: set[str] = set()
     for parsed in chapters:
         for cell in parsed.cells:
+            if "import" not in cell.source:
+                continue            # most cells: no parse needed (this runs before the server starts)
             try:
                 tree = ast.parse(cell.source)
             except SyntaxError:

@@ -31,13 +31,10 @@ class InProcessRun:
 
 def display_value(value, plain: Callable[[object], str] = repr) -> Output:
     """What a kernel displays for a value: its markdown, else its plain text."""
-    to_markdown = getattr(value, "_repr_markdown_", None)
-    if callable(to_markdown):
-        text = to_markdown()
-        if isinstance(text, tuple):
-            text = text[0]
-        if text is not None:
-            return Output("markdown", str(text))
+    from scripts.run.kernel_side import markdown_of     # (kernel_side imports IPython)
+    text = markdown_of(value)
+    if text is not None:
+        return Output("markdown", text)
     return Output("text", value if isinstance(value, str) else plain(value))
 
 

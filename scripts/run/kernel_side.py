@@ -67,17 +67,26 @@ def setup(cap_chars, fig_format=""):
         get_ipython().config.InlineBackend.figure_formats = {fig_format}
 
 
-def render(value):
-    """(kind, text) as Quarto inserts an inline value."""
-    if isinstance(value, str):
-        return "markdown", value
+def markdown_of(value):
+    """The value's Markdown representation (`_repr_markdown_`, data of a (data,
+    metadata) pair), or None when it has none. Shared with the in-process executor."""
     to_markdown = getattr(value, "_repr_markdown_", None)
     if callable(to_markdown):
         text = to_markdown()
         if isinstance(text, tuple):
             text = text[0]
         if text is not None:
-            return "markdown", str(text)
+            return str(text)
+    return None
+
+
+def render(value):
+    """(kind, text) as Quarto inserts an inline value."""
+    if isinstance(value, str):
+        return "markdown", value
+    text = markdown_of(value)
+    if text is not None:
+        return "markdown", text
     return "text", str(get_ipython().display_formatter.formatters["text/plain"](value))
 
 

@@ -23,10 +23,10 @@ the root), under ``skip`` (``mlsys/``, keyed as a whole; ``_build``, ``_book``,
 Variables that differ on every run by design (``JPY_*``, the run marker) are
 not recorded.
 
-Stdlib only; ``install`` is called once per kernel, ``observed`` once at the
-end of the chapter. Paths are returned relative to the root, POSIX style.
+Stdlib only; ``prefork`` runs once in the fork server, ``install`` once per
+kernel, ``observed`` once at the end of the chapter (steps_side returns it with
+the chapter's reply). Paths are returned relative to the root, POSIX style.
 """
-import json
 import os
 import sys
 
@@ -232,21 +232,3 @@ def observed():
         return {"files": rels, "dirs": dirs, "env": dict(sorted(observer.env.items()))}
     finally:
         observer.busy = False
-
-
-class _Raw:
-    """A value whose plain-text display is exactly its text (JSON to the client)."""
-
-    def __init__(self, text):
-        self.text = text
-
-    def __repr__(self):
-        return self.text
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(self.text)
-
-
-def observed_json():
-    """`observed()` as the JSON text of a user expression's reply."""
-    return _Raw(json.dumps(observed()))

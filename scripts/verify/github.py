@@ -76,26 +76,28 @@ def _cell(text: str) -> str:
     return one.replace("\\", "\\\\").replace("|", "\\|") if one else "&nbsp;"
 
 
+def _table(title: str, header: list[str], rows: list[list[str]]) -> list[str]:
+    """A titled Markdown table of at most MAX_TABLE_ROWS rows (cells already escaped)."""
+    lines = [f"### {title} ({len(rows)})", "", "| " + " | ".join(header) + " |",
+             "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows[:MAX_TABLE_ROWS]]
+    if len(rows) > MAX_TABLE_ROWS:
+        lines.append(f"\n… and {len(rows) - MAX_TABLE_ROWS} more (see the job log)")
+    return lines + [""]
+
+
 def step_summary(findings: list[Finding], moved: list[Moved], verdict: str) -> str:
     """The Markdown appended to $GITHUB_STEP_SUMMARY."""
     lines = ["## Book check", "", verdict, ""]
     if moved:
-        lines += [f"### Published numbers that moved ({len(moved)})", "",
-                  "| Chapter | Key | Old → new |", "| --- | --- | --- |"]
-        lines += [f"| {_cell(m.chapter)} | {_cell(m.key)} | {_cell(m.old)} → {_cell(m.new)} |"
-                  for m in moved[:MAX_TABLE_ROWS]]
-        if len(moved) > MAX_TABLE_ROWS:
-            lines.append(f"\n… and {len(moved) - MAX_TABLE_ROWS} more (see the job log)")
-        lines.append("")
+        lines += _table("Published numbers that moved", ["Chapter", "Key", "Old → new"],
+                        [[_cell(m.chapter), _cell(m.key), f"{_cell(m.old)} → {_cell(m.new)}"]
+                         for m in moved])
     others = [f for f in findings if not (f.kind == "ledger" and f.key)]
     if others:
-        lines += [f"### Findings ({len(others)})", "",
-                  "| Where | Kind | Message |", "| --- | --- | --- |"]
-        lines += [f"| `{_cell(f.location())}` | {_cell(f.kind)} | {_cell(f.reason)} |"
-                  for f in others[:MAX_TABLE_ROWS]]
-        if len(others) > MAX_TABLE_ROWS:
-            lines.append(f"\n… and {len(others) - MAX_TABLE_ROWS} more (see the job log)")
-        lines.append("")
+        lines += _table("Findings", ["Where", "Kind", "Message"],
+                        [[f"`{_cell(f.location())}`", _cell(f.kind), _cell(f.reason)]
+                         for f in others])
     return "\n".join(lines) + "\n"
 
 

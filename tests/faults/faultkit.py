@@ -100,6 +100,15 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+def add_chapter(book: Path, text: str | bytes, rel: str = "contents/two.qmd") -> Path:
+    """Write a chapter (text, or bytes as they are) and list it after contents/one.qmd."""
+    path = book / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text)
+    edit(book / "_quarto.yml", "    - contents/one.qmd", f"    - contents/one.qmd\n    - {rel}")
+    return path
+
+
 def line_of(path: Path, needle: str) -> int:
     """1-based line of the first line containing `needle`."""
     for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from faultkit import (QUARTO_YML, assert_consistent_after_failure, disk_state, edit, line_of)
+from faultkit import (add_chapter, QUARTO_YML, assert_consistent_after_failure, disk_state, edit, line_of)
 
 pytestmark = pytest.mark.slow
 
@@ -15,12 +15,6 @@ def quarto(book):
 def chapter(book):
     return book / "contents" / "one.qmd"
 
-
-def add_chapter(book, text, rel="contents/two.qmd"):
-    path = book / rel
-    path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text)
-    edit(quarto(book), "    - contents/one.qmd", f"    - contents/one.qmd\n    - {rel}")
-    return path
 
 
 def check_fails(runner, book, kind):

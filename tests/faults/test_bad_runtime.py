@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from faultkit import (assert_consistent_after_failure, assert_no_leftovers, descendants,
+from faultkit import (add_chapter, assert_consistent_after_failure, assert_no_leftovers, descendants,
                       disk_state, edit, interrupt, wait_until)
 
 pytestmark = pytest.mark.slow
@@ -18,11 +18,6 @@ pytestmark = pytest.mark.slow
 def chapter(book):
     return book / "contents" / "one.qmd"
 
-
-def add_chapter(book, text, rel="contents/two.qmd"):
-    (book / rel).write_text(text)
-    edit(book / "_quarto.yml", "    - contents/one.qmd", f"    - contents/one.qmd\n    - {rel}")
-    return book / rel
 
 
 def test_cell_calling_os_exit_is_reported_and_the_others_still_checked(good_book, runner):

@@ -10,17 +10,10 @@ import re
 
 import pytest
 
-from faultkit import (assert_consistent_after_failure, disk_state, edit, ledger_lines)
+from faultkit import (add_chapter, assert_consistent_after_failure, disk_state, edit, ledger_lines)
 
 pytestmark = pytest.mark.slow
 
-
-def add_chapter(book, text, rel="contents/two.qmd"):
-    path = book / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    edit(book / "_quarto.yml", "    - contents/one.qmd", f"    - contents/one.qmd\n    - {rel}")
-    return path
 
 
 def lock(book) -> dict[str, str]:

@@ -14,19 +14,12 @@ import time
 
 import pytest
 
-from faultkit import (PYTHON, REPO, assert_consistent_after_failure, assert_no_leftovers,
+from faultkit import (add_chapter, PYTHON, REPO, assert_consistent_after_failure, assert_no_leftovers,
                       cache_entries, disk_state, edit, from_cache, interrupt, ledger_lines,
                       line_of, wait_until)
 
 pytestmark = pytest.mark.slow
 
-
-def add_chapter(book, text, rel="contents/two.qmd"):
-    path = book / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    edit(book / "_quarto.yml", "    - contents/one.qmd", f"    - contents/one.qmd\n    - {rel}")
-    return path
 
 
 def accept(runner, book):
