@@ -210,14 +210,14 @@ def write_html(book: Book, dest: Path) -> Path:
     with ThreadPoolExecutor(max_workers=4) as pool:
         bodies = list(pool.map(lambda c: page_body(book, c), book.chapters))
     pdf = pdf_name(book) if (dest / pdf_name(book)).is_file() else None
-    sections = []
+    sections, pages = [], {}
     for i, (chapter, body) in enumerate(zip(book.chapters, bodies)):
         target = dest / chapter.page
         target.parent.mkdir(parents=True, exist_ok=True)
-        text = page(book, i, body, pdf)
+        text = pages[chapter.page] = page(book, i, body, pdf)
         target.write_text(text, encoding="utf-8")
         title = chapter.display_title.replace("\u00a0\u00a0", " ")
-        sections += search.page_sections(chapter.page, title, text)
+        sections += search.cached_page_sections(book.cache, chapter.page, title, text)
     write_files(book, dest)
     for name in (CSS, JS, SEARCH_JS):
         shutil.copyfile(ASSETS / name, dest / name)
@@ -228,5 +228,5 @@ def write_html(book: Book, dest: Path) -> Path:
             f'<!DOCTYPE html><meta charset="utf-8"><title>{html.escape(book.title)}</title>'
             f'<meta http-equiv="refresh" content="0; url={first}"><a href="{first}">{first}</a>',
             encoding="utf-8")
-    search.run_pagefind(dest)
+    search.run_pagefind(dest, book.cache, pages)
     return dest / "index.html"

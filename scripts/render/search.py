@@ -16,13 +16,16 @@ Each section starts at a heading that has an id, so a result links to it.
 """
 from __future__ import annotations
 
+import io
 import json
 import subprocess
+import zipfile
 from dataclasses import asdict, dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
 from .errors import RenderError
+from .incremental import RENDERED, RenderCache, _stamp
 
 INDEX_JS = "search-index.js"
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
@@ -108,6 +111,20 @@ def page_sections(page_url: str, page_title: str, html_text: str) -> list[Sectio
     return out
 
 
+def cached_page_sections(cache: RenderCache | None, page_url: str, page_title: str,
+                         html_text: str) -> list[Section]:
+    """`page_sections`, reused from `cache` while the page's HTML is unchanged."""
+    if cache is None:
+        return page_sections(page_url, page_title, html_text)
+    key = cache.key("search-sections", page_url, page_title, html_text.encode())
+    stored = cache.get(key)
+    if stored is not None:
+        return [Section(**row) for row in json.loads(stored)]
+    sections = page_sections(page_url, page_title, html_text)
+    cache.put(key, json.dumps([asdict(s) for s in sections]))
+    return sections
+
+
 def write_fallback_index(dest: Path, sections: list[Section]) -> Path:
     """Write `search-index.js` (a classic script: it loads from file://)."""
     data = json.dumps([asdict(s) for s in sections], ensure_ascii=False, separators=(",", ":"))
@@ -130,14 +147,41 @@ def pagefind_executable() -> Path | None:
         return None
 
 
-def run_pagefind(dest: Path) -> bool:
-    """Index the pages under `dest` into `dest/pagefind/`; False without Pagefind."""
+def run_pagefind(dest: Path, cache: RenderCache | None = None, pages: dict | None = None) -> bool:
+    """Index the pages under `dest` into `dest/pagefind/`; False without Pagefind.
+
+    With a `cache` and the `pages` written ({path: html}), an index built before from
+    the same pages by the same Pagefind is unpacked instead (no Pagefind run)."""
     exe = pagefind_executable()
     if exe is None:
         return False
+    key = None
+    if cache is not None and pages is not None:
+        key = cache.key("pagefind", _stamp(exe), {k: v.encode() for k, v in sorted(pages.items())})
+        stored = cache.get_bytes(key)
+        if stored is not None:
+            with zipfile.ZipFile(io.BytesIO(stored)) as archive:
+                archive.extractall(dest / "pagefind")
+            return True
+    RENDERED.append("pagefind")
+    _pagefind(exe, dest)
+    if key is not None:
+        cache.put(key, _zipped(dest / "pagefind"))
+    return True
+
+
+def _zipped(folder: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, path.relative_to(folder).as_posix())
+    return buffer.getvalue()
+
+
+def _pagefind(exe: Path, dest: Path) -> None:
     proc = subprocess.run([str(exe), "--site", str(dest), "--output-subdir", "pagefind",
                            "--silent"], capture_output=True, text=True)
     if proc.returncode != 0 or not (dest / "pagefind" / "pagefind.js").is_file():
         reason = " ".join((proc.stderr or proc.stdout or "no output").split())[:300]
         raise RenderError(f"pagefind failed to index the book: {reason}")
-    return True

@@ -24,7 +24,6 @@ server before it imports Jupyter itself.
 """
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -117,9 +116,11 @@ class ForkServer:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, start_new_session=True)
         self._ready: bool | None = None
+        import asyncio      # here: a fully cached check imports this module, not asyncio
         self._lock = asyncio.Lock()
 
     async def _read(self) -> dict:
+        import asyncio
         line = await asyncio.get_running_loop().run_in_executor(None, self.process.stdout.readline)
         if not line:
             raise RuntimeError("the kernel fork server exited")
@@ -132,6 +133,7 @@ class ForkServer:
         check: after READY_TIMEOUT_S the server is killed and kernels are launched
         normally, where the same import runs inside a cell, under the cell timeout.
         """
+        import asyncio
         async with self._lock:
             if self._ready is None:
                 try:

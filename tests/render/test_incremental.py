@@ -46,7 +46,7 @@ def test_cold_render_runs_every_page_then_nothing_when_unchanged(book):
     assert {f"{c} (collect)" for c in CHAPTERS} <= set(incremental.RENDERED)
     before = snapshot(root / "_book")
     render(result)
-    assert incremental.RENDERED == []          # no pandoc run at all
+    assert incremental.RENDERED == []          # no pandoc (nor pagefind) run at all
     assert snapshot(root / "_book") == before  # byte-identical, every file
     assert not list(root.glob("_book.tmp-*"))
     # the same book named by a relative path: same inputs, nothing re-rendered
@@ -71,6 +71,7 @@ def test_prose_edit_rerenders_only_that_page(book):
     search = {name for name in changed if name.startswith("pagefind/") or name == "search-index.js"}
     assert changed - search == {"contents/scaling.html"}
     assert "A new closing sentence." in after["search-index.js"].decode()   # search follows
+    assert "pagefind" in incremental.RENDERED   # a changed page is indexed again
 
 
 def test_renumbered_label_rerenders_pages_that_cite_it(book):
