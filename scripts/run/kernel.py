@@ -54,7 +54,7 @@ def _setup_code(fig_format: str, root: Path | None = None) -> str:
             + _module_code(HELPER)
             + f"_m.setup({OUTPUT_CAP_CHARS}, {fig_format!r})\n"
             + _module_code(OBSERVER)
-            + f"_m.install({str(root)!r}, {skip!r}, {[RUN_MARKER_VAR]!r})\n"
+            + f"_m.install({str(root)!r}, {skip!r}, {[RUN_MARKER_VAR]!r}, {list(SIDE_MODULES)!r})\n"
             + _module_code(STEPS)
             + "del _s, _t, _m\n")
 

@@ -190,14 +190,16 @@ def _real_module_file(name, module):
     return _real(_module_file(module))
 
 
-def install(root, skip=(), volatile=()):
-    """Start observing (once per kernel); evict root-local modules preloaded before us."""
+def install(root, skip=(), volatile=(), keep=()):
+    """Start observing (once per kernel); evict root-local modules preloaded before us,
+    except `keep` (the checker's own helpers in this kernel, which live under the root
+    when the book is this project itself)."""
     global _observer
     if _observer is not None:
         return _observer
     observer = _Observer(root, skip, volatile)
     for name, module in list(sys.modules.items()):
-        if name == "__main__":
+        if name == "__main__" or name in keep:
             continue
         if observer.rel(_real_module_file(name, module)) is not None:
             del sys.modules[name]

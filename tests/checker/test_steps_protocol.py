@@ -3,6 +3,12 @@ cell, and in the order, a Jupyter client (nbclient, Quarto) would record them, a
 death after several finished steps must be blamed on the step that was running."""
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from checker_support import findings_of, line_of, write_book
@@ -122,3 +128,20 @@ def test_death_after_finished_steps_is_blamed_on_the_running_cell(result):
     assert (died.kind, died.line, died.label) == ("kernel-died", fence, "dies-here")
     run = res.runs["late.qmd"]
     assert [i.text for i in run.inlines] == ["1", "2"]      # the steps before it were kept
+
+
+def test_a_book_whose_root_holds_the_checker_itself(tmp_path):
+    """This project checks itself: the kernels' helper modules then live under the
+    book's root, and the observer must not evict them as chapter imports (it did:
+    every chapter died with KeyError: '_qmd_checker')."""
+    repo = Path(__file__).resolve().parents[2]
+    root = write_book(tmp_path / "project", {"one.qmd": "# One\n\n```{python}\nx = 6 * 7\n```\n\n"
+                                                        "The answer is `{python} x`.\n"})
+    shutil.copytree(repo / "scripts", root / "scripts",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-m", "scripts", "numbers"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "kernel-died" not in done.stdout
+    assert "one.qmd · x\t42" in (root / "numbers.lock").read_text()
