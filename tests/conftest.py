@@ -9,12 +9,20 @@ missing. Tests in folders this file does not own are marked by node id below.
 """
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
 import pytest
 
 TESTS = Path(__file__).resolve().parent
+
+# A suite started in the background of a shell without job control (`make test &`,
+# some CI runners) inherits SIGINT *ignored*, and so would every checker the tests
+# start: Ctrl-C tests would then wait forever for an exit that cannot come. The
+# tests simulate a terminal user, so the processes they start get SIGINT's default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 if str(TESTS) not in sys.path:
     sys.path.append(str(TESTS))          # after the project root: `mlsys` stays the package
 
