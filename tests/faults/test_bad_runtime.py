@@ -69,10 +69,10 @@ def _peak_rss_mb(proc: subprocess.Popen) -> float:
     return peak / 1024
 
 
-def test_cell_printing_100_mb_is_truncated_in_bounded_memory(good_book, runner):
-    add_chapter(good_book, "# Two\n\n```{python}\n#| label: two-flood\nchunk = 'x' * 99_999\n"
-                           "for _ in range(1_000):\n    print(chunk)\n```\n\nDone: `{python} len(chunk)`.\n")
-    proc, marker = runner.start(good_book, "check")
+def _check_measuring_peak(runner, book):
+    """Run `check` on `book`, draining its output while polling its peak RSS;
+    returns (process, run marker, {"stdout", "stderr"}, peak MB)."""
+    proc, marker = runner.start(book, "check")
     out: dict = {}
     reader = threading.Thread(target=lambda: out.update(stdout=proc.stdout.read(),
                                                         stderr=proc.stderr.read()))
@@ -80,6 +80,13 @@ def test_cell_printing_100_mb_is_truncated_in_bounded_memory(good_book, runner):
     peak_mb = _peak_rss_mb(proc)
     proc.wait(timeout=240)
     reader.join()
+    return proc, marker, out, peak_mb
+
+
+def test_cell_printing_100_mb_is_truncated_in_bounded_memory(good_book, runner):
+    add_chapter(good_book, "# Two\n\n```{python}\n#| label: two-flood\nchunk = 'x' * 99_999\n"
+                           "for _ in range(1_000):\n    print(chunk)\n```\n\nDone: `{python} len(chunk)`.\n")
+    proc, marker, out, peak_mb = _check_measuring_peak(runner, good_book)
     # the flood is output, not an error: the book passes apart from the new number
     assert proc.returncode == 1, out
     lines = out["stdout"].splitlines()
@@ -98,14 +105,7 @@ def test_100_mb_inline_value_is_capped_in_the_kernel(good_book, runner):
     add_chapter(good_book, "# Two\n\n```{python}\n#| label: two-big\nbig = '7' * 100_000_000\n```\n\n"
                            "Big: `{python} big`.\n")
     before = disk_state(good_book)
-    proc, marker = runner.start(good_book, "check")
-    out: dict = {}
-    reader = threading.Thread(target=lambda: out.update(stdout=proc.stdout.read(),
-                                                        stderr=proc.stderr.read()))
-    reader.start()
-    peak_mb = _peak_rss_mb(proc)
-    proc.wait(timeout=240)
-    reader.join()
+    proc, marker, out, peak_mb = _check_measuring_peak(runner, good_book)
     print(f"checker peak RSS with a 100 MB inline value: {peak_mb:.0f} MB")
     assert proc.returncode == 1, out            # a new published number, nothing else
     lines = out["stdout"].splitlines()
