@@ -16,6 +16,16 @@ PARTIALS   ?= $(wildcard _build/shards/shard-*-of-*.json)
 
 venv: $(STAMP)
 
+# Bytecode of this project's own modules, compiled ahead: Python reads .pyc files even
+# where PYTHONDONTWRITEBYTECODE forbids writing them (this saves ~70 ms per command).
+# checked-hash pycs are verified against their source's hash on every import, so an
+# edited module never runs stale, whether or not this rule ran since the edit.
+BYTECODE := $(VENV)/.bytecode
+READY    := $(STAMP) $(BYTECODE)
+$(BYTECODE): $(STAMP) $(shell find scripts mlsys -name '*.py' 2>/dev/null)
+	$(PY) -m compileall -q --invalidation-mode checked-hash scripts mlsys
+	touch $(BYTECODE)
+
 # requirements.txt says what the book needs (ranges); requirements.lock pins the
 # exact versions it was checked with (generated from requirements.txt by `make lock`).
 $(STAMP): requirements.txt $(LOCK) pyproject.toml
@@ -26,37 +36,37 @@ $(STAMP): requirements.txt $(LOCK) pyproject.toml
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
-check: $(STAMP)
+check: $(READY)
 	$(BOOK) check $(FORCE_FLAG) $(SHARD_FLAG)
 
-merge: $(STAMP)
+merge: $(READY)
 	$(BOOK) merge $(PARTIALS)
 
-numbers: $(STAMP)
+numbers: $(READY)
 	$(BOOK) numbers $(FORCE_FLAG)
 
-html: $(STAMP)
+html: $(READY)
 	$(BOOK) html $(FORCE_FLAG)
 
-pdf: $(STAMP)
+pdf: $(READY)
 	$(BOOK) pdf $(FORCE_FLAG)
 
 # The PDF first: the HTML pages then link it ("Download PDF").
-book: $(STAMP)
+book: $(READY)
 	$(BOOK) pdf $(FORCE_FLAG)
 	$(BOOK) html
 
-preview: $(STAMP)
+preview: $(READY)
 	$(BOOK) preview
 
-test: $(STAMP)
+test: $(READY)
 	$(BOOK) check
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+bench: $(READY)
 	$(BOOK) bench
 
-mutate: $(STAMP)
+mutate: $(READY)
 	$(PY) -m scripts.tools.mutation
 
 # Refresh requirements.lock from requirements.txt with uv's resolver (from PyPI),
@@ -74,7 +84,7 @@ lock:
 	mv $(LOCK).new $(LOCK)
 
 # Every planted bug of tests/meta/planted_bugs.py (make test runs the CI subset).
-mutate-tests: $(STAMP)
+mutate-tests: $(READY)
 	PLANTED_BUGS=all $(PY) -m pytest -q tests/meta/test_planted_bugs.py
 
 clean:

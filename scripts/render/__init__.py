@@ -37,12 +37,13 @@ def _builtin(result, fmt: str, dest: Path) -> Path:
     from .incremental import RenderCache
     cache = RenderCache(Path(result.project.root), fmt)      # incremental.py
     with tempfile.TemporaryDirectory(prefix="render-") as work:
-        book = prepare(result, Path(work), cache)
         if fmt == "html":
-            from .html import write_html
+            from .html import body_job, write_html
+            book = prepare(result, Path(work), cache, speculate=body_job)
             produced = write_html(book, dest)
         else:
             from .pdf import write_pdf
+            book = prepare(result, Path(work), cache)
             produced = write_pdf(book, dest)
     cache.prune()
     return produced

@@ -13,12 +13,13 @@ import json
 import os
 import posixpath
 import shutil
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from .errors import RenderError
-from .incremental import RenderCache, cached_run, context_for_key, files_digest
+from .incremental import (Job, RenderCache, context_for_key, files_digest, lookup, run_jobs,
+                          run_missing)
 from .markdown import chapter_markdown
 from .numbering import ChapterInfo, Ref, number_book
 from . import pandoc
@@ -126,7 +127,7 @@ def citeproc_args(book: Book) -> list[str]:
     return args
 
 
-def collect(book: Book, chapter: Chapter) -> dict:
+def collect_job(book: Book, chapter: Chapter) -> Job:
     """The collect pass of one chapter: its headings and labels (crossref.lua)."""
     out = book.work / f"{chapter.page.replace('/', '__')}.collected.json"
     ctx = write_context(book, chapter, "collect", "html", out)
@@ -144,7 +145,72 @@ def collect(book: Book, chapter: Chapter) -> dict:
 
     markdown = chapter.markdown_file.read_text(encoding="utf-8")
     key = ("collect", READER, context_for_key(ctx, markdown, chapter.path), markdown)
-    return json.loads(cached_run(book.cache, key, f"{chapter.path} (collect)", run))
+    return Job(key, f"{chapter.path} (collect)", run)
+
+
+def collect(book: Book, chapter: Chapter) -> dict:
+    """One chapter's collected facts (see collect_all)."""
+    return json.loads(run_jobs(book.cache, [collect_job(book, chapter)])[0])
+
+
+def collect_all(book: Book, chapters: list[Chapter], previous: dict[str, dict] | None = None,
+                speculate: Callable[..., Job] | None = None) -> list[dict]:
+    """The collected facts of `chapters` (stored ones reused; the others collected at once).
+
+    Speculation, for a prose edit (new markdown, same headings and labels): with
+    `previous` (path -> facts of the last render) and `speculate` (the writer's HTML
+    apply pass as a Job, `speculate(book, chapter, facts_out)`), a chapter that must
+    be collected runs its apply pass instead, numbered with its previous facts; that
+    run also writes the chapter's facts (crossref.lua), stored as its collect pass's
+    output. Facts unchanged: the stored page is exactly the one the writer asks for
+    next (same inputs, same key), so one pandoc run did both passes. Facts changed:
+    the writer's inputs differ, it runs the apply pass again. A speculative run that
+    fails (an edit that cites a label it adds) stores nothing: the collect pass runs.
+    """
+    jobs = [collect_job(book, chapter) for chapter in chapters]
+    outputs = lookup(book.cache, jobs)
+    missing = [(c, job) for c, job, text in zip(chapters, jobs, outputs) if text is None]
+    if book.cache is not None and speculate and previous and missing:
+        known = {c.path: json.loads(text) for c, text in zip(chapters, outputs) if text}
+        guesses = _speculative_jobs(book, {**previous, **known}, missing, speculate)
+        if guesses:
+            run_missing(book.cache, guesses, [None] * len(guesses))
+            outputs = lookup(book.cache, jobs)
+    outputs = run_missing(book.cache, jobs, outputs)
+    return [json.loads(text) for text in outputs]
+
+
+def _speculative_jobs(book: Book, facts: dict[str, dict], missing: list[tuple[Chapter, Job]],
+                      speculate) -> list[Job]:
+    """Apply-pass jobs for the (chapter, collect job) pairs of `missing`, in a copy of
+    `book` numbered from `facts`; none unless `facts` covers every chapter."""
+    if any(c.path not in facts for c in book.chapters):
+        return []
+    guess = replace(book, chapters=[replace(c, info=chapter_info(book, c, facts[c.path]))
+                                    for c in book.chapters])
+    number(guess)
+    by_path = {c.path: c for c in guess.chapters}
+    return [_speculative(book.cache, speculate, guess, by_path[c.path], collect)
+            for c, collect in missing]
+
+
+def _speculative(cache: RenderCache, speculate, guess: Book, chapter: Chapter,
+                 collect: Job) -> Job:
+    facts_file = guess.work / f"{chapter.page.replace('/', '__')}.facts.json"
+    apply = speculate(guess, chapter, facts_file)
+
+    def run() -> str:
+        try:
+            page = apply.run()
+            facts = facts_file.read_text(encoding="utf-8")
+            json.loads(facts)
+        except (RenderError, OSError, ValueError):
+            return ""               # nothing stored: the collect pass will run
+        cache.put(cache.key(*collect.key_parts), facts)
+        cache.put(cache.key(*apply.key_parts), page)
+        return page
+
+    return Job(apply.key_parts, f"{apply.what} (speculative)", run, store=False)
 
 
 def _copy_static_images(book: Book, chapter: Chapter, dest: Path) -> None:
@@ -211,9 +277,11 @@ def number(book: Book) -> None:
                             str(book.crossref.get("appendix-title", "Appendix")))
 
 
-def prepare(result, work: Path, cache: RenderCache | None = None) -> Book:
+def prepare(result, work: Path, cache: RenderCache | None = None,
+            speculate: Callable[[Book, Chapter], Job] | None = None) -> Book:
     """Assemble, collect and number every chapter of a checked book
-    (pandoc outputs come from `cache` when their inputs are unchanged)."""
+    (pandoc outputs come from `cache` when their inputs are unchanged; `speculate`:
+    the writer's apply pass, run beside the collect pass as collect_all says)."""
     project = result.project
     listed = [(p, False) for p in project.chapters] + [(p, True) for p in project.appendices]
     if not listed:
@@ -227,24 +295,35 @@ def prepare(result, work: Path, cache: RenderCache | None = None) -> Book:
         chapters.append(new_chapter(work, path, appendix, md.text, md.files))
     book = new_book(project, chapters, work)
     book.cache = cache
-    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
-        collected = list(pool.map(lambda c: collect(book, c), chapters))
+    previous = cache.previous_facts() if cache is not None else {}
+    collected = collect_all(book, chapters, previous, speculate)
     for chapter, found in zip(chapters, collected):
         chapter.info = chapter_info(book, chapter, found)
     number(book)
+    if cache is not None:
+        cache.remember_facts({c.path: found for c, found in zip(chapters, collected)})
     return book
 
 
-def apply_pass(book: Book, chapter: Chapter, target: str, to: str, extra: list[str],
-               citeproc: bool = True) -> str:
-    """Run the apply pass for one chapter; return pandoc's output."""
-    ctx = write_context(book, chapter, "apply", target)
+def apply_job(book: Book, chapter: Chapter, target: str, to: str, extra: list[str],
+              citeproc: bool = True, facts_out: Path | None = None) -> Job:
+    """The apply pass of one chapter (its numbers and links from `book`); with
+    `facts_out` (HTML only) it also writes the chapter's collected facts there."""
+    if facts_out is not None and target != "html":
+        raise ValueError("only the HTML apply pass sees what the collect pass sees")
+    ctx = write_context(book, chapter, "apply", target, facts_out)
     cite = citeproc_args(book) if citeproc else []
     markdown = chapter.markdown_file.read_text(encoding="utf-8")
     inputs = files_digest(book.bibliography + [book.csl]) if citeproc else []
     flags = [a.split("=")[0] if a.startswith(("--bibliography=", "--csl=")) else a for a in cite]
     key = ("apply", READER, target, to, flags, inputs, extra,     # files by content, not path
            context_for_key(ctx, markdown, chapter.path), markdown)
-    return cached_run(book.cache, key, chapter.path, lambda: pandoc.run(
+    return Job(key, chapter.path, lambda: pandoc.run(
         [str(chapter.markdown_file), f"--from={READER}", f"--to={to}",
          *filter_args(ctx, target), *cite, *extra], what=chapter.path))
+
+
+def apply_pass(book: Book, chapter: Chapter, target: str, to: str, extra: list[str],
+               citeproc: bool = True) -> str:
+    """Run the apply pass for one chapter; return pandoc's output."""
+    return run_jobs(book.cache, [apply_job(book, chapter, target, to, extra, citeproc)])[0]

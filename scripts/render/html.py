@@ -14,11 +14,11 @@ import html
 import posixpath
 import re
 import shutil
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import downloads, search
-from .book import Book, Chapter, apply_pass, write_files
+from .book import Book, Chapter, apply_job, write_files
+from .incremental import Job, run_jobs
 from .pdf import pdf_name
 
 ASSETS = Path(__file__).with_name("assets")
@@ -191,14 +191,24 @@ def scrollable(body: str) -> str:
     return body.replace("<pre>", '<pre tabindex="0">').replace("<pre class=", '<pre tabindex="0" class=')
 
 
-def page_body(book: Book, chapter: Chapter) -> str:
-    """One chapter's HTML body (pandoc's apply pass)."""
-    body = apply_pass(book, chapter, "html", "html5",
-                      ["--mathml", "--syntax-highlighting=none", "--wrap=none"])
-    # citeproc's reference-section-title is a level-1 heading; on a chapter
-    # page the reference list is a section of the chapter.
+HTML_ARGS = ["--mathml", "--syntax-highlighting=none", "--wrap=none"]
+
+
+def body_job(book: Book, chapter: Chapter, facts_out: Path | None = None) -> Job:
+    """The pandoc run behind one page's body (the apply pass to HTML; see apply_job)."""
+    return apply_job(book, chapter, "html", "html5", HTML_ARGS, facts_out=facts_out)
+
+
+def finish_body(body: str) -> str:
+    """A page body from pandoc's HTML: citeproc's reference-section-title is a
+    level-1 heading; on a chapter page the reference list is a section of the chapter."""
     body = REFS_HEADING.sub(r'<h2 class="unnumbered references-title" id="bibliography">\1</h2>', body)
     return scrollable(body)
+
+
+def page_bodies(book: Book, chapters: list[Chapter]) -> list[str]:
+    """The bodies of `chapters`' pages (stored ones reused, the others run at once)."""
+    return [finish_body(body) for body in run_jobs(book.cache, [body_job(book, c) for c in chapters])]
 
 
 def write_html(book: Book, dest: Path) -> Path:
@@ -207,8 +217,7 @@ def write_html(book: Book, dest: Path) -> Path:
     A PDF already in `dest` (carried over from an earlier `make pdf`) is
     linked from every page.
     """
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        bodies = list(pool.map(lambda c: page_body(book, c), book.chapters))
+    bodies = page_bodies(book, book.chapters)
     pdf = pdf_name(book) if (dest / pdf_name(book)).is_file() else None
     sections, pages = [], {}
     for i, (chapter, body) in enumerate(zip(book.chapters, bodies)):

@@ -21,12 +21,15 @@ import hashlib
 import json
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from scripts.files import atomic_write
 
 SCHEMA = "render-cache-1"
 FILTERS = Path(__file__).with_name("filters")
+FACTS = ".facts.json"            # the last render's collected facts (prune keeps dot files)
 RENDERED: list[str] = []        # `what` of every pandoc/typst run not served from the cache
 
 
@@ -44,12 +47,12 @@ def tool_digest() -> str:
     parts = [SCHEMA]
     for lua in sorted(FILTERS.glob("*.lua")):
         parts.append(f"{lua.name}:{_file_digest(lua)}")
-    parts.append(f"pandoc:{_stamp(_package_dir('pypandoc'))}:{_stamp(shutil.which('pandoc'))}")
-    parts.append(f"typst:{_stamp(_package_dir('typst'))}")
+    parts.append(f"pandoc:{_stamp(package_dir('pypandoc'))}:{_stamp(shutil.which('pandoc'))}")
+    parts.append(f"typst:{_stamp(package_dir('typst'))}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _package_dir(name: str) -> Path | None:
+def package_dir(name: str) -> Path | None:
     """Where an installed package lives, found without importing it (pypandoc's import
     alone costs more than a whole unchanged render)."""
     from importlib.util import find_spec
@@ -144,6 +147,18 @@ class RenderCache:
         except OSError:
             pass
 
+    def previous_facts(self) -> dict[str, dict]:
+        """Each chapter's collected facts (headings, labels) as the last render found them."""
+        try:
+            facts = json.loads((self.dir / FACTS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return facts if isinstance(facts, dict) else {}
+
+    def remember_facts(self, facts: dict[str, dict]) -> None:
+        if facts != self.previous_facts():
+            self.put(FACTS, json.dumps(facts, sort_keys=True))
+
     def prune(self) -> None:
         """Forget outputs this render did not use (they belong to older inputs)."""
         if not self.dir.is_dir():
@@ -156,18 +171,58 @@ class RenderCache:
                     pass
 
 
+@dataclass(frozen=True)
+class Job:
+    """One pandoc run: the inputs its output depends on, a name, and how to run it
+    (`store`: False for a run that stores what it produced itself)."""
+    key_parts: tuple
+    what: str
+    run: Callable[[], str]
+    store: bool = True
+
+
+def lookup(cache: "RenderCache | None", jobs: list[Job]) -> list[str | None]:
+    """Each job's stored output, or None when it must run (always None without a cache)."""
+    if cache is None:
+        return [None] * len(jobs)
+    return [cache.get(cache.key(*job.key_parts)) for job in jobs]
+
+
+def run_missing(cache: "RenderCache | None", jobs: list[Job], outputs: list[str | None],
+                alongside: list[Job] = ()) -> list[str]:
+    """`outputs` with every None filled by running its job; the runs (and the
+    `alongside` jobs, whose outputs are only stored) go at once, a thread each up
+    to the core count, and are stored. No thread starts when nothing must run."""
+    todo = [i for i, text in enumerate(outputs) if text is None]
+    runs = [jobs[i] for i in todo] + list(alongside)
+    if not runs:
+        return list(outputs)
+    from concurrent.futures import ThreadPoolExecutor   # ~10 ms of imports: only when a run is due
+    workers = min(len(runs), max(2, os.cpu_count() or 2))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        done = list(pool.map(lambda job: _run_and_store(cache, job), runs))
+    outputs = list(outputs)
+    for i, text in zip(todo, done):
+        outputs[i] = text
+    return outputs
+
+
+def _run_and_store(cache: "RenderCache | None", job: Job) -> str:
+    RENDERED.append(job.what)
+    text = job.run()
+    if cache is not None and job.store:
+        cache.put(cache.key(*job.key_parts), text)
+    return text
+
+
+def run_jobs(cache: "RenderCache | None", jobs: list[Job]) -> list[str]:
+    """Each job's output: stored ones read in this thread, the others run and stored."""
+    return run_missing(cache, jobs, lookup(cache, jobs))
+
+
 def cached_run(cache: "RenderCache | None", key_parts: tuple, what: str, run) -> str:
     """`run()` (a pandoc call returning text), or its stored output for these inputs."""
-    if cache is None:
-        RENDERED.append(what)
-        return run()
-    key = cache.key(*key_parts)
-    text = cache.get(key)
-    if text is None:
-        RENDERED.append(what)
-        text = run()
-        cache.put(key, text)
-    return text
+    return run_jobs(cache, [Job(key_parts, what, run)])[0]
 
 
 def context_for_key(context_file: Path, markdown: str, chapter_path: str) -> dict:

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import pandoc
-from .book import Book, apply_pass, citeproc_args, write_files
+from .book import Book, apply_job, citeproc_args, write_files
 from .errors import RenderError
-from .incremental import RENDERED, cached_run, files_digest
+from .incremental import RENDERED, cached_run, files_digest, run_jobs
 
 TEMPLATE = Path(__file__).with_name("assets") / "book.typ"
 
@@ -36,11 +35,8 @@ def pdf_name(book: Book) -> str:
 
 def merged_ast(book: Book) -> dict:
     """One pandoc document holding every chapter's blocks, in book order."""
-    def chapter_doc(chapter):
-        return json.loads(apply_pass(book, chapter, "typst", "json", [], citeproc=False))
-
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        docs = list(pool.map(chapter_doc, book.chapters))
+    jobs = [apply_job(book, chapter, "typst", "json", [], citeproc=False) for chapter in book.chapters]
+    docs = [json.loads(text) for text in run_jobs(book.cache, jobs)]
     return {"pandoc-api-version": docs[0]["pandoc-api-version"], "meta": {},
             "blocks": [block for doc in docs for block in doc["blocks"]]}
 

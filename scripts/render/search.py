@@ -19,7 +19,6 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import zipfile
 from dataclasses import asdict, dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -160,6 +159,7 @@ def run_pagefind(dest: Path, cache: RenderCache | None = None, pages: dict | Non
         key = cache.key("pagefind", _stamp(exe), {k: v.encode() for k, v in sorted(pages.items())})
         stored = cache.get_bytes(key)
         if stored is not None:
+            import zipfile
             with zipfile.ZipFile(io.BytesIO(stored)) as archive:
                 archive.extractall(dest / "pagefind")
             return True
@@ -172,6 +172,7 @@ def run_pagefind(dest: Path, cache: RenderCache | None = None, pages: dict | Non
 
 def _zipped(folder: Path) -> bytes:
     buffer = io.BytesIO()
+    import zipfile
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
         for path in sorted(folder.rglob("*")):
             if path.is_file():

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 
-from scripts.verify.html_tables import html_tables
 
 SEP = " · "
 _ALIGN_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
@@ -95,6 +94,7 @@ def cell_entries(base: str, outputs) -> dict[str, str]:
     for output in outputs:
         kind, name = output.kind, getattr(output, "name", "") or ""
         if kind == "html":
+            from scripts.verify.html_tables import html_tables   # html.parser: only when needed
             tables += html_tables(output.data)
             previous_stream = False
             continue

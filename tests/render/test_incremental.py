@@ -6,6 +6,7 @@ every pandoc/typst run the render really made), never through timing.
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 
 from scripts.render import incremental, render_book
 
-from .conftest import checked, copy_fixture, moved
+from .conftest import REPO, checked, copy_fixture, moved
 
 CHAPTERS = {"index.qmd", "contents/basics.qmd", "contents/scaling.qmd", "contents/constants.qmd"}
 
@@ -22,9 +23,18 @@ def snapshot(book: Path) -> dict[str, bytes]:
     return {p.relative_to(book).as_posix(): p.read_bytes() for p in book.rglob("*") if p.is_file()}
 
 
+SPECULATIVE = " (speculative)"
+
+
 def rendered_pages() -> set[str]:
-    """Chapters whose apply pass (the page body) ran."""
-    return {w for w in incremental.RENDERED if w in CHAPTERS}
+    """Chapters whose apply pass (the page body) ran, speculatively or not."""
+    return {w.removesuffix(SPECULATIVE) for w in incremental.RENDERED
+            if w.removesuffix(SPECULATIVE) in CHAPTERS}
+
+
+def runs_of(chapter: str) -> list[str]:
+    """The pandoc runs of one chapter, in order (collect, speculative, apply)."""
+    return [w for w in incremental.RENDERED if w.startswith(chapter + " ") or w == chapter]
 
 
 def render(result, fmt="html") -> None:
@@ -65,6 +75,9 @@ def test_prose_edit_rerenders_only_that_page(book):
                     encoding="utf-8")
     render(checked(root))
     assert rendered_pages() == {"contents/scaling.qmd"}
+    # one pandoc run did both passes: the apply pass, numbered with the chapter's
+    # previous facts, also reported them; they were unchanged, so its page was used
+    assert runs_of("contents/scaling.qmd") == ["contents/scaling.qmd" + SPECULATIVE]
     after = snapshot(root / "_book")
     assert "A new closing sentence." in after["contents/scaling.html"].decode()
     changed = {name for name in before if before[name] != after.get(name)}
@@ -90,9 +103,43 @@ def test_renumbered_label_rerenders_pages_that_cite_it(book):
                     + rest, encoding="utf-8")
     render(checked(root))
     assert rendered_pages() == {"contents/constants.qmd", "contents/basics.qmd"}
+    # the speculative apply pass, numbered as before the edit, failed on the new
+    # label: both passes ran, the apply pass with the new numbers
+    assert runs_of("contents/constants.qmd") == ["contents/constants.qmd" + SPECULATIVE,
+                                                 "contents/constants.qmd (collect)",
+                                                 "contents/constants.qmd"]
     after = snapshot(root / "_book")
     assert "Table\u00a0A.2" in after["contents/basics.html"].decode()
+    assert "Table\u00a0A.2" in after["contents/constants.html"].decode()
     assert after["contents/scaling.html"] == before["contents/scaling.html"]
+
+
+def test_a_speculative_page_is_used_only_when_its_numbers_hold(tmp_path):
+    """Adding a table and citing it: the speculative apply pass (old numbers) fails on
+    the new label, so both passes run. Removing it again: the speculative pass
+    succeeds (the old numbers know every label left) and reports the chapter's
+    facts, but they changed, so its page is not used; the apply pass runs again."""
+    root = copy_fixture("minibook", tmp_path)
+    render(checked(root))
+    path = root / "contents/scaling.qmd"
+    original = path.read_text(encoding="utf-8")
+    head, sep, rest = original.partition("\n\n")
+    path.write_text(head + sep + "As @tbl-added shows.\n\n| a | b |\n|---|---|\n| x | y |\n\n"
+                    ": Added {#tbl-added}\n\n" + rest, encoding="utf-8")
+    render(checked(root))
+    assert runs_of("contents/scaling.qmd") == ["contents/scaling.qmd" + SPECULATIVE,
+                                               "contents/scaling.qmd (collect)",
+                                               "contents/scaling.qmd"]
+    page = (root / "_book/contents/scaling.html").read_text(encoding="utf-8")
+    assert 'href="scaling.html#tbl-added" class="quarto-xref">Table\u00a02.1</a>' in page
+    assert "<caption>Table\u00a02.2: Failures by cluster size</caption>" in page
+    path.write_text(original, encoding="utf-8")
+    render(checked(root))
+    assert runs_of("contents/scaling.qmd") == ["contents/scaling.qmd" + SPECULATIVE,
+                                               "contents/scaling.qmd"]
+    page = (root / "_book/contents/scaling.html").read_text(encoding="utf-8")
+    assert "tbl-added" not in page
+    assert "<caption>Table\u00a02.1: Failures by cluster size</caption>" in page  # as before
 
 
 def test_filter_change_rerenders_everything(book, monkeypatch):
@@ -114,3 +161,23 @@ def test_unchanged_pdf_is_neither_rerendered_nor_recompiled(tmp_path):
     render(result, "pdf")
     assert incremental.RENDERED == []
     assert pdf.read_bytes() == first
+
+
+@pytest.mark.parametrize("fixture", ["minibook", "real book"])
+def test_the_apply_pass_reports_the_collect_pass_facts(tmp_path, fixture):
+    """Speculation rests on this: for every chapter (callouts, equations, figures,
+    tables, parts of the real book), the facts an HTML apply pass writes are exactly
+    those of the collect pass."""
+    from scripts.read.project import load_project
+    from scripts.render.book import prepare
+    from scripts.render.html import body_job
+    if fixture == "minibook":
+        root = copy_fixture(fixture, tmp_path / "book")
+    else:
+        root = load_project(REPO).copy_to(tmp_path / "book")
+    book = prepare(checked(root), tmp_path, cache=None)
+    for chapter in book.chapters:
+        facts_file = tmp_path / "facts.json"
+        facts_file.unlink(missing_ok=True)
+        body_job(book, chapter, facts_out=facts_file).run()
+        assert json.loads(facts_file.read_text(encoding="utf-8")) == chapter.info.collected, chapter.path

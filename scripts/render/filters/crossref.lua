@@ -8,6 +8,9 @@ The filter reads a JSON context file named by the metadata `book-context`.
     uses, and write that as JSON to `context.out`. The document is unchanged.
     Python (scripts/render/numbering.py) turns the lists of all chapters
     into numbers: numbering needs every chapter before any page is written.
+    An apply pass whose context names `out` writes the same list there
+    before it changes anything (the HTML target only: its callouts are the
+    collect pass's).
 
   mode "apply": number headings (`context.headers`, one entry per heading
     in document order), prefix captions ("Table 1.1: "), show equation
@@ -382,6 +385,9 @@ function Pandoc(doc)
   doc = ensure_title(doc)
   if ctx.mode == "collect" then
     return collect(doc)
+  end
+  if ctx.out then
+    collect(doc) -- the apply pass reports the facts too (book.py's speculative render)
   end
   return apply(doc)
 end

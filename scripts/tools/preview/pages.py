@@ -6,34 +6,32 @@ and labels (the sidebar, the pager and cross-references show them). So:
 
 1. assemble every chapter's markdown (cheap, no pandoc) and compare it with
    the previous build's; the chapters whose markdown or figures changed run
-   pandoc's collect pass again;
+   pandoc's collect pass again, their apply pass beside it (book.collect_all);
 2. renumber the book; when any chapter's collected facts changed, or the
    project's configuration did, every page is rewritten, else only the changed ones.
 
 The first build and any configuration change render everything with
 `make html`'s writer; afterwards each rewritten page is written atomically
-(temp file + os.replace), so the server never serves half a page. Scratch files live in one temporary directory removed by `close()`.
+(temp file + os.replace), so the server never serves half a page. Scratch files
+live in one temporary directory removed by `close()`; pandoc's outputs are stored
+in `make html`'s render cache (incremental.py), so each serves the other.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
 from scripts.files import atomic_write
 from scripts.render import output_dir
-from scripts.render.book import (Book, Chapter, assemble, chapter_info, collect, new_book,
+from scripts.render.book import (Book, Chapter, assemble, chapter_info, collect_all, new_book,
                                  new_chapter, number, write_chapter_files)
-from scripts.render.html import page, page_body, write_html
+from scripts.render.html import body_job, page, page_bodies, write_html
+from scripts.render.incremental import RenderCache
 from scripts.render.pdf import pdf_name
-
-THREADS = min(8, os.cpu_count() or 2)
-
 
 def configuration(project) -> str:
     """Everything besides the chapters that every page depends on: the resolved
@@ -86,6 +84,7 @@ class PageRenderer:
             appendices = set(project.appendices)
             self.book = new_book(project, [new_chapter(self.work, p, p in appendices, *fresh[p])
                                            for p in project.documents], self.work)
+            self.book.cache = RenderCache(Path(project.root), "html")   # shared with make html
             self.collected = {}
             changed = [c for c in self.book.chapters]
         else:
@@ -96,8 +95,8 @@ class PageRenderer:
         self.markdown, self.config = fresh, config
         if not changed:
             return []
-        with ThreadPoolExecutor(max_workers=THREADS) as pool:
-            found = list(pool.map(lambda c: collect(self.book, c), changed))
+        previous = {path: json.loads(text) for path, text in self.collected.items()}
+        found = collect_all(self.book, changed, previous, speculate=body_job)
         facts_moved = full
         for chapter, collected in zip(changed, found):
             text = json.dumps(collected, sort_keys=True)
@@ -119,8 +118,7 @@ class PageRenderer:
             return
         index = {c.path: i for i, c in enumerate(book.chapters)}
         pdf = pdf_name(book) if (dest / pdf_name(book)).is_file() else None
-        with ThreadPoolExecutor(max_workers=THREADS) as pool:
-            bodies = list(pool.map(lambda c: page_body(book, c), pages))
+        bodies = page_bodies(book, pages)
         for chapter, body in zip(pages, bodies):
             write_chapter_files(book, chapter, dest)
             target = dest / chapter.page
