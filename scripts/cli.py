@@ -10,7 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
-from scripts.read.project import CONFIG
+from scripts.read import CONFIG     # (not read.project: an up-to-date `html` imports no YAML)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
@@ -94,9 +94,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check_and_maybe_render(args) -> int:
-    from scripts.verify import github
-    from scripts.verify.check import check_book
-    from scripts.verify.report import print_json, print_report, summary
     if not (args.root / CONFIG).exists():
         print(f"error: no {CONFIG} in {args.root}", file=sys.stderr)
         return EXIT_USAGE
@@ -106,6 +103,21 @@ def _check_and_maybe_render(args) -> int:
     if getattr(args, "shard", None):
         from scripts.verify.shard_cli import run_shard
         return run_shard(args.root, args.shard, args.out, args.force, args.jobs, args.timeout)
+    if args.command == "html":
+        return _html(args)
+    result = _check(args)
+    if not result.ok:
+        return EXIT_FINDINGS
+    if args.command == "pdf":
+        return _render(result, "pdf")
+    return EXIT_OK
+
+
+def _check(args):
+    """Check the book and report (text or JSON, GitHub annotations); the BookResult."""
+    from scripts.verify import github
+    from scripts.verify.check import check_book
+    from scripts.verify.report import print_json, print_report, summary
     result = check_book(args.root, force=args.force, jobs=args.jobs,
                         update_ledger=args.command == "numbers", timeout_s=args.timeout)
     if args.json:
@@ -115,14 +127,41 @@ def _check_and_maybe_render(args) -> int:
         github.report(result, summary(result))      # only when GITHUB_ACTIONS=true
     if args.command == "numbers" and result.ok and result.ledger_compared and not args.json:
         print("numbers.lock updated")
+    return result
+
+
+def _html(args) -> int:
+    """`html`: check and render, or nothing at all when nothing changed since the last
+    successful `html` (render/uptodate.py says what counts)."""
+    from scripts.render import uptodate
+    options = {"command": "html", "root": str(args.root), "timeout": args.timeout,
+               "jobs": args.jobs, "force": args.force, "json": args.json}
+    if not uptodate.usable(options):
+        uptodate.forget(args.root)
+        result = _check(args)
+        return _render(result, "html") if result.ok else EXIT_FINDINGS
+    stamp = uptodate.unchanged(args.root, options)
+    if stamp is not None:
+        print(f"{stamp['summary']} (by the last `html`; nothing has changed since)")
+        print(f"html: {stamp['produced']}")
+        return EXIT_OK
+    start = uptodate.begin(args.root, options)
+    result = _check(args)
     if not result.ok:
         return EXIT_FINDINGS
-    if args.command in ("html", "pdf"):
-        return _render(result, args.command)
-    return EXIT_OK
+    status, produced = _render_to(result, "html")
+    if status == EXIT_OK:
+        from scripts.verify.report import summary
+        uptodate.record(start, result.project.output_dir, summary(result), str(produced))
+    return status
 
 
 def _render(result, fmt: str) -> int:
+    return _render_to(result, fmt)[0]
+
+
+def _render_to(result, fmt: str) -> tuple[int, Path | None]:
+    """(exit status, the main output file) of rendering a checked book."""
     from scripts.render import render_book
     try:
         out = render_book(result, fmt)
@@ -130,9 +169,9 @@ def _render(result, fmt: str) -> int:
         raise
     except Exception as exc:            # a render failure is reported, not a crash
         print(f"render failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_FINDINGS
+        return EXIT_FINDINGS, None
     print(f"{fmt}: {out}")
-    return EXIT_OK
+    return EXIT_OK, out
 
 
 def _bench(rest: list[str]) -> int:

@@ -91,14 +91,12 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
     if chapter.info is not None:
         ctx["chapter"] = {"number": chapter.info.number or "", "appendix": chapter.appendix}
         ctx["headers"] = [n or "" for n in chapter.info.headers]
-    pages = {c.path: c.page for c in book.chapters}
+    if target == "html":        # each page's address relative to this one, computed once
+        here = chapter.page_dir or "."
+        pages = {c.path: posixpath.relpath(c.page, here) for c in book.chapters}
     refs = {}
     for rid, ref in book.refs.items():
-        if target == "html":
-            rel = posixpath.relpath(pages[ref.path], chapter.page_dir or ".")
-            href = f"{rel}#{rid}"
-        else:
-            href = f"#{rid}"
+        href = f"{pages[ref.path]}#{rid}" if target == "html" else f"#{rid}"
         refs[rid] = {"kind": ref.kind, "number": ref.number, "text": ref.text, "href": href}
     ctx["refs"] = refs
     ctx["appendix_title"] = str(book.crossref.get("appendix-title", "Appendix"))

@@ -47,8 +47,8 @@ def tool_digest() -> str:
     parts = [SCHEMA]
     for lua in sorted(FILTERS.glob("*.lua")):
         parts.append(f"{lua.name}:{_file_digest(lua)}")
-    parts.append(f"pandoc:{_stamp(package_dir('pypandoc'))}:{_stamp(shutil.which('pandoc'))}")
-    parts.append(f"typst:{_stamp(package_dir('typst'))}")
+    parts.append(f"pandoc:{stamp(package_dir('pypandoc'))}:{stamp(shutil.which('pandoc'))}")
+    parts.append(f"typst:{stamp(package_dir('typst'))}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -64,7 +64,7 @@ def package_dir(name: str) -> Path | None:
     return Path(locations[0]) if locations else None
 
 
-def _stamp(path) -> str:
+def stamp(path) -> str:
     """A version stamp of a package directory or binary: every file's size and mtime."""
     if not path:
         return "-"

@@ -1,0 +1,183 @@
+"""`make html` with nothing changed: recognised without checking or rendering again.
+
+A successful `python -m scripts html` leaves a stamp, `_build/html-uptodate.json`,
+holding a digest of everything the build could have depended on, taken when the
+build *started* (a file saved while it ran makes the next build a full one):
+
+- every file under the project root (path, size, mtime, ctime, inode), except
+  what builds and tools write there: `_build/` and the output directory, and
+  any `.git/`, `.venv/`, `__pycache__/`, `.pytest_cache/`, `.hypothesis/`;
+- the checker's own code when it lives outside the root (the benchmark's case);
+- the interpreter, the installed packages (each entry of site-packages: name,
+  inode, ctime: a reinstall changes them), the pandoc, typst and Pagefind
+  binaries, the Jupyter kernelspec;
+- every environment variable (but `_` and `OLDPWD`, which the shell sets per
+  command), and the command's options.
+
+plus a listing of the output directory as the build left it. The next `html`
+whose inputs and output listing are the same prints the stored summary and
+stops (~0.1 s). This is stricter than the per-chapter cache (any file of the
+project counts, not only those a chapter read), never weaker: what the cache
+cannot see (files outside the root that a chapter opens) the stamp cannot
+either. Any build first deletes the stamp, and only a build that checked and
+rendered without a finding writes one; `--force`, `--json`, GitHub Actions
+and a Quarto on PATH never use it.
+
+Stdlib and cheap modules only: the check's imports (YAML, Jupyter) are what
+this avoids.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.files import atomic_write
+
+SCHEMA = "html-uptodate-1"
+STAMP = Path("_build") / "html-uptodate.json"
+SKIPPED_NAMES = frozenset({".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis"})
+SHELL_BOOKKEEPING = frozenset({"_", "OLDPWD"})    # set by the shell per command, read by nothing
+MAX_FILES = 20_000          # a project this large is walked by the full build instead
+CODE_DIR = Path(__file__).resolve().parents[1]      # scripts/: the checker and renderer
+
+
+@dataclass(frozen=True)
+class Start:
+    """What a build found when it started: its inputs' digest, with the output
+    directory it left out of them (None: too many files to stamp)."""
+    root: Path
+    output_dir: str
+    digest: str | None
+
+
+def usable(options: dict) -> bool:
+    """The stamp may stand in for this build (see the module docstring)."""
+    return (not options.get("force") and not options.get("json")
+            and os.environ.get("GITHUB_ACTIONS") != "true" and shutil.which("quarto") is None)
+
+
+def _tree(base: Path, names_skipped: frozenset = frozenset(),
+          paths_skipped: frozenset = frozenset()) -> list | None:
+    """(relative path, size, mtime_ns, ctime_ns, inode) of every file under `base`,
+    symlinked folders followed once, folders with a skipped name (anywhere) or
+    relative path left out; None past MAX_FILES."""
+    rows, seen = [], set()
+    for folder, dirs, names in os.walk(base, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        here = os.path.relpath(folder, base)
+        dirs[:] = sorted(d for d in dirs if d not in names_skipped
+                         and os.path.normpath(os.path.join(here, d)) not in paths_skipped)
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            try:
+                st = os.stat(path)
+            except OSError:
+                st = None
+            rel = os.path.relpath(path, base)
+            rows.append([rel] + ([st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino] if st else []))
+            if len(rows) > MAX_FILES:
+                return None
+    return rows
+
+
+def _installed() -> list:
+    """(name, inode, ctime_ns) of every entry of the interpreter's site-packages."""
+    rows = []
+    for key in ("purelib", "platlib"):
+        folder = sysconfig.get_paths()[key]
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            try:
+                st = os.stat(os.path.join(folder, name))
+                rows.append([key, name, st.st_ino, st.st_ctime_ns])
+            except OSError:
+                rows.append([key, name])
+    return rows
+
+
+def inputs_digest(root: Path, output_dir: str, options: dict) -> str | None:
+    """The digest of everything a build at `root` depends on (module docstring)."""
+    from scripts.render.incremental import package_dir, stamp, tool_digest
+    from scripts.run.kernelspec import kernel_spec
+    root = Path(root).resolve()
+    files = _tree(root, SKIPPED_NAMES, frozenset({"_build", os.path.normpath(output_dir)}))
+    code = None if CODE_DIR.is_relative_to(root) else _tree(CODE_DIR, SKIPPED_NAMES)
+    if files is None:
+        return None
+    facts = {"schema": SCHEMA, "options": options, "files": files, "code": code,
+             "python": [sys.executable, sys.version], "installed": _installed(),
+             "tools": [tool_digest(), stamp(package_dir("pagefind_bin"))],
+             "kernel": kernel_spec(),
+             "environ": sorted((k, v) for k, v in os.environ.items() if k not in SHELL_BOOKKEEPING)}
+    return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def output_listing(out: Path) -> str:
+    """A digest of the output directory's files as they are now."""
+    rows = _tree(Path(out)) if Path(out).is_dir() else []
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+
+
+def _read(root: Path) -> dict:
+    try:
+        stamp = json.loads((Path(root) / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stamp if isinstance(stamp, dict) and stamp.get("schema") == SCHEMA else {}
+
+
+def unchanged(root: Path, options: dict) -> dict | None:
+    """The stamp ({"summary", "produced", …}) when nothing changed since it was
+    written; None when a build must run."""
+    stamp = _read(root)
+    output_dir = stamp.get("output_dir")
+    if not stamp.get("digest") or not isinstance(output_dir, str):
+        return None
+    if output_listing(Path(root) / output_dir) != stamp.get("output"):
+        return None
+    if inputs_digest(root, output_dir, options) != stamp["digest"]:
+        return None
+    return stamp
+
+
+def begin(root: Path, options: dict) -> Start:
+    """Before a build: forget the stamp, digest the inputs as they are now."""
+    output_dir = _read(root).get("output_dir")
+    output_dir = output_dir if isinstance(output_dir, str) else "_book"
+    forget(root)
+    return Start(Path(root), output_dir, inputs_digest(root, output_dir, options))
+
+
+def record(start: Start, output_dir: str, summary: str, produced: str) -> None:
+    """After a successful build: write the stamp. Built into another output directory
+    than `start` left out of its digest (the config changed it), only that directory
+    is recorded, for the next build to leave out."""
+    digest = start.digest if output_dir == start.output_dir else None
+    stamp = {"schema": SCHEMA, "output_dir": output_dir, "digest": digest,
+             "output": output_listing(start.root / output_dir),
+             "summary": summary, "produced": produced}
+    try:
+        (start.root / STAMP).parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(start.root / STAMP, json.dumps(stamp, indent=1))
+    except OSError:
+        pass            # an unwritable _build/ costs speed, not correctness
+
+
+def forget(root: Path) -> None:
+    try:
+        (Path(root) / STAMP).unlink()
+    except FileNotFoundError:
+        pass

@@ -1,0 +1,159 @@
+"""`python -m scripts html` with nothing changed (scripts/render/uptodate.py): the
+second run checks and renders nothing; any change it could depend on makes it a
+full build again, whose output shows the change."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scripts.render import uptodate
+
+from .conftest import REPO, checked, copy_fixture
+
+UNCHANGED = "nothing has changed since"
+PAGE = "_book/contents/scaling.html"
+CHAPTER = "contents/scaling.qmd"
+
+
+def html(root: Path, **env_extra) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items()       # (pytest changes PYTEST_CURRENT_TEST)
+           if k not in ("GITHUB_ACTIONS", "_", "PYTEST_CURRENT_TEST")}
+    env.update(PYTHONPATH=str(REPO), MPLBACKEND="Agg", **env_extra)
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
+                                  if not (Path(p) / "quarto").exists())
+    done = subprocess.run([sys.executable, "-m", "scripts", "html"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 or "FAILED" in done.stdout, done.stdout + done.stderr
+    return done
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.fixture()
+def built(tmp_path):
+    """A fixture book built once with `html` (its stamp written)."""
+    root = copy_fixture("minibook", tmp_path)
+    checked(root)                       # runs the kernels once, writes numbers.lock
+    first = html(root)
+    assert first.returncode == 0 and UNCHANGED not in first.stdout, first.stdout
+    return root
+
+
+def test_second_html_checks_and_renders_nothing(built):
+    before = files(built / "_book")
+    again = html(built)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert UNCHANGED in again.stdout
+    assert again.stdout.startswith("ok: 4 chapters checked")
+    assert again.stdout.rstrip().endswith(f"html: {built / '_book' / 'index.html'}")
+    assert files(built / "_book") == before
+
+
+def _prose(root):
+    path = root / CHAPTER
+    path.write_text(path.read_text(encoding="utf-8") + "\nA sentence added later.\n", encoding="utf-8")
+    return "A sentence added later."
+
+
+def _same_size_same_mtime(root):
+    """An edit that keeps the file's size and puts its mtime back (only ctime tells)."""
+    path = root / CHAPTER
+    text, stat = path.read_text(encoding="utf-8"), path.stat()
+    assert "Tail latency" in text
+    path.write_text(text.replace("Tail latency", "Tail LATENCY"), encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
+    return "Tail LATENCY"
+
+
+def _page_deleted(root):
+    (root / PAGE).unlink()
+    return "Tail latency"
+
+
+def _page_tampered(root):
+    page = root / PAGE
+    page.write_text(page.read_text(encoding="utf-8").replace("Tail latency", "Tampered"),
+                    encoding="utf-8")
+    return "Tail latency"
+
+
+def _new_file(root):
+    (root / "contents" / "notes.txt").write_text("a file no chapter lists yet\n")
+    return "Tail latency"
+
+
+@pytest.mark.parametrize("change", [_prose, _same_size_same_mtime, _page_deleted,
+                                    _page_tampered, _new_file])
+def test_any_change_makes_a_full_build(built, change):
+    expected = change(built)
+    again = html(built)
+    assert UNCHANGED not in again.stdout, again.stdout
+    assert again.stdout.startswith("ok: 4 chapters checked (4 from cache)"), again.stdout
+    assert expected in (built / PAGE).read_text(encoding="utf-8")
+    assert UNCHANGED in html(built).stdout          # and the new state is stamped
+
+
+def test_another_environment_makes_a_full_build(built):
+    assert UNCHANGED not in html(built, BOOK_TEST_VARIABLE="1").stdout
+    assert UNCHANGED in html(built, BOOK_TEST_VARIABLE="1").stdout
+
+
+def test_a_failed_build_leaves_no_stamp(built):
+    """Break a chapter, build (findings), put the exact bytes and mtime back: the next
+    build is a full one (the failed build forgot the stamp), and succeeds."""
+    path = built / CHAPTER
+    original, stat = path.read_bytes(), path.stat()
+    path.write_bytes(original + b"\n```{python}\nraise ValueError('broken')\n```\n")
+    failed = html(built)
+    assert failed.returncode == 1 and "FAILED" in failed.stdout, failed.stdout
+    assert not (built / uptodate.STAMP).exists()
+    path.write_bytes(original)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    again = html(built)
+    assert again.returncode == 0 and UNCHANGED not in again.stdout, again.stdout
+
+
+def test_a_file_saved_during_the_build_is_seen_by_the_next_one(built):
+    """The inputs are taken when a build starts: an edit made while it runs (after
+    `begin`) leaves the stamp it writes stale, so the next build is a full one."""
+    options = {"command": "html"}
+    start = uptodate.begin(built, options)
+    _prose(built)
+    uptodate.record(start, "_book", "ok: …", str(built / "_book" / "index.html"))
+    assert uptodate.unchanged(built, options) is None
+    start = uptodate.begin(built, options)
+    uptodate.record(start, "_book", "ok: …", str(built / "_book" / "index.html"))
+    assert uptodate.unchanged(built, options) is not None
+
+
+def test_the_checker_code_counts_when_it_lives_outside_the_book(built, tmp_path, monkeypatch):
+    code = tmp_path / "code"
+    (code / "render").mkdir(parents=True)
+    (code / "render" / "filter.lua").write_text("-- v1\n")
+    monkeypatch.setattr(uptodate, "CODE_DIR", code)
+    before = uptodate.inputs_digest(built, "_book", {})
+    assert uptodate.inputs_digest(built, "_book", {}) == before
+    (code / "render" / "filter.lua").write_text("-- v2\n")
+    assert uptodate.inputs_digest(built, "_book", {}) != before
+
+
+def test_options_and_settings_that_never_use_the_stamp(monkeypatch, tmp_path):
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))           # no quarto
+    assert uptodate.usable({"command": "html"})
+    assert not uptodate.usable({"command": "html", "force": True})
+    assert not uptodate.usable({"command": "html", "json": True})
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert not uptodate.usable({"command": "html"})
+    monkeypatch.delenv("GITHUB_ACTIONS")
+    quarto = tmp_path / "quarto"
+    quarto.write_text("#!/bin/sh\n")
+    quarto.chmod(0o755)
+    assert not uptodate.usable({"command": "html"})
