@@ -219,23 +219,29 @@ def write_html(book: Book, dest: Path) -> Path:
     """
     bodies = page_bodies(book, book.chapters)
     pdf = pdf_name(book) if (dest / pdf_name(book)).is_file() else None
-    sections, pages = [], {}
+    pages = {}
     for i, (chapter, body) in enumerate(zip(book.chapters, bodies)):
         target = dest / chapter.page
         target.parent.mkdir(parents=True, exist_ok=True)
         text = pages[chapter.page] = page(book, i, body, pdf)
         target.write_text(text, encoding="utf-8")
-        title = chapter.display_title.replace("\u00a0\u00a0", " ")
-        sections += search.cached_page_sections(book.cache, chapter.page, title, text)
-    write_files(book, dest)
-    for name in (CSS, JS, SEARCH_JS):
-        shutil.copyfile(ASSETS / name, dest / name)
-    search.write_fallback_index(dest, sections)
     if not (dest / "index.html").exists():
         first = book.chapters[0].page
         (dest / "index.html").write_text(
             f'<!DOCTYPE html><meta charset="utf-8"><title>{html.escape(book.title)}</title>'
             f'<meta http-equiv="refresh" content="0; url={first}"><a href="{first}">{first}</a>',
             encoding="utf-8")
-    search.run_pagefind(dest, book.cache, pages)
+    pagefind_done = search.start_pagefind(dest, book.cache, pages)   # every page is written
+    try:            # the rest while Pagefind indexes
+        sections = []
+        for chapter in book.chapters:
+            title = chapter.display_title.replace("\u00a0\u00a0", " ")
+            sections += search.cached_page_sections(book.cache, chapter.page, title,
+                                                    pages[chapter.page])
+        write_files(book, dest)
+        for name in (CSS, JS, SEARCH_JS):
+            shutil.copyfile(ASSETS / name, dest / name)
+        search.write_fallback_index(dest, sections)
+    finally:
+        pagefind_done()
     return dest / "index.html"

@@ -192,15 +192,18 @@ def run_missing(cache: "RenderCache | None", jobs: list[Job], outputs: list[str 
                 alongside: list[Job] = ()) -> list[str]:
     """`outputs` with every None filled by running its job; the runs (and the
     `alongside` jobs, whose outputs are only stored) go at once, a thread each up
-    to the core count, and are stored. No thread starts when nothing must run."""
+    to the core count, and are stored. No thread starts for fewer than two runs."""
     todo = [i for i, text in enumerate(outputs) if text is None]
     runs = [jobs[i] for i in todo] + list(alongside)
     if not runs:
         return list(outputs)
-    from concurrent.futures import ThreadPoolExecutor   # ~10 ms of imports: only when a run is due
-    workers = min(len(runs), max(2, os.cpu_count() or 2))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        done = list(pool.map(lambda job: _run_and_store(cache, job), runs))
+    if len(runs) == 1:              # (a prose edit) no thread, no pool to import (~10 ms)
+        done = [_run_and_store(cache, runs[0])]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+        workers = min(len(runs), max(2, os.cpu_count() or 2))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            done = list(pool.map(lambda job: _run_and_store(cache, job), runs))
     outputs = list(outputs)
     for i, text in zip(todo, done):
         outputs[i] = text

@@ -22,6 +22,7 @@ import subprocess
 from dataclasses import asdict, dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Callable
 
 from .errors import RenderError
 from .incremental import RENDERED, RenderCache, package_dir, stamp
@@ -147,14 +148,16 @@ def pagefind_executable() -> Path | None:
     return None
 
 
-def run_pagefind(dest: Path, cache: RenderCache | None = None, pages: dict | None = None) -> bool:
-    """Index the pages under `dest` into `dest/pagefind/`; False without Pagefind.
-
-    With a `cache` and the `pages` written ({path: html}), an index built before from
-    the same pages by the same Pagefind is unpacked instead (no Pagefind run)."""
+def start_pagefind(dest: Path, cache: RenderCache | None = None,
+                   pages: dict | None = None) -> Callable[[], bool]:
+    """Start indexing the pages under `dest` into `dest/pagefind/`; returns the function
+    that waits for it: True when indexed, False without Pagefind, RenderError when it
+    failed. Every HTML page must be in `dest` already; other files may still be written
+    while it runs. With a `cache` and the `pages` written ({path: html}), an index built
+    before from the same pages by the same Pagefind is unpacked at once instead."""
     exe = pagefind_executable()
     if exe is None:
-        return False
+        return lambda: False
     key = None
     if cache is not None and pages is not None:
         key = cache.key("pagefind", stamp(exe), {k: v.encode() for k, v in sorted(pages.items())})
@@ -163,12 +166,21 @@ def run_pagefind(dest: Path, cache: RenderCache | None = None, pages: dict | Non
             import zipfile
             with zipfile.ZipFile(io.BytesIO(stored)) as archive:
                 archive.extractall(dest / "pagefind")
-            return True
+            return lambda: True
     RENDERED.append("pagefind")
-    _pagefind(exe, dest)
-    if key is not None:
-        cache.put(key, _zipped(dest / "pagefind"))
-    return True
+    proc = subprocess.Popen([str(exe), "--site", str(dest), "--output-subdir", "pagefind",
+                             "--silent"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def wait() -> bool:
+        stdout, stderr = proc.communicate()
+        if proc.returncode != 0 or not (dest / "pagefind" / "pagefind.js").is_file():
+            reason = " ".join((stderr or stdout or "no output").split())[:300]
+            raise RenderError(f"pagefind failed to index the book: {reason}")
+        if key is not None:
+            cache.put(key, _zipped(dest / "pagefind"))
+        return True
+
+    return wait
 
 
 def _zipped(folder: Path) -> bytes:
@@ -181,9 +193,3 @@ def _zipped(folder: Path) -> bytes:
     return buffer.getvalue()
 
 
-def _pagefind(exe: Path, dest: Path) -> None:
-    proc = subprocess.run([str(exe), "--site", str(dest), "--output-subdir", "pagefind",
-                           "--silent"], capture_output=True, text=True)
-    if proc.returncode != 0 or not (dest / "pagefind" / "pagefind.js").is_file():
-        reason = " ".join((proc.stderr or proc.stdout or "no output").split())[:300]
-        raise RenderError(f"pagefind failed to index the book: {reason}")

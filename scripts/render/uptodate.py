@@ -33,7 +33,6 @@ import json
 import os
 import shutil
 import sys
-import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,22 +67,22 @@ def _tree(base: Path, names_skipped: frozenset = frozenset(),
     symlinked folders followed once, folders with a skipped name (anywhere) or
     relative path left out; None past MAX_FILES."""
     rows, seen = [], set()
+    base = str(base)
     for folder, dirs, names in os.walk(base, followlinks=True):
         real = os.path.realpath(folder)
         if real in seen:
             dirs[:] = []
             continue
         seen.add(real)
-        here = os.path.relpath(folder, base)
+        here = folder[len(base) + 1:]           # os.walk joins names onto `base`
         dirs[:] = sorted(d for d in dirs if d not in names_skipped
-                         and os.path.normpath(os.path.join(here, d)) not in paths_skipped)
+                         and os.path.join(here, d) not in paths_skipped)
         for name in sorted(names):
-            path = os.path.join(folder, name)
             try:
-                st = os.stat(path)
+                st = os.stat(os.path.join(folder, name))
             except OSError:
                 st = None
-            rel = os.path.relpath(path, base)
+            rel = os.path.join(here, name)
             rows.append([rel] + ([st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino] if st else []))
             if len(rows) > MAX_FILES:
                 return None
@@ -91,10 +90,12 @@ def _tree(base: Path, names_skipped: frozenset = frozenset(),
 
 
 def _installed() -> list:
-    """(name, inode, ctime_ns) of every entry of the interpreter's site-packages."""
+    """(folder, name, inode, ctime_ns) of every entry of each site-packages (or
+    dist-packages) folder on the import path."""
     rows = []
-    for key in ("purelib", "platlib"):
-        folder = sysconfig.get_paths()[key]
+    for folder in sys.path:
+        if not folder.endswith(("site-packages", "dist-packages")):
+            continue
         try:
             names = sorted(os.listdir(folder))
         except OSError:
@@ -102,9 +103,9 @@ def _installed() -> list:
         for name in names:
             try:
                 st = os.stat(os.path.join(folder, name))
-                rows.append([key, name, st.st_ino, st.st_ctime_ns])
+                rows.append([folder, name, st.st_ino, st.st_ctime_ns])
             except OSError:
-                rows.append([key, name])
+                rows.append([folder, name])
     return rows
 
 
@@ -139,26 +140,19 @@ def _read(root: Path) -> dict:
     return stamp if isinstance(stamp, dict) and stamp.get("schema") == SCHEMA else {}
 
 
-def unchanged(root: Path, options: dict) -> dict | None:
-    """The stamp ({"summary", "produced", …}) when nothing changed since it was
-    written; None when a build must run."""
+def begin(root: Path, options: dict) -> tuple[dict | None, Start]:
+    """(stamp, start): the stamp (its "summary" and "produced") when nothing changed
+    since it was written, else None, the stamp forgotten and a build due; `start`
+    holds the inputs as they are now, for `record` after that build."""
     stamp = _read(root)
     output_dir = stamp.get("output_dir")
-    if not stamp.get("digest") or not isinstance(output_dir, str):
-        return None
-    if output_listing(Path(root) / output_dir) != stamp.get("output"):
-        return None
-    if inputs_digest(root, output_dir, options) != stamp["digest"]:
-        return None
-    return stamp
-
-
-def begin(root: Path, options: dict) -> Start:
-    """Before a build: forget the stamp, digest the inputs as they are now."""
-    output_dir = _read(root).get("output_dir")
     output_dir = output_dir if isinstance(output_dir, str) else "_book"
+    start = Start(Path(root), output_dir, inputs_digest(root, output_dir, options))
+    if stamp.get("digest") and start.digest == stamp["digest"] \
+            and output_listing(Path(root) / output_dir) == stamp.get("output"):
+        return stamp, start
     forget(root)
-    return Start(Path(root), output_dir, inputs_digest(root, output_dir, options))
+    return None, start
 
 
 def record(start: Start, output_dir: str, summary: str, produced: str) -> None:

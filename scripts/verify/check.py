@@ -18,7 +18,6 @@ from scripts.verify import ledger
 from scripts.verify.figalt import missing_fig_alt
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
-from scripts.verify.shard import save_timings
 
 
 @dataclass
@@ -98,8 +97,10 @@ def run_some(project: Project, chapters: list[ParsedChapter], force: bool, jobs:
                "fig-format": project.fig_format, "execute-dir": project.execute_dir}
     runs = run_chapters(project.root, chapters, options=options,
                         timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs)
-    if record_times:
-        save_timings(project.root, {rel: r.seconds for rel, r in runs.items() if not r.cached})
+    executed = {rel: r.seconds for rel, r in runs.items() if not r.cached}
+    if record_times and executed:
+        from scripts.verify.shard import save_timings     # (not imported by a cached check)
+        save_timings(project.root, executed)
     return runs
 
 

@@ -124,13 +124,14 @@ def test_a_file_saved_during_the_build_is_seen_by_the_next_one(built):
     """The inputs are taken when a build starts: an edit made while it runs (after
     `begin`) leaves the stamp it writes stale, so the next build is a full one."""
     options = {"command": "html"}
-    start = uptodate.begin(built, options)
+    _, start = uptodate.begin(built, options)
     _prose(built)
     uptodate.record(start, "_book", "ok: …", str(built / "_book" / "index.html"))
-    assert uptodate.unchanged(built, options) is None
-    start = uptodate.begin(built, options)
+    stamp, start = uptodate.begin(built, options)
+    assert stamp is None
     uptodate.record(start, "_book", "ok: …", str(built / "_book" / "index.html"))
-    assert uptodate.unchanged(built, options) is not None
+    stamp, _ = uptodate.begin(built, options)
+    assert stamp is not None and stamp["summary"] == "ok: …"
 
 
 def test_the_checker_code_counts_when_it_lives_outside_the_book(built, tmp_path, monkeypatch):
@@ -157,3 +158,26 @@ def test_options_and_settings_that_never_use_the_stamp(monkeypatch, tmp_path):
     quarto.write_text("#!/bin/sh\n")
     quarto.chmod(0o755)
     assert not uptodate.usable({"command": "html"})
+
+
+def test_an_output_directory_moved_by_the_config_is_left_out_after_one_build(tmp_path):
+    """`output-dir: docs/book`: the first build's stamp only names the new directory
+    (its inputs were digested without it); from the second on, the directory's own
+    files are not inputs, while a file beside it still is."""
+    root = tmp_path / "book"
+    (root / "docs" / "book").mkdir(parents=True)
+    (root / "_quarto.yml").write_text("project:\n  output-dir: docs/book\n")
+    options = {"command": "html"}
+    stamp, start = uptodate.begin(root, options)
+    assert stamp is None and start.output_dir == "_book"
+    uptodate.record(start, "docs/book", "ok", "docs/book/index.html")
+    stamp, start = uptodate.begin(root, options)
+    assert stamp is None and start.output_dir == "docs/book"
+    (root / "docs" / "book" / "index.html").write_text("<p>built</p>\n")
+    uptodate.record(start, "docs/book", "ok", "docs/book/index.html")
+    stamp, _ = uptodate.begin(root, options)
+    assert stamp is not None and stamp["produced"] == "docs/book/index.html"
+    uptodate.record(_, "docs/book", "ok", "docs/book/index.html")
+    (root / "docs" / "notes.md").write_text("beside the output, an input\n")
+    stamp, _ = uptodate.begin(root, options)
+    assert stamp is None
