@@ -22,7 +22,7 @@ from .incremental import (Job, RenderCache, context_for_key, files_digest, looku
                           run_missing)
 from .markdown import chapter_markdown
 from .numbering import ChapterInfo, Ref, number_book
-from . import pandoc
+from . import citations, pandoc
 
 FILTERS = ("callouts", "crossref")
 READER = "markdown"
@@ -316,9 +316,14 @@ def apply_job(book: Book, chapter: Chapter, target: str, to: str, extra: list[st
     flags = [a.split("=")[0] if a.startswith(("--bibliography=", "--csl=")) else a for a in cite]
     key = ("apply", READER, target, to, flags, inputs, extra,     # files by content, not path
            context_for_key(ctx, markdown, chapter.path), markdown)
-    return Job(key, chapter.path, lambda: pandoc.run(
-        [str(chapter.markdown_file), f"--from={READER}", f"--to={to}",
-         *filter_args(ctx, target), *cite, *extra], what=chapter.path))
+    args = [str(chapter.markdown_file), f"--from={READER}", f"--to={to}", *filter_args(ctx, target)]
+    if citations.reusable(book.cache, cite, target):        # same page, often without citeproc
+        record_key = citations.record_key(chapter.path, markdown, cite, book.bibliography)
+        book.cache.keep(book.cache.key(*record_key))          # pruned only with the chapter
+        return Job(key, chapter.path, citations.run_reusing(
+            book.cache, record_key, chapter.path, ctx.with_suffix(".citations.json"),
+            args, cite, extra))
+    return Job(key, chapter.path, lambda: pandoc.run([*args, *cite, *extra], what=chapter.path))
 
 
 def apply_pass(book: Book, chapter: Chapter, target: str, to: str, extra: list[str],

@@ -123,6 +123,10 @@ class RenderCache:
         data = self.get_bytes(key)
         return None if data is None else data.decode("utf-8")
 
+    def keep(self, key: str) -> None:
+        """Keep an output this render did not read (prune() forgets the others)."""
+        self.used.add(key)
+
     def put(self, key: str, data: str | bytes) -> None:
         self.used.add(key)
         try:

@@ -1,0 +1,81 @@
+"""A page's apply pass without citeproc, when its citations are the ones last rendered.
+
+pandoc's `--citeproc` spends ~0.1 s loading the citation style and locale before
+it renders anything: a third of a prose-edited page's apply pass. Its whole effect
+on the page is each citation's rendered text and the reference list appended at
+the end. So every HTML apply pass with citeproc also records both
+(`filters/citations.lua`, mode capture, after citeproc), in the render cache under
+the chapter, its front matter, the citeproc arguments and the bibliography's bytes;
+the next apply pass of that chapter runs without citeproc and puts the recorded
+text back (mode reuse). The filter checks that the page's citations are exactly
+the recorded ones in the same order (ids, modes, prefixes, suffixes, note numbers)
+and fails otherwise, and then citeproc runs as before: the page is byte-identical
+either way (tests/render/test_citations.py compares every page of the book).
+
+Only the HTML pages, only with pandoc's default citation style: a `csl:` style
+may turn citations into footnotes, which the record does not hold.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable
+
+from . import pandoc
+from .errors import RenderError
+from .incremental import RenderCache, files_digest
+
+FILTER = pandoc.FILTERS / "citations.lua"
+CHANGED = "citations-changed"
+CITEPROC_RUNS: list[str] = []       # chapters whose apply pass ran citeproc (for tests)
+FRONT_MATTER = re.compile(r"\A---\n.*?\n(?:---|\.\.\.)\n", re.S)
+
+
+def reusable(cache: RenderCache | None, citeproc: list[str], target: str) -> bool:
+    """Whether an apply pass with these citeproc arguments may reuse a record."""
+    return (cache is not None and target == "html" and "--citeproc" in citeproc
+            and not any(a.startswith("--csl=") for a in citeproc))
+
+
+def record_key(chapter_path: str, markdown: str, citeproc: list[str], inputs: list[Path]) -> tuple:
+    """The cache key parts of a chapter's citation record: everything besides the
+    citations themselves that changes how citeproc renders them."""
+    front = FRONT_MATTER.match(markdown)
+    flags = [a.split("=")[0] if a.startswith("--bibliography=") else a for a in citeproc]
+    return ("citations", chapter_path, front.group(0) if front else "", flags,
+            files_digest(inputs))
+
+
+def run_reusing(cache: RenderCache, key_parts: tuple, chapter_path: str, record: Path,
+                args: list[str], citeproc: list[str], extra: list[str]) -> Callable[[], str]:
+    """The apply pass of one page as a function (pandoc `args` up to our filters, then
+    `citeproc`'s, then `extra`): with the chapter's citation record, without citeproc;
+    else (no record, or the citations changed) with citeproc, recording them in
+    `record` and the cache for the next time."""
+    others = [a for a in citeproc if a != "--citeproc"]
+
+    def run() -> str:
+        stored = cache.get(cache.key(*key_parts))
+        if stored is not None:
+            record.write_text(stored, encoding="utf-8")
+            try:
+                return pandoc.run([*args, *_filter("reuse", record), *others, *extra],
+                                  what=chapter_path)
+            except RenderError as exc:
+                if CHANGED not in str(exc):
+                    raise
+        CITEPROC_RUNS.append(chapter_path)
+        page = pandoc.run([*args, "--citeproc", *_filter("capture", record), *others, *extra],
+                          what=chapter_path)
+        try:
+            cache.put(cache.key(*key_parts), record.read_text(encoding="utf-8"))
+        except OSError:
+            pass                # no record: the next apply pass runs citeproc again
+        return page
+
+    return run
+
+
+def _filter(mode: str, record: Path) -> list[str]:
+    return [f"--metadata=cites-mode:{mode}", f"--metadata=cites-file:{record}",
+            f"--lua-filter={FILTER}"]
