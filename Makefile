@@ -88,5 +88,5 @@ mutate-tests: $(READY)
 	PLANTED_BUGS=all $(PY) -m pytest -q tests/meta/test_planted_bugs.py
 
 clean:
-	rm -rf _book _build .pytest_cache .hypothesis
+	rm -rf _book _build .pytest_cache .hypothesis $(BYTECODE)
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +

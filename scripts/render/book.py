@@ -184,12 +184,15 @@ def _speculative_jobs(book: Book, facts: dict[str, dict], missing: list[tuple[Ch
     `book` numbered from `facts`; none unless `facts` covers every chapter."""
     if any(c.path not in facts for c in book.chapters):
         return []
-    guess = replace(book, chapters=[replace(c, info=chapter_info(book, c, facts[c.path]))
-                                    for c in book.chapters])
-    number(guess)
-    by_path = {c.path: c for c in guess.chapters}
-    return [_speculative(book.cache, speculate, guess, by_path[c.path], collect)
-            for c, collect in missing]
+    try:
+        guess = replace(book, chapters=[replace(c, info=chapter_info(book, c, facts[c.path]))
+                                        for c in book.chapters])
+        number(guess)
+        by_path = {c.path: c for c in guess.chapters}
+        return [_speculative(book.cache, speculate, guess, by_path[c.path], collect)
+                for c, collect in missing]
+    except Exception:       # noqa: BLE001 (stored facts the numbering cannot use, e.g. a
+        return []           # damaged .facts.json: no guess, both passes run as without one)
 
 
 def _speculative(cache: RenderCache, speculate, guess: Book, chapter: Chapter,

@@ -26,7 +26,6 @@ from .errors import RenderError
 from .incremental import RenderCache, files_digest
 
 FILTER = pandoc.FILTERS / "citations.lua"
-CHANGED = "citations-changed"
 CITEPROC_RUNS: list[str] = []       # chapters whose apply pass ran citeproc (for tests)
 FRONT_MATTER = re.compile(r"\A---\n.*?\n(?:---|\.\.\.)\n", re.S)
 
@@ -50,8 +49,9 @@ def run_reusing(cache: RenderCache, key_parts: tuple, chapter_path: str, record:
                 args: list[str], citeproc: list[str], extra: list[str]) -> Callable[[], str]:
     """The apply pass of one page as a function (pandoc `args` up to our filters, then
     `citeproc`'s, then `extra`): with the chapter's citation record, without citeproc;
-    else (no record, or the citations changed) with citeproc, recording them in
-    `record` and the cache for the next time."""
+    else (no record, or that run failed: the citations changed, or anything else,
+    which the run with citeproc then meets and reports) with citeproc, recording
+    them in `record` and the cache for the next time."""
     others = [a for a in citeproc if a != "--citeproc"]
 
     def run() -> str:
@@ -61,9 +61,8 @@ def run_reusing(cache: RenderCache, key_parts: tuple, chapter_path: str, record:
             try:
                 return pandoc.run([*args, *_filter("reuse", record), *others, *extra],
                                   what=chapter_path)
-            except RenderError as exc:
-                if CHANGED not in str(exc):
-                    raise
+            except RenderError:     # the citations changed (or a damaged record): citeproc
+                pass
         CITEPROC_RUNS.append(chapter_path)
         page = pandoc.run([*args, "--citeproc", *_filter("capture", record), *others, *extra],
                           what=chapter_path)

@@ -2,6 +2,7 @@
 byte-identical to citeproc's, and citeproc runs again whenever the citations change."""
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -125,3 +126,27 @@ def test_a_prose_edit_renders_without_citeproc_and_a_new_citation_with_it(tmp_pa
     render_book(checked(root), "html", use_quarto=False)
     assert citations.CITEPROC_RUNS == ["contents/scaling.qmd"]
     assert "77" in (root / "_book/contents/scaling.html").read_text(encoding="utf-8")
+
+
+def test_a_damaged_record_costs_a_citeproc_run_not_the_page(tmp_path):
+    root = copy_fixture("minibook", tmp_path / "book")
+    render_book(checked(root), "html", use_quarto=False)
+    before = (root / "_book/contents/scaling.html").read_text(encoding="utf-8")
+    cache = RenderCache(root, "html")
+    damaged = 0
+    for entry in cache.dir.iterdir():
+        try:
+            stored = json.loads(entry.read_bytes())
+        except ValueError:
+            continue
+        if isinstance(stored, dict) and set(stored) == {"signatures", "rendered", "appended"}:
+            entry.write_text("{not json", encoding="utf-8")          # a citation record
+            damaged += 1
+    assert damaged == 4
+    path = root / "contents/scaling.qmd"
+    path.write_text(path.read_text(encoding="utf-8") + "\nA closing sentence.\n", encoding="utf-8")
+    citations.CITEPROC_RUNS.clear()
+    render_book(checked(root), "html", use_quarto=False)
+    assert citations.CITEPROC_RUNS == ["contents/scaling.qmd"]
+    after = (root / "_book/contents/scaling.html").read_text(encoding="utf-8")
+    assert after.replace("<p>A closing sentence.</p>\n", "") == before
