@@ -4,7 +4,8 @@ A successful `python -m scripts html` leaves a stamp, `_build/html-uptodate.json
 holding a digest of everything the build could have depended on, taken when the
 build *started* (a file saved while it ran makes the next build a full one):
 
-- every file under the project root (path, size, mtime, ctime, inode), except
+- every file under the project root (path, size, mtime, ctime, inode) and
+  every folder (a chapter may list one), except
   what builds and tools write there: `_build/` and the output directory, and
   any `.git/`, `.venv/`, `__pycache__/`, `.pytest_cache/`, `.hypothesis/`;
 - the checker's own code when it lives outside the root (the benchmark's case);
@@ -64,8 +65,8 @@ def usable(options: dict) -> bool:
 def _tree(base: Path, names_skipped: frozenset = frozenset(),
           paths_skipped: frozenset = frozenset()) -> list | None:
     """(relative path, size, mtime_ns, ctime_ns, inode) of every file under `base`,
-    symlinked folders followed once, folders with a skipped name (anywhere) or
-    relative path left out; None past MAX_FILES."""
+    and the path of every folder; symlinked folders followed once, folders with a
+    skipped name (anywhere) or relative path left out; None past MAX_FILES."""
     rows, seen = [], set()
     base = str(base)
     for folder, dirs, names in os.walk(base, followlinks=True):
@@ -77,6 +78,7 @@ def _tree(base: Path, names_skipped: frozenset = frozenset(),
         here = folder[len(base) + 1:]           # os.walk joins names onto `base`
         dirs[:] = sorted(d for d in dirs if d not in names_skipped
                          and os.path.join(here, d) not in paths_skipped)
+        rows.append([here + "/"])               # (an empty folder changes a listing too)
         for name in sorted(names):
             try:
                 st = os.stat(os.path.join(folder, name))

@@ -89,8 +89,13 @@ def _new_file(root):
     return "Tail latency"
 
 
+def _new_empty_folder(root):
+    (root / "contents" / "figures").mkdir()
+    return "Tail latency"
+
+
 @pytest.mark.parametrize("change", [_prose, _same_size_same_mtime, _page_deleted,
-                                    _page_tampered, _new_file])
+                                    _page_tampered, _new_file, _new_empty_folder])
 def test_any_change_makes_a_full_build(built, change):
     expected = change(built)
     again = html(built)
