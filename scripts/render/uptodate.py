@@ -117,8 +117,8 @@ def inputs_digest(root: Path, output_dir: str, options: dict) -> str | None:
     from scripts.run.kernelspec import kernel_spec
     root = Path(root).resolve()
     files = _tree(root, SKIPPED_NAMES, frozenset({"_build", os.path.normpath(output_dir)}))
-    code = None if CODE_DIR.is_relative_to(root) else _tree(CODE_DIR, SKIPPED_NAMES)
-    if files is None:
+    code = [] if CODE_DIR.is_relative_to(root) else _tree(CODE_DIR, SKIPPED_NAMES)
+    if files is None or code is None:
         return None
     facts = {"schema": SCHEMA, "options": options, "files": files, "code": code,
              "python": [sys.executable, sys.version], "installed": _installed(),
@@ -128,10 +128,10 @@ def inputs_digest(root: Path, output_dir: str, options: dict) -> str | None:
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def output_listing(out: Path) -> str:
-    """A digest of the output directory's files as they are now."""
+def output_listing(out: Path) -> str | None:
+    """A digest of the output directory's files as they are now (None: too many)."""
     rows = _tree(Path(out)) if Path(out).is_dir() else []
-    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+    return None if rows is None else hashlib.sha256(json.dumps(rows).encode()).hexdigest()
 
 
 def _read(root: Path) -> dict:
@@ -150,8 +150,9 @@ def begin(root: Path, options: dict) -> tuple[dict | None, Start]:
     output_dir = stamp.get("output_dir")
     output_dir = output_dir if isinstance(output_dir, str) else "_book"
     start = Start(Path(root), output_dir, inputs_digest(root, output_dir, options))
-    if stamp.get("digest") and start.digest == stamp["digest"] \
-            and output_listing(Path(root) / output_dir) == stamp.get("output"):
+    written = all(isinstance(stamp.get(k), str) for k in ("digest", "output", "summary", "produced"))
+    if written and start.digest == stamp["digest"] \
+            and output_listing(Path(root) / output_dir) == stamp["output"]:
         return stamp, start
     forget(root)
     return None, start

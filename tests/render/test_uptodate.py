@@ -186,3 +186,32 @@ def test_an_output_directory_moved_by_the_config_is_left_out_after_one_build(tmp
     (root / "docs" / "notes.md").write_text("beside the output, an input\n")
     stamp, _ = uptodate.begin(root, options)
     assert stamp is None
+
+
+def test_a_tree_too_large_to_list_is_never_stamped(tmp_path, monkeypatch):
+    """Past MAX_FILES files (in the project or in the output directory) nothing is
+    listed, and an unlisted state never counts as unchanged."""
+    root = tmp_path / "book"
+    (root / "_book").mkdir(parents=True)
+    (root / "_quarto.yml").write_text("project:\n  type: book\n")
+    for n in range(3):
+        (root / "_book" / f"page{n}.html").write_text("<p>page</p>\n")
+    options = {"command": "html"}
+    _, start = uptodate.begin(root, options)
+    uptodate.record(start, "_book", "ok", "_book/index.html")
+    assert uptodate.begin(root, options)[0] is not None          # small enough: stamped
+    _, start = uptodate.begin(root, options)
+    uptodate.record(start, "_book", "ok", "_book/index.html")
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "cli.py").write_text("# the checker\n")
+    monkeypatch.setattr(uptodate, "CODE_DIR", code)
+    monkeypatch.setattr(uptodate, "MAX_FILES", 2)     # inputs fit (2 rows each), the output not
+    _, start = uptodate.begin(root, options)
+    assert start.digest is not None
+    uptodate.record(start, "_book", "ok", "_book/index.html")
+    assert uptodate.begin(root, options)[0] is None
+    (code / "more.py").write_text("# one file too many\n")
+    assert uptodate.begin(root, options)[1].digest is None
+    (root / "_book" / "page0.html").write_text("<p>tampered</p>\n")
+    assert uptodate.begin(root, options)[0] is None
