@@ -150,19 +150,25 @@ def _html(args) -> int:
     result = _check(args)
     if not result.ok:
         return EXIT_FINDINGS
-    status, produced = _render_to(result, "html")
-    if status == EXIT_OK:
-        from scripts.verify.report import summary
-        uptodate.record(start, result.project.output_dir, summary(result), str(produced))
-    return status
+    produced = _render_quietly(result, "html")
+    if produced is None:
+        return EXIT_FINDINGS
+    from scripts.verify.report import summary
+    uptodate.record(start, result.project.output_dir, summary(result), str(produced))
+    print(f"html: {produced}")          # after the stamp: a reader gone (`| head`) loses nothing
+    return EXIT_OK
 
 
 def _render(result, fmt: str) -> int:
-    return _render_to(result, fmt)[0]
+    produced = _render_quietly(result, fmt)
+    if produced is None:
+        return EXIT_FINDINGS
+    print(f"{fmt}: {produced}")
+    return EXIT_OK
 
 
-def _render_to(result, fmt: str) -> tuple[int, Path | None]:
-    """(exit status, the main output file) of rendering a checked book."""
+def _render_quietly(result, fmt: str) -> Path | None:
+    """The main output file of rendering a checked book; None (reason printed) on failure."""
     from scripts.render import render_book
     try:
         out = render_book(result, fmt)
@@ -170,9 +176,8 @@ def _render_to(result, fmt: str) -> tuple[int, Path | None]:
         raise
     except Exception as exc:            # a render failure is reported, not a crash
         print(f"render failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_FINDINGS, None
-    print(f"{fmt}: {out}")
-    return EXIT_OK, out
+        return None
+    return out
 
 
 def _bench(rest: list[str]) -> int:

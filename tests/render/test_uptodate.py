@@ -215,3 +215,22 @@ def test_a_tree_too_large_to_list_is_never_stamped(tmp_path, monkeypatch):
     assert uptodate.begin(root, options)[1].digest is None
     (root / "_book" / "page0.html").write_text("<p>tampered</p>\n")
     assert uptodate.begin(root, options)[0] is None
+
+
+def test_a_reader_gone_costs_no_traceback_and_keeps_the_build(built):
+    """stdout is a pipe nobody reads any more (`make html | head -0`): the build
+    still renders and writes its stamp (stdout is buffered), then exits 1 quietly."""
+    _prose(built)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GITHUB_ACTIONS", "_", "PYTEST_CURRENT_TEST", "PYTHONUNBUFFERED")}
+    env.update(PYTHONPATH=str(REPO), MPLBACKEND="Agg")
+    try:
+        done = subprocess.run([sys.executable, "-m", "scripts", "html"], cwd=built, env=env,
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=600)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "A sentence added later." in (built / PAGE).read_text(encoding="utf-8")
+    assert (built / uptodate.STAMP).is_file()
