@@ -16,9 +16,9 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from scripts.model import CodeCell, Finding, ParsedChapter
+from scripts.read import CONFIG
 from scripts.read.yamlio import YAMLError, compose_yaml
 
-from scripts.read import CONFIG  # noqa: F401 (API: scripts.read.project.CONFIG)
 # Execute options that cascade to cells (project -> front matter -> cell).
 CELL_DEFAULTS = ("eval", "echo", "output", "warning", "error", "include")
 # Quarto's own defaults for the Jupyter engine (below everything else).

@@ -7,7 +7,6 @@ was.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from contextlib import contextmanager

@@ -1,10 +1,11 @@
 """The built-in render pipeline shared by HTML and PDF.
 
 1. assemble each chapter's markdown from the checker's results (markdown.py);
-2. collect pass: crossref.lua lists each chapter's headings and labels;
+2. collect pass: crossref.lua lists each chapter's headings and labels
+   (`collect_all`; for a prose-edited HTML page the apply pass stands in);
 3. numbering.py numbers the whole book;
 4. the writers (html.py / pdf.py) run the apply pass per chapter
-   (`apply_pass`), whose context (`write_context`) carries the numbers and
+   (`apply_job`), whose context (`write_context`) carries the numbers and
    every label's link target.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import RenderError
-from .incremental import (Job, RenderCache, context_for_key, files_digest, lookup, run_jobs,
+from .incremental import (Job, RenderCache, context_for_key, files_digest, lookup,
                           run_missing)
 from .markdown import chapter_markdown
 from .numbering import ChapterInfo, Ref, number_book
@@ -144,11 +145,6 @@ def collect_job(book: Book, chapter: Chapter) -> Job:
     markdown = chapter.markdown_file.read_text(encoding="utf-8")
     key = ("collect", READER, context_for_key(ctx, markdown, chapter.path), markdown)
     return Job(key, f"{chapter.path} (collect)", run)
-
-
-def collect(book: Book, chapter: Chapter) -> dict:
-    """One chapter's collected facts (see collect_all)."""
-    return json.loads(run_jobs(book.cache, [collect_job(book, chapter)])[0])
 
 
 def collect_all(book: Book, chapters: list[Chapter], previous: dict[str, dict] | None = None,
@@ -321,15 +317,10 @@ def apply_job(book: Book, chapter: Chapter, target: str, to: str, extra: list[st
            context_for_key(ctx, markdown, chapter.path), markdown)
     args = [str(chapter.markdown_file), f"--from={READER}", f"--to={to}", *filter_args(ctx, target)]
     if citations.reusable(book.cache, cite, target):        # same page, often without citeproc
-        record_key = citations.record_key(chapter.path, markdown, cite, book.bibliography)
+        record_key = citations.record_key(chapter.path, markdown, cite, inputs)
         book.cache.keep(book.cache.key(*record_key))          # pruned only with the chapter
         return Job(key, chapter.path, citations.run_reusing(
             book.cache, record_key, chapter.path, ctx.with_suffix(".citations.json"),
             args, cite, extra))
     return Job(key, chapter.path, lambda: pandoc.run([*args, *cite, *extra], what=chapter.path))
 
-
-def apply_pass(book: Book, chapter: Chapter, target: str, to: str, extra: list[str],
-               citeproc: bool = True) -> str:
-    """Run the apply pass for one chapter; return pandoc's output."""
-    return run_jobs(book.cache, [apply_job(book, chapter, target, to, extra, citeproc)])[0]

@@ -23,7 +23,7 @@ from typing import Callable
 
 from . import pandoc
 from .errors import RenderError
-from .incremental import RenderCache, files_digest
+from .incremental import RenderCache
 
 FILTER = pandoc.FILTERS / "citations.lua"
 CITEPROC_RUNS: list[str] = []       # chapters whose apply pass ran citeproc (for tests)
@@ -36,13 +36,13 @@ def reusable(cache: RenderCache | None, citeproc: list[str], target: str) -> boo
             and not any(a.startswith("--csl=") for a in citeproc))
 
 
-def record_key(chapter_path: str, markdown: str, citeproc: list[str], inputs: list[Path]) -> tuple:
+def record_key(chapter_path: str, markdown: str, citeproc: list[str], inputs: list[str]) -> tuple:
     """The cache key parts of a chapter's citation record: everything besides the
-    citations themselves that changes how citeproc renders them."""
+    citations themselves that changes how citeproc renders them (`inputs`: the
+    bibliography's digests, incremental.files_digest)."""
     front = FRONT_MATTER.match(markdown)
     flags = [a.split("=")[0] if a.startswith("--bibliography=") else a for a in citeproc]
-    return ("citations", chapter_path, front.group(0) if front else "", flags,
-            files_digest(inputs))
+    return ("citations", chapter_path, front.group(0) if front else "", flags, inputs)
 
 
 def run_reusing(cache: RenderCache, key_parts: tuple, chapter_path: str, record: Path,
