@@ -35,6 +35,8 @@ LOCAL_ONLY = {
     "tests/book/test_book_sources.py::test_seed_overlap_reports_nothing": [
         (skip_policy.SEED_OVERLAP_TOOL, "the seed-overlap tool"),
         (skip_policy.SEEDS, "the seeds folder")],
+    "tests/conformance/test_conformance.py": [
+        (skip_policy.CONFORMANCE, "the Quarto conformance corpus")],
 }
 
 

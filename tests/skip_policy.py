@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 SEEDS = Path(os.environ.get("MLSYS_SEEDS_DIR", SHARED / "seeds"))
 SEED_OVERLAP_TOOL = Path(os.environ.get("SEED_OVERLAP_TOOL", SHARED / "tools" / "seed-overlap"))
+CONFORMANCE = Path(os.environ.get("QUARTO_CONFORMANCE_DIR", SHARED / "quarto-conformance"))
 
 # How to install each tool the suite drives (never downloaded by the tests).
 INSTALL = {

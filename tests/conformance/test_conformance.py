@@ -27,9 +27,9 @@ from types import SimpleNamespace
 import pytest
 
 import facts
+from skip_policy import CONFORMANCE as CORPUS
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO.parent / "shared" / "quarto-conformance"
 COMPAT = REPO / "docs" / "quarto-compat.md"
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and (p / "CASE.md").is_file()) \
     if CORPUS.is_dir() else []
@@ -138,7 +138,6 @@ def compare(case: Path, root: Path, result, rendered) -> dict[str, tuple]:
     return diffs
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no conformance corpus at {CORPUS} (../shared absent)")
 @pytest.mark.parametrize("name", CASES or ["<none>"])
 def test_case_agrees_with_quarto(name, tmp_path):
     case = CORPUS / name
