@@ -247,13 +247,15 @@ def calc_daly_interval(checkpoint_cost, mtbf) -> pint.Quantity:
     return Q_(math.sqrt(2.0 * delta * m) * (1.0 + math.sqrt(x) / 3.0 + x / 9.0) - delta, "second")
 
 
-def calc_checkpoint_size(n_params, bytes_per_param=16) -> pint.Quantity:
+def calc_checkpoint_size(n_params, bytes_per_param) -> pint.Quantity:
     """Size of one full training checkpoint: N_params × bytes per parameter.
 
-    ``n_params`` is a whole number (an integral float such as 175e9 is fine);
-    ``bytes_per_param`` is plain bytes or a Quantity in bytes (16 for mixed
-    precision with Adam: bf16 weights and gradients, fp32 master weights and two
-    fp32 moments). Returns a Quantity in bytes.
+    ``n_params`` is a whole number (an integral float such as 175e9 is fine).
+    ``bytes_per_param`` has no default: what a checkpoint stores is a choice.
+    The book's convention, ``CHECKPOINT_BYTES_PER_PARAM`` = 14, is mixed precision
+    with Adam: bf16 weights, fp32 master weights and two fp32 moments, and no
+    gradients (they are recomputed by the first step after a restart); 12 without
+    the bf16 copy. Returns a Quantity in bytes.
     """
     n = _count(n_params, "n_params")
     per_param = _positive(bytes_per_param, "byte", "bytes_per_param")
@@ -338,9 +340,11 @@ def calc_expected_wall_time(solve_time, interval, checkpoint_cost, restart_time,
     computation, checkpoint writes and restarts alike; each segment of τ work
     plus its checkpoint must run without a failure to count; after a failure
     the restart R and the whole segment are repeated; T_s / τ segments (the
-    formula is exact when T_s is a whole number of intervals). Expanding the
-    exponentials to first order in τ/M, δ/M and R/M recovers the small-waste
-    budget δ/τ + τ/(2M) + R/M.
+    formula is exact when T_s is a whole number of intervals). Expanding
+    e^((τ+δ)/M) − 1 to second order in (τ+δ)/M (the τ/(2M) term comes from the
+    square; first order alone gives only 1 + δ/τ) and e^(R/M) to first order in
+    R/M, and dropping terms of order δ/M and products of small terms, recovers
+    the small-waste budget δ/τ + τ/(2M) + R/M.
     """
     t_s = _non_negative(solve_time, "second", "solve_time")
     tau = _positive(interval, "second", "interval")

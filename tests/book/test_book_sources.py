@@ -223,6 +223,9 @@ REQUIRED_INVARIANTS = {   # claims the prose makes; the spec's exact values are 
         "each shift at 10K GPUs should see one or two failures",
         "the share of wall time should be below delta/tau",
         "a 100K-GPU cluster fails every tens of minutes",
+        "the first-order gap should cross the tolerance between 10K and 100K GPUs",
+        "every optical cable added should shorten the node MTBF further",
+        "from delta = 2M on Daly's interval should be M",
     ],
     "contents/failure-at-scale.qmd": [
         "unexpected interruptions should come every few hours",
@@ -232,11 +235,18 @@ REQUIRED_INVARIANTS = {   # claims the prose makes; the spec's exact values are 
         "planned and unexpected interruptions should add up to the total",
         "the reference model should predict interruptions more often than Llama 3 saw",
         "the GPU MTTF implied by Llama 3 should be well above the reference value",
+        "the root-cause counts should add up to the unexpected interruptions",
+        "the modelled and outside causes should add up to the unexpected interruptions",
+        "the node model should be within a factor two of the data",
+        "about a third of the interruptions should lie outside the node model",
+        "the excess cost of a wrong interval should be (a + 1/a)/2 - 1",
     ],
     "contents/fault-tolerance.qmd": [
         "should equal the recovery time",
         "the RPO should be at least one checkpoint interval",
         "the expected loss should be below the RPO bound",
+        "checkpointing twice as often as tau* should cost more, not less",
+        "halving the checkpoint write should gain more than halving the restart",
     ],
 }
 MIN_CHECKS = {"contents/failure-at-scale.qmd": 20, "contents/fault-tolerance.qmd": 8,

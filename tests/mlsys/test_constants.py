@@ -38,11 +38,22 @@ def test_plain_numbers_behave_like_numbers():
     assert constants.GPU_MTTF_HOURS / constants.HOURS_PER_YEAR == pytest.approx(5.7077, rel=1e-4)
 
 
-def test_mttf_rows_cite_barroso():
+def test_mttf_rows_are_marked_as_design_values():
+    # Issue 26: no cited source has a per-row MTTF table, so the rows are assumptions.
     for name in CONTRACT:
         if name.endswith("_MTTF_HOURS"):
-            assert constant_info(name).source == "barroso2018"
+            assert constant_info(name).source == "assumption"
+            assert "design value" in constant_info(name).description
             assert constant_info(name).unit == "hour"
+
+
+def test_llama3_root_causes_add_up_to_the_unexpected_interruptions():
+    causes = {row.name: row.value for row in list_constants() if row.name.startswith("LLAMA3_CAUSE_")}
+    assert len(causes) == 18
+    assert sum(causes.values()) == constants.LLAMA3_INTERRUPTIONS_UNEXPECTED == 419
+    gpu = ["FAULTY_GPU", "GPU_HBM3", "GPU_SRAM", "GPU_SYSTEM_PROCESSOR", "SDC", "GPU_THERMAL"]
+    assert sum(causes[f"LLAMA3_CAUSE_{c}"] for c in gpu) == 148 + 72 + 19 + 17 + 6 + 6 == 268
+    assert all(constant_info(name).source == "grattafiori2024" for name in causes)
 
 
 def test_registry_matches_module_attributes():

@@ -5,7 +5,7 @@ import math
 import pint
 import pytest
 
-from mlsys.constants import GB, Q_, ureg
+from mlsys.constants import CHECKPOINT_BYTES_PER_PARAM, GB, Q_, ureg
 from mlsys.formulas import (
     WasteTerms, calc_annual_downtime, calc_availability_serial, calc_availability_stacked,
     calc_chain_success, calc_chain_success_steps, calc_checkpoint_size, calc_daly_interval,
@@ -89,7 +89,10 @@ def test_checkpoint_size_and_write_time():
     assert size.units == ureg.byte
     assert size.m_as(GB) == pytest.approx(2_800)
     assert size.m_as(GB) / 100 == pytest.approx(28.0)  # seconds at 100 GB/s
-    assert calc_checkpoint_size(7_000_000_000).m_as(GB) == pytest.approx(112)  # default 16 B
+    # the book's convention: 14 B/param (bf16 + fp32 master + two fp32 moments, no gradients)
+    assert calc_checkpoint_size(7_000_000_000, CHECKPOINT_BYTES_PER_PARAM).m_as(GB) == pytest.approx(98)
+    with pytest.raises(TypeError, match="bytes_per_param"):
+        calc_checkpoint_size(7_000_000_000)  # no default: what a checkpoint holds is a choice
     assert calc_checkpoint_size(10, Q_(2, "byte")).m_as("byte") == 20
     assert calc_checkpoint_size(8, 0.5).m_as("byte") == 4  # e.g. 4-bit weights
 
@@ -291,8 +294,8 @@ def test_just_outside_unit_interval_is_rejected_naming_the_parameter(call, param
     (lambda: calc_young_daly_interval(5, math.nan), "mtbf"),
     (lambda: calc_daly_interval(0, 100), "checkpoint_cost"),
     (lambda: calc_daly_interval(5, -100), "mtbf"),
-    (lambda: calc_checkpoint_size(2.5), "n_params"),
-    (lambda: calc_checkpoint_size(-1), "n_params"),
+    (lambda: calc_checkpoint_size(2.5, 14), "n_params"),
+    (lambda: calc_checkpoint_size(-1, 14), "n_params"),
     (lambda: calc_checkpoint_size(1e9, 0), "bytes_per_param"),
     (lambda: calc_recovery_time(-1, 0, 0, 0), "detect"),
     (lambda: calc_recovery_time(0, 0, 0, math.nan), "replay"),
