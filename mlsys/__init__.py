@@ -2,7 +2,9 @@
 
 Layers (a lower one never imports a higher one):
 
-* :mod:`mlsys.constants`  – ``ureg``, ``Q_``, unit shortcuts, constants with sources
+* :mod:`mlsys.constants`  – ``ureg`` (information is a dimension), ``Q_``, unit shortcuts,
+  constants with sources
+* :mod:`mlsys.units`      – the unit rule every formula validates through, and its errors
 * :mod:`mlsys.formulas`   – validated pure functions returning Quantities or floats
 * :mod:`mlsys.formatting` – display strings, Markdown tables, the ``check`` guard
 
@@ -10,9 +12,11 @@ Everything public is re-exported here. Plotting lives in ``mlsys.plotting``
 (imported explicitly; it pulls in matplotlib).
 """
 
-from mlsys import constants, formatting, formulas
+from mlsys import constants, formatting, formulas, units
 from mlsys.constants import *  # noqa: F403
+from mlsys.units import ContractFormWarning, DimensionError, UnitError
 from mlsys.formatting import *  # noqa: F403
 from mlsys.formulas import *  # noqa: F403
 
-__all__ = [*constants.__all__, *formulas.__all__, *formatting.__all__]
+__all__ = [*constants.__all__, "UnitError", "DimensionError", "ContractFormWarning",
+           *formulas.__all__, *formatting.__all__]

@@ -3,8 +3,9 @@
 Layer 1 of ``mlsys`` (imports nothing else from the package).
 
 * ``ureg`` is the package's single pint ``UnitRegistry``; ``Q_`` builds Quantities.
-* ``GB``, ``TB``, ``byte``, ``second``, ``minute``, ``hour``, ``day`` are unit
-  shortcuts (``GB`` is the decimal gigabyte, 1e9 byte).
+* ``GB``, ``TB``, ``byte``, ``second``, ``minute``, ``hour``, ``day``, ``FIT`` are
+  unit shortcuts (``GB`` is the decimal gigabyte, 1e9 byte; ``FIT`` one failure
+  per 10⁹ device-hours). Information (``bit``, ``byte``) is its own dimension.
 * Every constant is a plain ``int`` or ``float`` whose name carries its unit
   (``GPU_MTTF_HOURS``, ``HEARTBEAT_TIMEOUT_S``, ``CHECKPOINT_WRITE_BW_GBS``);
   counts and fractions are dimensionless.
@@ -20,13 +21,35 @@ of the markers in :data:`SOURCE_MARKERS`.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import NamedTuple
 
 import pint
 
 # --------------------------------------------------------------------------- units
 
-ureg = pint.UnitRegistry()
+def _registry() -> pint.UnitRegistry:
+    """pint's default definitions, with information as a dimension of its own.
+
+    pint defines ``bit = []``, so bytes are dimensionless and a size converts
+    silently into a count, a bandwidth into a frequency. Here ``bit`` is the base
+    of ``[information]``: ``(2450 * GB).to(second)`` is a DimensionalityError.
+    """
+    folder = Path(pint.__file__).parent
+    text = (folder / "default_en.txt").read_text(encoding="utf-8")
+    constants_text = (folder / "constants_en.txt").read_text(encoding="utf-8")
+    for old, new in (("@import constants_en.txt", constants_text),
+                     ("\nbit = []\n", "\nbit = [information]\n")):
+        if text.count(old) != 1:
+            raise RuntimeError(f"pint's default_en.txt changed: cannot find {old.strip()!r}")
+        text = text.replace(old, new)
+    registry = pint.UnitRegistry(None)
+    registry.load_definitions(text.splitlines())
+    registry.define("failures_in_time = 1e-9 / hour = FIT")
+    return registry
+
+
+ureg = _registry()
 Q_ = ureg.Quantity
 pint.set_application_registry(ureg)
 
@@ -37,6 +60,7 @@ second = ureg.second
 minute = ureg.minute
 hour = ureg.hour
 day = ureg.day
+FIT = ureg.FIT  # failures per 10⁹ device-hours
 
 # ---------------------------------------------------------------------- provenance
 
@@ -381,7 +405,7 @@ DISTSERVE_SLO_TIGHTENING_MAX = _declare(
 
 
 __all__ = [
-    "ureg", "Q_", "byte", "GB", "TB", "second", "minute", "hour", "day",
+    "ureg", "Q_", "byte", "GB", "TB", "second", "minute", "hour", "day", "FIT",
     "Constant", "CITATION_KEYS", "SOURCE_MARKERS", "constant_info", "list_constants",
     *_REGISTRY,
 ]

@@ -2,15 +2,20 @@
 
 Layer 2 of ``mlsys`` (imports only :mod:`mlsys.constants`). Nothing here formats.
 
-Input rules, shared by every function:
+Input rules, shared by every function (the unit rule of :mod:`mlsys.units`):
 
-* A plain number is read in the unit the parameter documents (hours for MTTF/MTBF
-  in the cascade functions, seconds for checkpoint and recovery times).
-* A pint Quantity of any compatible unit is converted; an incompatible one raises
-  ``pint.DimensionalityError`` whose message names the parameter.
+* A dimensioned parameter (time, information, failure rate) takes a pint Quantity
+  of that dimension in any unit; a bare number is a ``UnitError`` and a wrong
+  dimension a ``DimensionError`` (a ``pint.DimensionalityError``), both naming the
+  parameter and the unit expected. Counts are plain whole numbers (integral floats
+  such as ``175e9`` are accepted); fractions and probabilities plain numbers.
+* The contract form: ``calc_mtbf_node``, ``calc_young_daly_interval`` and
+  ``calc_checkpoint_size``'s ``bytes_per_param`` also take bare numbers, all or
+  nothing, in the units of ``../shared/spec/mlsys-api.md`` (hours, seconds, bytes),
+  with a ``ContractFormWarning``; the upstream appendix calls them so.
 * Bad values raise ``ValueError`` naming the parameter: NaN or infinite inputs,
   zero or negative MTBF / MTTF / checkpoint cost, probabilities outside [0, 1],
-  negative or non-integer counts. Integral floats (``175e9``) are accepted as counts.
+  negative or non-integer counts.
 * Scalars only. Results are Python ``float`` or Quantities with ``float`` magnitude.
 
 Common assumptions (stated again where they matter): failures are independent and
@@ -21,13 +26,15 @@ curve); any component failure fails its node, any node failure fails the job.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Iterable
 from typing import NamedTuple
 
 import pint
 
-from mlsys.constants import HOURS_PER_YEAR, Q_, ureg
+from mlsys.constants import FIT, HOURS_PER_YEAR, Q_
+from mlsys.units import (
+    INFORMATION, RATE, contract_form, count, non_negative, positive, probability,
+)
 
 __all__ = [
     "calc_mtbf_node", "calc_mtbf_series", "calc_mtbf_cluster", "calc_failure_probability",
@@ -41,59 +48,6 @@ __all__ = [
     "calc_annual_downtime", "calc_chain_success", "calc_chain_success_steps", "calc_pass_k",
 ]
 
-# ------------------------------------------------------------------- validation
-
-
-def _magnitude(value, unit: str | None, name: str) -> float:
-    """``value`` as a finite float in ``unit`` (plain numbers are taken to be in ``unit``)."""
-    if isinstance(value, pint.Quantity):
-        try:
-            value = value.m_as(unit or "dimensionless")
-        except pint.DimensionalityError as err:
-            raise pint.DimensionalityError(
-                err.units1, err.units2, err.dim1, err.dim2, extra_msg=f" (parameter {name})"
-            ) from None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number or a pint Quantity, got {type(value).__name__}")
-    value = float(value)
-    if math.isnan(value):
-        raise ValueError(f"{name} is NaN")
-    if math.isinf(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
-
-
-def _positive(value, unit: str | None, name: str) -> float:
-    m = _magnitude(value, unit, name)
-    if m <= 0:
-        raise ValueError(f"{name} must be positive, got {m:g}")
-    return m
-
-
-def _non_negative(value, unit: str | None, name: str) -> float:
-    m = _magnitude(value, unit, name)
-    if m < 0:
-        raise ValueError(f"{name} must not be negative, got {m:g}")
-    return m
-
-
-def _probability(value, name: str) -> float:
-    m = _magnitude(value, None, name)
-    if not 0.0 <= m <= 1.0:
-        raise ValueError(f"{name} must be a probability in [0, 1], got {m:g}")
-    return m
-
-
-def _count(value, name: str, minimum: int = 0) -> int:
-    """A whole number >= ``minimum``; integral floats such as 175e9 are accepted."""
-    m = _magnitude(value, None, name)
-    if m != int(m):
-        raise ValueError(f"{name} must be a whole number, got {m:g}")
-    if m < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {m:g}")
-    return int(value) if isinstance(value, numbers.Integral) else int(m)
-
-
 # ---------------------------------------------------------------- failure rates
 
 
@@ -101,8 +55,8 @@ def calc_mtbf_series(components: Iterable) -> pint.Quantity:
     """MTBF of a series system: it fails when any of its components fails.
 
     Formula: 1/MTBF = Σ nᵢ / MTTFᵢ over ``components``, an iterable of
-    ``(mttf, count)`` pairs. Plain MTTFs are hours. A count of 0 leaves that
-    component out; at least one component must be present.
+    ``(mttf, count)`` pairs: a time Quantity and a plain count. A count of 0
+    leaves that component out; at least one component must be present.
 
     Assumes independent components with constant failure rates (exponential
     lifetimes), so the system's time to first failure is exponential too.
@@ -111,10 +65,10 @@ def calc_mtbf_series(components: Iterable) -> pint.Quantity:
     rate_per_hour = 0.0
     for i, pair in enumerate(components):
         try:
-            mttf, count = pair
+            mttf, n = pair
         except (TypeError, ValueError):
             raise TypeError(f"components[{i}] must be an (mttf, count) pair, got {pair!r}") from None
-        rate_per_hour += _count(count, f"components[{i}].count") / _positive(
+        rate_per_hour += count(n, f"components[{i}].count") / positive(
             mttf, "hour", f"components[{i}].mttf")
     if rate_per_hour == 0:
         raise ValueError("components must contain at least one component with a positive count")
@@ -125,13 +79,17 @@ def calc_mtbf_node(gpu_mttf, n_gpus, nic_mttf, n_nics, psu_mttf, n_psus) -> pint
     """MTBF of one node built from GPUs, NICs and PSUs in series.
 
     Formula: 1/MTBF_node = n_gpus/MTTF_gpu + n_nics/MTTF_nic + n_psus/MTTF_psu.
-    Plain MTTFs are hours. Same assumptions as :func:`calc_mtbf_series`.
-    Returns a Quantity in hours (8 GPUs at 50,000 h, 2 NICs at 150,000 h and
-    2 PSUs at 100,000 h give about 5,172.4 h).
+    MTTFs are time Quantities, counts plain; the contract form (all three MTTFs
+    bare numbers, read as hours) is accepted with a warning. Same assumptions as
+    :func:`calc_mtbf_series`. Returns a Quantity in hours (8 GPUs at 50,000 h,
+    2 NICs at 150,000 h and 2 PSUs at 100,000 h give about 5,172.4 h).
     """
-    named = [("gpu", gpu_mttf, n_gpus), ("nic", nic_mttf, n_nics), ("psu", psu_mttf, n_psus)]
+    mttfs = contract_form("calc_mtbf_node", "hour", gpu_mttf=gpu_mttf, nic_mttf=nic_mttf,
+                          psu_mttf=psu_mttf)
+    named = [("gpu", mttfs["gpu_mttf"], n_gpus), ("nic", mttfs["nic_mttf"], n_nics),
+             ("psu", mttfs["psu_mttf"], n_psus)]
     rate_per_hour = sum(
-        _count(n, f"n_{part}s") / _positive(mttf, "hour", f"{part}_mttf") for part, mttf, n in named
+        count(n, f"n_{part}s") / positive(mttf, "hour", f"{part}_mttf") for part, mttf, n in named
     )
     if rate_per_hour == 0:
         raise ValueError("n_gpus, n_nics and n_psus are all zero: an empty node never fails")
@@ -141,55 +99,41 @@ def calc_mtbf_node(gpu_mttf, n_gpus, nic_mttf, n_nics, psu_mttf, n_psus) -> pint
 def calc_mtbf_cluster(node_mtbf, n_nodes) -> pint.Quantity:
     """MTBF of a job that stops when any of ``n_nodes`` identical nodes fails.
 
-    Formula: MTBF_cluster = MTBF_node / N. A plain ``node_mtbf`` is hours and the
-    result is in hours; a Quantity keeps its unit. Assumes independent nodes with
-    exponential lifetimes.
+    Formula: MTBF_cluster = MTBF_node / N, ``node_mtbf`` a time Quantity (the
+    result keeps its unit). Assumes independent nodes with exponential lifetimes.
     """
-    n = _count(n_nodes, "n_nodes", minimum=1)
-    if isinstance(node_mtbf, pint.Quantity):
-        _positive(node_mtbf, "hour", "node_mtbf")
-        return Q_(float(node_mtbf.magnitude) / n, node_mtbf.units)
-    return Q_(_positive(node_mtbf, "hour", "node_mtbf") / n, "hour")
+    n = count(n_nodes, "n_nodes", minimum=1)
+    positive(node_mtbf, "hour", "node_mtbf")
+    return Q_(float(node_mtbf.magnitude) / n, node_mtbf.units)
 
 
 def calc_failure_probability(mtbf, duration) -> float:
     """Probability of at least one failure during ``duration``.
 
-    Formula: P = 1 − exp(−T / MTBF). Give both as time Quantities, or both as
-    plain numbers in the same unit (mixing the two is refused as ambiguous).
-    Assumes a constant failure rate (exponential time to failure).
+    Formula: P = 1 − exp(−T / MTBF), both time Quantities. Assumes a constant
+    failure rate (exponential time to failure).
     """
-    if isinstance(mtbf, pint.Quantity) != isinstance(duration, pint.Quantity):
-        raise ValueError(
-            "mtbf and duration must both be Quantities or both plain numbers in one unit"
-        )
-    unit = "hour" if isinstance(mtbf, pint.Quantity) else None
-    m = _positive(mtbf, unit, "mtbf")
-    t = _non_negative(duration, unit, "duration")
+    m = positive(mtbf, "hour", "mtbf")
+    t = non_negative(duration, "hour", "duration")
     return float(-math.expm1(-t / m))
 
 
 def calc_expected_failures(mtbf, duration) -> float:
     """Expected number of failures in ``duration``: T / MTBF (constant failure rate).
 
-    Same input rules as :func:`calc_failure_probability`.
+    Both are time Quantities, as in :func:`calc_failure_probability`.
     """
-    if isinstance(mtbf, pint.Quantity) != isinstance(duration, pint.Quantity):
-        raise ValueError(
-            "mtbf and duration must both be Quantities or both plain numbers in one unit"
-        )
-    unit = "hour" if isinstance(mtbf, pint.Quantity) else None
-    return _non_negative(duration, unit, "duration") / _positive(mtbf, unit, "mtbf")
+    return non_negative(duration, "hour", "duration") / positive(mtbf, "hour", "mtbf")
 
 
 def calc_mtbf_observed(duration, n_failures) -> pint.Quantity:
     """Mean interval between observed failures: T / n (the constant-rate estimate).
 
-    A plain ``duration`` is hours. Returns a Quantity in hours. For example
+    ``duration`` is a time Quantity. Returns a Quantity in hours. For example
     54 days with 419 unexpected interruptions gives about 3.1 h.
     """
-    n = _count(n_failures, "n_failures", minimum=1)
-    return Q_(_positive(duration, "hour", "duration") / n, "hour")
+    n = count(n_failures, "n_failures", minimum=1)
+    return Q_(positive(duration, "hour", "duration") / n, "hour")
 
 
 def calc_mtbf_rescaled(mtbf, from_devices, to_devices) -> pint.Quantity:
@@ -197,21 +141,21 @@ def calc_mtbf_rescaled(mtbf, from_devices, to_devices) -> pint.Quantity:
 
     Assumes the per-device failure rate stays as observed and failures stay
     independent, so the job failure rate scales linearly with device count.
-    A plain ``mtbf`` is hours; returns a Quantity in hours.
+    ``mtbf`` is a time Quantity; returns a Quantity in hours.
     """
-    n_from = _count(from_devices, "from_devices", minimum=1)
-    n_to = _count(to_devices, "to_devices", minimum=1)
-    return Q_(_positive(mtbf, "hour", "mtbf") * n_from / n_to, "hour")
+    n_from = count(from_devices, "from_devices", minimum=1)
+    n_to = count(to_devices, "to_devices", minimum=1)
+    return Q_(positive(mtbf, "hour", "mtbf") * n_from / n_to, "hour")
 
 
-def calc_fit_from_mttf(mttf) -> float:
-    """Failures in time: FIT = 10⁹ / MTTF (failures per 10⁹ device-hours; plain MTTF in hours)."""
-    return 1e9 / _positive(mttf, "hour", "mttf")
+def calc_fit_from_mttf(mttf) -> pint.Quantity:
+    """Failures in time: FIT = 10⁹ h / MTTF, a rate Quantity in FIT (failures per 10⁹ device-hours)."""
+    return Q_(1e9 / positive(mttf, "hour", "mttf"), FIT)
 
 
 def calc_mttf_from_fit(fit) -> pint.Quantity:
-    """MTTF = 10⁹ / FIT, as a Quantity in hours (``fit`` in failures per 10⁹ device-hours)."""
-    return Q_(1e9 / _positive(fit, None, "fit"), "hour")
+    """MTTF = 10⁹ h / FIT, as a Quantity in hours; ``fit`` is a rate Quantity (``20_000 * FIT``)."""
+    return Q_(1.0 / positive(fit, "FIT", "fit", RATE) * 1e9, "hour")
 
 
 # ----------------------------------------------------------------- checkpointing
@@ -221,11 +165,14 @@ def calc_young_daly_interval(checkpoint_cost, mtbf) -> pint.Quantity:
     """First-order optimal compute time between checkpoints (Young 1974).
 
     Formula: τ* = √(2 δ M), where δ is the time to write one checkpoint and M the
-    job MTBF. Plain inputs are seconds. τ* minimises the first-order waste
+    job MTBF, both time Quantities; the contract form (both bare numbers, read as
+    seconds) is accepted with a warning. τ* minimises the first-order waste
     δ/τ + τ/(2M); valid for δ ≪ M with exponential failures. Returns seconds.
     """
-    delta = _positive(checkpoint_cost, "second", "checkpoint_cost")
-    m = _positive(mtbf, "second", "mtbf")
+    times = contract_form("calc_young_daly_interval", "second",
+                          checkpoint_cost=checkpoint_cost, mtbf=mtbf)
+    delta = positive(times["checkpoint_cost"], "second", "checkpoint_cost")
+    m = positive(times["mtbf"], "second", "mtbf")
     return Q_(math.sqrt(2.0 * delta * m), "second")
 
 
@@ -235,12 +182,12 @@ def calc_daly_interval(checkpoint_cost, mtbf) -> pint.Quantity:
     Formula, with x = δ / (2M):
         τ* = √(2 δ M) · [1 + √x / 3 + x / 9] − δ    for δ < 2M
         τ* = M                                       for δ ≥ 2M
-    Plain inputs are seconds. Minimises the expected wall time of a job with
+    Both are time Quantities. Minimises the expected wall time of a job with
     exponential failures, checkpoint cost δ and a restart after each failure;
     for δ ≪ M it lies just below Young's √(2δM). Returns seconds.
     """
-    delta = _positive(checkpoint_cost, "second", "checkpoint_cost")
-    m = _positive(mtbf, "second", "mtbf")
+    delta = positive(checkpoint_cost, "second", "checkpoint_cost")
+    m = positive(mtbf, "second", "mtbf")
     if delta >= 2.0 * m:
         return Q_(m, "second")
     x = delta / (2.0 * m)
@@ -250,27 +197,31 @@ def calc_daly_interval(checkpoint_cost, mtbf) -> pint.Quantity:
 def calc_checkpoint_size(n_params, bytes_per_param) -> pint.Quantity:
     """Size of one full training checkpoint: N_params × bytes per parameter.
 
-    ``n_params`` is a whole number (an integral float such as 175e9 is fine).
-    ``bytes_per_param`` has no default: what a checkpoint stores is a choice.
+    ``n_params`` is a whole number (an integral float such as 175e9 is fine);
+    ``bytes_per_param`` an information Quantity (``14 * byte``), or in the
+    contract form a bare number of bytes (with a warning). It has no default:
+    what a checkpoint stores is a choice.
     The book's convention, ``CHECKPOINT_BYTES_PER_PARAM`` = 14, is mixed precision
     with Adam: bf16 weights, fp32 master weights and two fp32 moments, and no
     gradients (they are recomputed by the first step after a restart); 12 without
     the bf16 copy. Returns a Quantity in bytes.
     """
-    n = _count(n_params, "n_params")
-    per_param = _positive(bytes_per_param, "byte", "bytes_per_param")
+    n = count(n_params, "n_params")
+    per_param = positive(contract_form("calc_checkpoint_size", "byte",
+                                       bytes_per_param=bytes_per_param)["bytes_per_param"],
+                         "byte", "bytes_per_param", INFORMATION)
     return Q_(float(n * per_param), "byte")
 
 
 def calc_recovery_time(detect, reschedule, reload, replay) -> pint.Quantity:
     """Time from a failure to full-speed training again: the sum of four phases.
 
-    Formula: T = T_detect + T_reschedule + T_reload + T_replay, each non-negative;
-    plain inputs are seconds. Replay is typically half the checkpoint interval
+    Formula: T = T_detect + T_reschedule + T_reload + T_replay, each a
+    non-negative time Quantity. Replay is typically half the checkpoint interval
     (the expected lost work under uniformly placed failures). Returns seconds.
     """
     phases = {"detect": detect, "reschedule": reschedule, "reload": reload, "replay": replay}
-    return Q_(sum(_non_negative(v, "second", k) for k, v in phases.items()), "second")
+    return Q_(sum(non_negative(v, "second", k) for k, v in phases.items()), "second")
 
 
 class WasteTerms(NamedTuple):
@@ -285,27 +236,28 @@ class WasteTerms(NamedTuple):
         return self.checkpoint + self.rework + self.recovery
 
 
-def calc_waste_terms(interval, checkpoint_cost, mtbf, detect=0, recover=0) -> WasteTerms:
+def calc_waste_terms(interval, checkpoint_cost, mtbf, detect=None, recover=None) -> WasteTerms:
     """The terms of W(τ) ≈ C/τ + τ/(2M) + (D+R)/M, separately.
 
     ``interval`` τ is the compute time between checkpoints, ``checkpoint_cost`` C
     the time to write one, ``mtbf`` M the job MTBF, ``detect`` D and ``recover`` R
-    the per-failure detection and restart times. Plain inputs are seconds.
+    the per-failure detection and restart times (omitted: zero); all are time
+    Quantities.
     First-order model: exponential failures, small waste (W ≪ 1), failures
     uniformly placed within an interval.
     """
-    tau = _positive(interval, "second", "interval")
-    c = _positive(checkpoint_cost, "second", "checkpoint_cost")
-    m = _positive(mtbf, "second", "mtbf")
-    d = _non_negative(detect, "second", "detect")
-    r = _non_negative(recover, "second", "recover")
+    tau = positive(interval, "second", "interval")
+    c = positive(checkpoint_cost, "second", "checkpoint_cost")
+    m = positive(mtbf, "second", "mtbf")
+    d = 0.0 if detect is None else non_negative(detect, "second", "detect")
+    r = 0.0 if recover is None else non_negative(recover, "second", "recover")
     return WasteTerms(checkpoint=c / tau, rework=tau / (2.0 * m), recovery=(d + r) / m)
 
 
-def calc_waste_fraction(interval, checkpoint_cost, mtbf, detect=0, recover=0) -> float:
+def calc_waste_fraction(interval, checkpoint_cost, mtbf, detect=None, recover=None) -> float:
     """Wasted fraction of wall time W(τ) ≈ C/τ + τ/(2M) + (D+R)/M (see :func:`calc_waste_terms`).
 
-    The useful fraction is 1 − W. Plain inputs are seconds.
+    The useful fraction is 1 − W. All inputs are time Quantities.
     """
     return calc_waste_terms(interval, checkpoint_cost, mtbf, detect, recover).total
 
@@ -317,7 +269,7 @@ def calc_stretch_factor(overhead_fraction) -> float:
     (as every waste term of this module is), so a run needing T of useful work
     occupies the machine for T / (1 − f), not T (1 + f). Requires 0 ≤ f < 1.
     """
-    f = _probability(overhead_fraction, "overhead_fraction")
+    f = probability(overhead_fraction, "overhead_fraction")
     if f == 1.0:
         raise ValueError("overhead_fraction must be below 1: a run that is all overhead never ends")
     return 1.0 / (1.0 - f)
@@ -334,7 +286,7 @@ def calc_expected_wall_time(solve_time, interval, checkpoint_cost, restart_time,
     with T_s the failure-free solve time (useful work), τ the compute time between
     checkpoints, δ the checkpoint write time, R the time from a failure until
     computation resumes (detection, rescheduling and reload, here one term) and M
-    the job MTBF. Plain inputs are seconds; returns seconds.
+    the job MTBF, all time Quantities; returns seconds.
 
     Assumptions: failures form a Poisson process of rate 1/M that runs during
     computation, checkpoint writes and restarts alike; each segment of τ work
@@ -346,11 +298,11 @@ def calc_expected_wall_time(solve_time, interval, checkpoint_cost, restart_time,
     R/M, and dropping terms of order δ/M and products of small terms, recovers
     the small-waste budget δ/τ + τ/(2M) + R/M.
     """
-    t_s = _non_negative(solve_time, "second", "solve_time")
-    tau = _positive(interval, "second", "interval")
-    delta = _non_negative(checkpoint_cost, "second", "checkpoint_cost")
-    r = _non_negative(restart_time, "second", "restart_time")
-    m = _positive(mtbf, "second", "mtbf")
+    t_s = non_negative(solve_time, "second", "solve_time")
+    tau = positive(interval, "second", "interval")
+    delta = non_negative(checkpoint_cost, "second", "checkpoint_cost")
+    r = non_negative(restart_time, "second", "restart_time")
+    m = positive(mtbf, "second", "mtbf")
     per_segment = m * math.exp(r / m) * math.expm1((tau + delta) / m)
     return Q_(per_segment * t_s / tau, "second")
 
@@ -358,12 +310,13 @@ def calc_expected_wall_time(solve_time, interval, checkpoint_cost, restart_time,
 def calc_exact_efficiency(interval, checkpoint_cost, restart_time, mtbf) -> float:
     """Useful fraction of wall time in the exact model: T_s / T_w (see :func:`calc_expected_wall_time`).
 
-    Formula: E = τ / (M · e^(R/M) · (e^((τ+δ)/M) − 1)). Plain inputs are seconds.
+    Formula: E = τ / (M · e^(R/M) · (e^((τ+δ)/M) − 1)), all time Quantities.
     Unlike the first-order 1 − W(τ), it never goes negative: it tends to zero as
     M shrinks against τ + δ + R.
     """
-    tau = _positive(interval, "second", "interval")
-    wall = calc_expected_wall_time(tau, tau, checkpoint_cost, restart_time, mtbf).m_as("second")
+    tau = positive(interval, "second", "interval")
+    wall = calc_expected_wall_time(interval, interval, checkpoint_cost, restart_time,
+                                   mtbf).m_as("second")
     return tau / wall
 
 
@@ -372,11 +325,11 @@ def calc_exact_optimal_interval(checkpoint_cost, mtbf) -> pint.Quantity:
 
     Setting dE/dτ = 0 gives 1 − τ/M = e^(−(τ+δ)/M), whose single root in
     0 < τ < M is found by bisection to machine precision. The restart time
-    drops out (e^(R/M) is a constant factor). Plain inputs are seconds; returns
+    drops out (e^(R/M) is a constant factor). Time Quantities in; returns
     seconds. For δ ≪ M it approaches Daly's √(2δM)(1 + …) − δ.
     """
-    delta = _positive(checkpoint_cost, "second", "checkpoint_cost")
-    m = _positive(mtbf, "second", "mtbf")
+    delta = positive(checkpoint_cost, "second", "checkpoint_cost")
+    m = positive(mtbf, "second", "mtbf")
     d = delta / m
     lo, hi = 0.0, 1.0   # in units of M: g(lo) > 0 > g(hi)
     for _ in range(200):
@@ -399,18 +352,18 @@ def calc_availability_stacked(availability, k) -> float:
     Formula: A_k = 1 − (1 − A)^k. Assumes independent (uncorrelated) replica
     failures; correlated failures make the real value lower.
     """
-    a = _probability(availability, "availability")
-    return float(1.0 - (1.0 - a) ** _count(k, "k"))
+    a = probability(availability, "availability")
+    return float(1.0 - (1.0 - a) ** count(k, "k"))
 
 
 def calc_availability_serial(availability, n) -> float:
     """Availability of n independent components that must all be up: A^n."""
-    return float(_probability(availability, "availability") ** _count(n, "n"))
+    return float(probability(availability, "availability") ** count(n, "n"))
 
 
 def calc_nines(availability) -> float:
     """Number of nines: −log10(1 − A). Requires A < 1 (A = 1 has no finite value)."""
-    a = _probability(availability, "availability")
+    a = probability(availability, "availability")
     if a == 1.0:
         raise ValueError("availability must be below 1 for a finite number of nines")
     return float(-math.log10(1.0 - a))
@@ -418,7 +371,7 @@ def calc_nines(availability) -> float:
 
 def calc_annual_downtime(availability) -> pint.Quantity:
     """Expected downtime per year: (1 − A) × 8,760 h, as a Quantity in hours."""
-    a = _probability(availability, "availability")
+    a = probability(availability, "availability")
     return Q_((1.0 - a) * HOURS_PER_YEAR, "hour")
 
 
@@ -427,14 +380,14 @@ def calc_annual_downtime(availability) -> pint.Quantity:
 
 def calc_chain_success(p, n) -> float:
     """Probability that all of n independent steps succeed, each with probability p: pⁿ."""
-    return float(_probability(p, "p") ** _count(n, "n"))
+    return float(probability(p, "p") ** count(n, "n"))
 
 
 def calc_chain_success_steps(probabilities: Iterable) -> float:
     """Chain rule: Pr(S₁…Sₙ) = Π Pr(Sᵢ | S₁…Sᵢ₋₁), given the conditional step probabilities."""
     result = 1.0
     for i, p in enumerate(probabilities):
-        result *= _probability(p, f"probabilities[{i}]")
+        result *= probability(p, f"probabilities[{i}]")
     return result
 
 
@@ -444,9 +397,9 @@ def calc_pass_k(successes, trials, k) -> float:
     Formula: pass^k = C(c, k) / C(n, k) from c successes in n repeated trials of the
     same task, with 1 ≤ k ≤ n and 0 ≤ c ≤ n (trials assumed exchangeable).
     """
-    n = _count(trials, "trials", minimum=1)
-    c = _count(successes, "successes")
-    kk = _count(k, "k", minimum=1)
+    n = count(trials, "trials", minimum=1)
+    c = count(successes, "successes")
+    kk = count(k, "k", minimum=1)
     if c > n:
         raise ValueError(f"successes ({c}) must not exceed trials ({n})")
     if kk > n:

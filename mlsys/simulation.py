@@ -1,7 +1,7 @@
 """Seeded Monte Carlo simulation of checkpoint/restart under exponential failures.
 
 Layer 2 of ``mlsys`` beside :mod:`mlsys.formulas` (imports only
-:mod:`mlsys.constants` and the validation helpers of :mod:`mlsys.formulas`).
+:mod:`mlsys.constants` and :mod:`mlsys.units`).
 Deterministic: the same arguments and ``seed`` give the same result on every
 platform (Python's ``random.Random``, Mersenne Twister).
 """
@@ -12,7 +12,7 @@ import math
 import random
 from typing import NamedTuple
 
-from mlsys.formulas import _count, _non_negative, _positive
+from mlsys.units import count, non_negative, positive
 
 __all__ = ["SimulatedWallTime", "simulate_wall_time"]
 
@@ -35,14 +35,15 @@ def simulate_wall_time(solve_time, interval, checkpoint_cost, restart_time, mtbf
     process with mean gap ``mtbf`` M during work, writes and restarts alike. A
     failure discards the current segment and its unfinished write, costs
     ``restart_time`` R (itself interruptible) and the segment starts again from
-    the last completed checkpoint. Plain inputs are seconds.
+    the last completed checkpoint. Times are Quantities (the unit rule of
+    :mod:`mlsys.units`).
     """
-    t_s = _non_negative(solve_time, "second", "solve_time")
-    tau = _positive(interval, "second", "interval")
-    delta = _non_negative(checkpoint_cost, "second", "checkpoint_cost")
-    r = _non_negative(restart_time, "second", "restart_time")
-    m = _positive(mtbf, "second", "mtbf")
-    n_runs = _count(runs, "runs", minimum=2)
+    t_s = non_negative(solve_time, "second", "solve_time")
+    tau = positive(interval, "second", "interval")
+    delta = non_negative(checkpoint_cost, "second", "checkpoint_cost")
+    r = non_negative(restart_time, "second", "restart_time")
+    m = positive(mtbf, "second", "mtbf")
+    n_runs = count(runs, "runs", minimum=2)
     rng = random.Random(seed)
     full, rest = divmod(t_s, tau)
     segments = [tau] * int(full) + ([rest] if rest > 1e-12 * tau else [])

@@ -46,6 +46,11 @@ def monte_carlo(solve_s, tau_s, delta_s, restart_s, mtbf_s, runs, seed):
     return samples.mean(), samples.std(ddof=1) / math.sqrt(runs)
 
 
+def seconds(*values):
+    """Plain numbers of the tables below as time Quantities (the unit rule of mlsys.units)."""
+    return [v * second for v in values]
+
+
 # (tau, delta, R, M) in seconds: from delta << M to tau + delta + R comparable with M.
 CASES = [
     (900.0, 28.0, 118.0, 14_900.0),      # the appendix's worked example, roughly
@@ -57,7 +62,7 @@ CASES = [
 @pytest.mark.parametrize("tau, delta, restart, mtbf", CASES)
 def test_exact_wall_time_matches_independent_simulation(tau, delta, restart, mtbf):
     solve = 20 * tau
-    exact = calc_expected_wall_time(solve, tau, delta, restart, mtbf).m_as(second)
+    exact = calc_expected_wall_time(*seconds(solve, tau, delta, restart, mtbf)).m_as(second)
     mean, stderr = monte_carlo(solve, tau, delta, restart, mtbf, runs=4_000, seed=20060301)
     assert abs(mean - exact) < 4 * stderr, (mean, stderr, exact)
     assert stderr < 0.01 * exact          # enough samples for the comparison to bite
@@ -66,10 +71,10 @@ def test_exact_wall_time_matches_independent_simulation(tau, delta, restart, mtb
 @pytest.mark.parametrize("tau, delta, restart, mtbf", CASES)
 def test_package_simulation_agrees_with_the_formula(tau, delta, restart, mtbf):
     solve = 20 * tau
-    exact = calc_expected_wall_time(solve, tau, delta, restart, mtbf).m_as(second)
-    sim = simulate_wall_time(solve, tau, delta, restart, mtbf, runs=4_000, seed=7)
+    exact = calc_expected_wall_time(*seconds(solve, tau, delta, restart, mtbf)).m_as(second)
+    sim = simulate_wall_time(*seconds(solve, tau, delta, restart, mtbf), runs=4_000, seed=7)
     assert abs(sim.mean_s - exact) < 4 * sim.stderr_s
-    again = simulate_wall_time(solve, tau, delta, restart, mtbf, runs=4_000, seed=7)
+    again = simulate_wall_time(*seconds(solve, tau, delta, restart, mtbf), runs=4_000, seed=7)
     assert again == sim                    # deterministic for a seed
 
 
@@ -84,48 +89,48 @@ def test_simulation_detects_a_wrong_formula():
 
 def test_exact_values_by_hand():
     # M e^{R/M}(e^{(tau+delta)/M} - 1) T_s/tau with round numbers
-    got = calc_expected_wall_time(3_600, 600, 60, 120, 7_200).m_as(second)
+    got = calc_expected_wall_time(*seconds(3_600, 600, 60, 120, 7_200)).m_as(second)
     want = 7_200 * math.exp(120 / 7_200) * (math.exp(660 / 7_200) - 1) * 6
     assert got == pytest.approx(want, rel=1e-12)
-    assert calc_exact_efficiency(600, 60, 120, 7_200) == pytest.approx(3_600 / want, rel=1e-12)
+    assert calc_exact_efficiency(*seconds(600, 60, 120, 7_200)) == pytest.approx(3_600 / want, rel=1e-12)
 
 
 def test_no_failures_limit_is_work_plus_checkpoints():
-    got = calc_expected_wall_time(3_600, 600, 60, 120, 1e12).m_as(second)
+    got = calc_expected_wall_time(*seconds(3_600, 600, 60, 120, 1e12)).m_as(second)
     assert got == pytest.approx(3_600 + 6 * 60, rel=1e-6)
 
 
 def test_first_order_limit():
     """For tau, delta, R << M the exact waste tends to delta/tau + tau/(2M) + R/M."""
     tau, delta, restart, mtbf = 1_000.0, 0.5, 20.0, 1e6
-    exact_waste = 1 - calc_exact_efficiency(tau, delta, restart, mtbf)
-    first = calc_waste_fraction(tau, delta, mtbf, 0, restart)
+    exact_waste = 1 - calc_exact_efficiency(*seconds(tau, delta, restart, mtbf))
+    first = calc_waste_fraction(*seconds(tau, delta, mtbf, 0, restart))
     assert exact_waste == pytest.approx(first, rel=5e-3)
     # ... and the gap grows with the expansion parameters (first order fails at scale)
     tau, delta, restart, mtbf = 200.0, 25.0, 115.0, 400.0
-    gap = calc_exact_efficiency(tau, delta, restart, mtbf) - (1 - calc_waste_fraction(
-        tau, delta, mtbf, 0, restart))
+    gap = calc_exact_efficiency(*seconds(tau, delta, restart, mtbf)) - (1 - calc_waste_fraction(
+        *seconds(tau, delta, mtbf, 0, restart)))
     assert gap > 0.1
 
 
 @pytest.mark.parametrize("delta, mtbf", [(28.0, 14_900.0), (30.0, 1_500.0), (25.0, 400.0),
                                           (1.0, 1e6)])
 def test_optimal_interval_maximises_the_exact_efficiency(delta, mtbf):
-    best = calc_exact_optimal_interval(delta, mtbf).m_as(second)
-    e_best = calc_exact_efficiency(best, delta, 100.0, mtbf)
+    best = calc_exact_optimal_interval(*seconds(delta, mtbf)).m_as(second)
+    e_best = calc_exact_efficiency(*seconds(best, delta, 100.0, mtbf))
     for factor in (0.9, 0.99, 1.01, 1.1):
-        assert calc_exact_efficiency(best * factor, delta, 100.0, mtbf) < e_best
+        assert calc_exact_efficiency(*seconds(best * factor, delta, 100.0, mtbf)) < e_best
     # independent brute force over a fine grid
     grid = np.linspace(best * 0.5, best * 1.5, 2001)
-    values = [calc_exact_efficiency(t, delta, 100.0, mtbf) for t in grid]
+    values = [calc_exact_efficiency(*seconds(t, delta, 100.0, mtbf)) for t in grid]
     assert abs(grid[int(np.argmax(values))] - best) <= (grid[1] - grid[0])
 
 
 def test_daly_interval_approximates_the_exact_optimum_when_delta_is_small():
     delta, mtbf = 28.0, 14_900.0
-    exact = calc_exact_optimal_interval(delta, mtbf).m_as(second)
-    daly = calc_daly_interval(delta, mtbf).m_as(second)
-    young = calc_young_daly_interval(delta, mtbf).m_as(second)
+    exact = calc_exact_optimal_interval(*seconds(delta, mtbf)).m_as(second)
+    daly = calc_daly_interval(*seconds(delta, mtbf)).m_as(second)
+    young = calc_young_daly_interval(*seconds(delta, mtbf)).m_as(second)
     assert abs(daly - exact) < abs(young - exact)
     assert daly == pytest.approx(exact, rel=2e-3)
 
@@ -142,8 +147,8 @@ def test_stretch_factor_is_one_over_one_minus_f():
 
 def test_bad_inputs_are_refused():
     with pytest.raises(ValueError, match="interval"):
-        calc_expected_wall_time(100, 0, 1, 1, 100)
+        calc_expected_wall_time(*seconds(100, 0, 1, 1, 100))
     with pytest.raises(ValueError, match="mtbf"):
-        calc_exact_optimal_interval(1, -5)
+        calc_exact_optimal_interval(*seconds(1, -5))
     with pytest.raises(ValueError, match="runs"):
-        simulate_wall_time(100, 10, 1, 1, 100, runs=1, seed=0)
+        simulate_wall_time(*seconds(100, 10, 1, 1, 100), runs=1, seed=0)

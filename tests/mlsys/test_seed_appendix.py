@@ -6,11 +6,13 @@ concatenated in order and executed; every check() it makes must hold.
 
 import os
 import re
+import warnings
 from pathlib import Path
 
 import pytest
 
 from mlsys import formatting
+from mlsys.units import ContractFormWarning
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = Path(os.environ.get("MLSYS_SEEDS_DIR", REPO.parent / "shared" / "seeds"))
@@ -37,10 +39,23 @@ def appendix():
     formatting.check = recording_check  # the cells import check from mlsys.formatting
     try:
         namespace = {"__name__": "appendix"}
-        exec(compile("\n\n".join(appendix_cells()), str(APPENDIX), "exec"), namespace)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            exec(compile("\n\n".join(appendix_cells()), str(APPENDIX), "exec"), namespace)
     finally:
         formatting.check = real_check
+    namespace["__warnings__"] = caught
     return namespace, calls
+
+
+def test_bare_numbers_pass_only_through_the_contract_form(appendix):
+    """The appendix passes bare numbers to three functions: the contract form of
+    mlsys.units accepts exactly those, in the contract's units, with a warning each."""
+    namespace, _ = appendix
+    warned = {str(w.message).split(":")[0] for w in namespace["__warnings__"]
+              if issubclass(w.category, ContractFormWarning)}
+    assert warned == {"calc_mtbf_node", "calc_checkpoint_size", "calc_young_daly_interval"}
+    assert all(issubclass(w.category, ContractFormWarning) for w in namespace["__warnings__"])
 
 
 def test_cells_are_found():
