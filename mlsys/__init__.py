@@ -14,9 +14,9 @@ Everything public is re-exported here. Plotting lives in ``mlsys.plotting``
 
 from mlsys import constants, formatting, formulas, units
 from mlsys.constants import *  # noqa: F403
-from mlsys.units import ContractFormWarning, DimensionError, UnitError
+from mlsys.units import ContractFormWarning, DimensionalityError, UnitError
 from mlsys.formatting import *  # noqa: F403
 from mlsys.formulas import *  # noqa: F403
 
-__all__ = [*constants.__all__, "UnitError", "DimensionError", "ContractFormWarning",
+__all__ = [*constants.__all__, "UnitError", "DimensionalityError", "ContractFormWarning",
            *formulas.__all__, *formatting.__all__]

@@ -6,13 +6,14 @@ Input rules, shared by every function (the unit rule of :mod:`mlsys.units`):
 
 * A dimensioned parameter (time, information, failure rate) takes a pint Quantity
   of that dimension in any unit; a bare number is a ``UnitError`` and a wrong
-  dimension a ``DimensionError`` (a ``pint.DimensionalityError``), both naming the
+  dimension a ``DimensionalityError`` (a ``pint.DimensionalityError``), both naming the
   parameter and the unit expected. Counts are plain whole numbers (integral floats
   such as ``175e9`` are accepted); fractions and probabilities plain numbers.
-* The contract form: ``calc_mtbf_node``, ``calc_young_daly_interval`` and
-  ``calc_checkpoint_size``'s ``bytes_per_param`` also take bare numbers, all or
-  nothing, in the units of ``../shared/spec/mlsys-api.md`` (hours, seconds, bytes),
-  with a ``ContractFormWarning``; the upstream appendix calls them so.
+* The contract form: ``calc_mtbf_node``, ``calc_young_daly_interval``,
+  ``calc_recovery_time`` and ``calc_checkpoint_size``'s ``bytes_per_param`` also
+  take bare numbers, all or nothing, in the units of ``../shared/spec/mlsys-api.md``
+  (hours, seconds, bytes), with a ``ContractFormWarning``; the upstream appendix
+  and the synthetic benchmark book call them so.
 * Bad values raise ``ValueError`` naming the parameter: NaN or infinite inputs,
   zero or negative MTBF / MTTF / checkpoint cost, probabilities outside [0, 1],
   negative or non-integer counts.
@@ -31,7 +32,7 @@ from typing import NamedTuple
 
 import pint
 
-from mlsys.constants import FIT, HOURS_PER_YEAR, Q_
+from mlsys.constants import CHECKPOINT_BYTES_PER_PARAM, FIT, HOURS_PER_YEAR, Q_, byte
 from mlsys.units import (
     INFORMATION, RATE, contract_form, count, non_negative, positive, probability,
 )
@@ -194,17 +195,17 @@ def calc_daly_interval(checkpoint_cost, mtbf) -> pint.Quantity:
     return Q_(math.sqrt(2.0 * delta * m) * (1.0 + math.sqrt(x) / 3.0 + x / 9.0) - delta, "second")
 
 
-def calc_checkpoint_size(n_params, bytes_per_param) -> pint.Quantity:
+def calc_checkpoint_size(n_params, bytes_per_param=CHECKPOINT_BYTES_PER_PARAM * byte) -> pint.Quantity:
     """Size of one full training checkpoint: N_params × bytes per parameter.
 
     ``n_params`` is a whole number (an integral float such as 175e9 is fine);
     ``bytes_per_param`` an information Quantity (``14 * byte``), or in the
-    contract form a bare number of bytes (with a warning). It has no default:
-    what a checkpoint stores is a choice.
-    The book's convention, ``CHECKPOINT_BYTES_PER_PARAM`` = 14, is mixed precision
-    with Adam: bf16 weights, fp32 master weights and two fp32 moments, and no
+    contract form a bare number of bytes (with a warning). The default is the
+    book's convention ``CHECKPOINT_BYTES_PER_PARAM`` = 14 bytes: mixed precision
+    with Adam, bf16 weights, fp32 master weights and two fp32 moments, and no
     gradients (they are recomputed by the first step after a restart); 12 without
-    the bf16 copy. Returns a Quantity in bytes.
+    the bf16 copy. (The contract's default of 16 counted gradients too.) Returns a
+    Quantity in bytes.
     """
     n = count(n_params, "n_params")
     per_param = positive(contract_form("calc_checkpoint_size", "byte",
@@ -217,10 +218,12 @@ def calc_recovery_time(detect, reschedule, reload, replay) -> pint.Quantity:
     """Time from a failure to full-speed training again: the sum of four phases.
 
     Formula: T = T_detect + T_reschedule + T_reload + T_replay, each a
-    non-negative time Quantity. Replay is typically half the checkpoint interval
+    non-negative time Quantity; the contract form (all four bare numbers, read
+    as seconds) is accepted with a warning. Replay is typically half the checkpoint interval
     (the expected lost work under uniformly placed failures). Returns seconds.
     """
-    phases = {"detect": detect, "reschedule": reschedule, "reload": reload, "replay": replay}
+    phases = contract_form("calc_recovery_time", "second", detect=detect, reschedule=reschedule,
+                           reload=reload, replay=replay)
     return Q_(sum(non_negative(v, "second", k) for k, v in phases.items()), "second")
 
 

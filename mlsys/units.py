@@ -9,20 +9,22 @@ every function:
   ``18_620_640 * second`` are the same MTBF. A bare number is a :class:`UnitError`
   (a ``TypeError``) naming the parameter and the unit expected, because a bare
   number has no unit and mlsys does not guess one. A Quantity of another dimension
-  is a :class:`DimensionError` (a ``pint.DimensionalityError``) naming the same.
+  is a :class:`DimensionalityError` (a ``pint.DimensionalityError``) naming the same.
   Information is a dimension of its own in this registry (see
   :mod:`mlsys.constants`), so a size is neither a time nor a bandwidth.
 * A **count** (``n_gpus``, ``n_nodes``, ``k``, ``n_params`` …) is a plain whole
   number (an integral float such as ``175e9`` is fine); a Quantity is a
   :class:`UnitError`.
 * A **fraction** or probability is a plain number or a dimensionless Quantity.
-* **The contract form**, the one exception: the three call shapes with which the
-  upstream appendix (``../shared/spec/mlsys-api.md``) passes bare numbers, namely
-  ``calc_mtbf_node`` (MTTFs in hours), ``calc_young_daly_interval`` (seconds) and
-  ``calc_checkpoint_size``'s ``bytes_per_param`` (bytes), still accept them, all
-  or nothing: every dimensioned argument of the call bare, read in the contract's
-  unit, with a :class:`ContractFormWarning`. A bare number beside a Quantity in
-  one call is a :class:`UnitError`. See docs/architecture.md, "The unit rule".
+* **The contract form**, the one exception: the call shapes with which the two
+  chapters written against ``../shared/spec/mlsys-api.md`` in this repository
+  (the upstream appendix and the synthetic benchmark book) pass bare numbers:
+  ``calc_mtbf_node`` (MTTFs in hours), ``calc_young_daly_interval`` and
+  ``calc_recovery_time`` (seconds), ``calc_checkpoint_size``'s ``bytes_per_param``
+  (bytes). They still accept them, all or nothing: every dimensioned argument of
+  the call bare, read in the contract's unit, with a :class:`ContractFormWarning`.
+  A bare number beside a Quantity in one call is a :class:`UnitError`. See
+  docs/architecture.md, "The unit rule".
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ import pint
 
 from mlsys.constants import Q_, ureg
 
-__all__ = ["UnitError", "DimensionError", "ContractFormWarning", "Kind", "TIME",
+__all__ = ["UnitError", "DimensionalityError", "ContractFormWarning", "Kind", "TIME",
            "INFORMATION", "RATE"]
 
 
@@ -44,7 +46,7 @@ class UnitError(TypeError):
     """A bare number where a dimensioned Quantity is needed, or a Quantity where a count is."""
 
 
-class DimensionError(pint.DimensionalityError):
+class DimensionalityError(pint.DimensionalityError):
     """A Quantity of the wrong dimension; the message names the parameter and the unit expected."""
 
     def __init__(self, message: str, units1, units2, dim1: str, dim2: str):
@@ -103,7 +105,7 @@ def magnitude(value, unit: str, name: str, kind: Kind = TIME) -> float:
     expected = ureg.parse_units(unit)
     if value.dimensionality != expected.dimensionality:
         got = str(value.dimensionality) if not value.dimensionless else "dimensionless"
-        raise DimensionError(f"{_expected(name, unit, kind)}; got {value:~P}, which is {got}",
+        raise DimensionalityError(f"{_expected(name, unit, kind)}; got {value:~P}, which is {got}",
                              value.units, expected, got, kind.dimension)
     return _real(value.m_as(unit), name, f"{kind.label} Quantity")
 
@@ -126,7 +128,7 @@ def fraction(value, name: str) -> float:
     """A plain number or a dimensionless Quantity, as a finite float."""
     if isinstance(value, pint.Quantity):
         if not value.dimensionless:
-            raise DimensionError(
+            raise DimensionalityError(
                 f"{name} must be a plain number or a dimensionless Quantity; got {value:~P}, "
                 f"which is {value.dimensionality}", value.units, ureg.dimensionless,
                 str(value.dimensionality), "dimensionless")

@@ -93,8 +93,8 @@ def test_checkpoint_size_and_write_time():
     assert size.m_as(GB) / 100 == pytest.approx(28.0)  # seconds at 100 GB/s
     # the book's convention: 14 B/param (bf16 + fp32 master + two fp32 moments, no gradients)
     assert calc_checkpoint_size(7_000_000_000, CHECKPOINT_BYTES_PER_PARAM * byte).m_as(GB) == pytest.approx(98)
-    with pytest.raises(TypeError, match="bytes_per_param"):
-        calc_checkpoint_size(7_000_000_000)  # no default: what a checkpoint holds is a choice
+    # the default is the convention, not the contract's 16 (which counted gradients)
+    assert calc_checkpoint_size(7_000_000_000) == calc_checkpoint_size(7e9, 14 * byte)
     assert calc_checkpoint_size(10, Q_(2, "byte")).m_as("byte") == 20
     assert calc_checkpoint_size(8, Q_(4, "bit")).m_as("byte") == 4  # e.g. 4-bit weights
     assert size.dimensionality == ureg.byte.dimensionality != ureg.dimensionless.dimensionality

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from mlsys import formulas, simulation
 from mlsys.constants import FIT, GB, Q_, byte, day, hour, second, ureg
-from mlsys.units import ContractFormWarning, DimensionError, UnitError
+from mlsys.units import ContractFormWarning, DimensionalityError, UnitError
 
 TIME, INFO, RATE, COUNT, FRACTION, SEED = "time", "information", "rate", "count", "fraction", "seed"
 DIMENSION_TEXT = {TIME: "[time]", INFO: "[information]", RATE: "1 / [time]"}
@@ -67,6 +67,7 @@ TABLE = {
 # Contract-form calls (mlsys-api.md): bare numbers accepted only all together.
 CONTRACT_FORM = {"calc_mtbf_node": ("gpu_mttf", "nic_mttf", "psu_mttf"),
                  "calc_young_daly_interval": ("checkpoint_cost", "mtbf"),
+                 "calc_recovery_time": ("detect", "reschedule", "reload", "replay"),
                  "calc_checkpoint_size": ("bytes_per_param",)}
 
 
@@ -116,7 +117,7 @@ def test_a_quantity_of_the_wrong_dimension_is_refused(target, unit, magnitude):
     wrong = Q_(magnitude, unit)
     if wrong.dimensionality == expected_dimension(name, param).dimensionality:
         return  # the right dimension in another unit is fine
-    with pytest.raises(DimensionError) as info:
+    with pytest.raises(DimensionalityError) as info:
         call(name, **{param: wrong})
     assert isinstance(info.value, pint.DimensionalityError)
     message = str(info.value)
@@ -157,7 +158,7 @@ def test_a_fraction_given_a_dimension_is_refused(target, unit, magnitude):
     wrong = Q_(magnitude, unit)
     if wrong.dimensionless:
         return
-    with pytest.raises(DimensionError, match=f"^{param} must be a plain number"):
+    with pytest.raises(DimensionalityError, match=f"^{param} must be a plain number"):
         call(name, **{param: wrong})
 
 
@@ -166,14 +167,14 @@ def test_a_fraction_given_a_dimension_is_refused(target, unit, magnitude):
 def test_series_and_step_lists_check_their_elements(unit, magnitude):
     wrong = Q_(magnitude, unit)
     if wrong.dimensionality != ureg.second.dimensionality:
-        with pytest.raises(DimensionError, match=r"^components\[1\]\.mttf"):
+        with pytest.raises(DimensionalityError, match=r"^components\[1\]\.mttf"):
             formulas.calc_mtbf_series([(50_000 * h, 8), (wrong, 2)])
     with pytest.raises(UnitError, match=r"^components\[0\]\.count is a count"):
         formulas.calc_mtbf_series([(50_000 * h, wrong)])
     with pytest.raises(UnitError, match=r"components\[0\]\.mttf"):
         formulas.calc_mtbf_series([(magnitude, 8)])
     if not wrong.dimensionless:
-        with pytest.raises(DimensionError, match=r"^probabilities\[1\]"):
+        with pytest.raises(DimensionalityError, match=r"^probabilities\[1\]"):
             formulas.calc_chain_success_steps([0.9, wrong])
 
 
@@ -189,6 +190,11 @@ def test_the_contract_form_reads_bare_numbers_in_the_contracts_units_with_a_warn
     with pytest.warns(ContractFormWarning, match="read as bytes"):
         size = formulas.calc_checkpoint_size(175e9, 16)
     assert size.m_as(GB) == 2_800
+    with pytest.warns(ContractFormWarning, match="read as seconds"):
+        total = formulas.calc_recovery_time(30, 60, 24.5, 427)
+    assert total == formulas.calc_recovery_time(30 * s, 60 * s, 24.5 * s, 427 * s)
+    with pytest.raises(UnitError, match="replay given as bare numbers beside"):
+        formulas.calc_recovery_time(30 * s, 60 * s, 24.5 * s, 427)
 
 
 def test_the_issues_silent_errors_are_now_errors():
@@ -200,7 +206,7 @@ def test_the_issues_silent_errors_are_now_errors():
     with pytest.raises(UnitError, match="n_nodes is a count"):
         formulas.calc_mtbf_cluster(node, 2450 * GB)
     # bytes are not dimensionless: a size is not a time, and says so
-    with pytest.raises(DimensionError, match=r"mtbf must be a time Quantity.*\[information\]"):
+    with pytest.raises(DimensionalityError, match=r"mtbf must be a time Quantity.*\[information\]"):
         formulas.calc_young_daly_interval(24.5 * s, 2450 * GB)
     with pytest.raises(pint.DimensionalityError):
         (2450 * GB).to(second)
