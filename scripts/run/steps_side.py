@@ -279,11 +279,15 @@ def run_steps(cwd, steps_json, caps_json, results_path):
     try:
         with _Redirected(shell) as redirected:
             for step in json.loads(steps_json):
+                observer.start(ran)
                 ran += 1
-                if "inline" in step:
-                    results.send(_inline(checker, step["inline"]))
-                    continue
-                result, stop = _run_cell(shell, redirected, step, caps, checker)
+                try:
+                    if "inline" in step:
+                        result, stop = _inline(checker, step["inline"]), False
+                    else:
+                        result, stop = _run_cell(shell, redirected, step, caps, checker)
+                finally:
+                    observer.stop()
                 results.send(result)
                 if stop:
                     break
