@@ -30,16 +30,15 @@ def declared_inputs(parsed: ParsedChapter) -> list[str]:
 
 
 def reusable(root: Path, parsed: ParsedChapter, run: ChapterRun | None, env: dict, facts) -> bool:
-    """True when a cached run may be served: completely observed (or its inputs declared),
-    stable while it ran, and every fact it recorded still holds."""
+    """True when a cached run may be served: every fact it recorded still holds (only
+    complete observations are stored: `storable`)."""
     if run is None or not run.deps or run.deps.get("unstable"):
-        return False
-    if run.deps.get("opaque") and not declared_inputs(parsed):
         return False
     return deps.changed(root, run.deps, env, facts) is None
 
 
 def storable(parsed: ParsedChapter, run: ChapterRun) -> bool:
+    """Completely observed (or its inputs declared), stable while it ran, not cut short."""
     if run.deps is None or run.deps.get("unstable") or any(f.kind in UNSTABLE_KINDS for f in run.findings):
         return False
     return not run.deps.get("opaque") or bool(declared_inputs(parsed))

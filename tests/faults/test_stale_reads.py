@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from faultkit import add_chapter, edit, from_cache, ledger_lines, line_of
+from faultkit import add_chapter, cache_entries, edit, from_cache, ledger_lines, line_of
 
 pytestmark = pytest.mark.slow
 
@@ -212,12 +212,12 @@ def test_the_whole_environment_read_is_reused_across_shell_variables(good_book, 
 
 
 def test_a_malformed_quarto_yml_prunes_nothing(good_book, runner):
-    entries = sorted(p.name for p in (good_book / "_build" / "cache").iterdir())
+    entries = sorted(p.name for p in cache_entries(good_book))
     assert len(entries) == 2            # the index and chapter one
     edit(good_book / "_quarto.yml", "  chapters:\n", "  chapters: [\n")
     broken = runner.cli(good_book)
     assert broken.code != 0, broken.output
-    assert sorted(p.name for p in (good_book / "_build" / "cache").iterdir()) == entries
+    assert sorted(p.name for p in cache_entries(good_book)) == entries
     edit(good_book / "_quarto.yml", "  chapters: [\n", "  chapters:\n")
     assert from_cache(runner.cli(good_book)) == 2
 
