@@ -189,3 +189,20 @@ def test_html_tables_of_a_dataframe():
             "<tr><th>0</th><td>1</td><td>10.5</td></tr><tr><th>1</th><td>2</td><td>5.25</td></tr>"
             "</tbody></table>")
     assert html_tables(html) == [(["", "Nodes", "MTBF & more"], [["0", "1", "10.5"], ["1", "2", "5.25"]])]
+
+
+def test_every_imported_package_is_recorded_with_its_distribution(tmp_path, monkeypatch):
+    from importlib import metadata
+    snap = deps.snapshot(tmp_path, {"facts": {}, "dists": ["yaml", "numpy", "no_such_module_here"]})
+    assert snap["facts"] == {"dist no_such_module_here": None,
+                             "dist numpy": f"numpy {metadata.version('numpy')}",
+                             "dist yaml": f"pyyaml {metadata.version('PyYAML')}"}   # named apart
+    assert deps.changed(tmp_path, snap, {}) is None
+    deps.forget_distributions()
+    deps._scan()
+    monkeypatch.setattr(deps, "_installed", {d for d in deps._installed if not d.startswith("numpy ")})
+    monkeypatch.setitem(deps._dists, "numpy", "numpy 0.0.1")
+    assert deps.changed(tmp_path, snap, {}) == (f"the package providing numpy changed "
+                                                f"(numpy {metadata.version('numpy')} → numpy 0.0.1)")
+    monkeypatch.undo()
+    deps.forget_distributions()
