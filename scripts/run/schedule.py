@@ -3,7 +3,13 @@
 `run_chapters` loads each chapter's run from the cache or executes it; the
 fork server and every kernel it starts are stopped before it returns or
 raises (Ctrl-C, SIGTERM, a bug). Chapters run in parallel, each in its own
-kernel, longest first. Jupyter is imported only when a chapter must run.
+kernel, longest first, except that a chapter waits for the earlier chapters
+(book order) that write what it reads (`scripts.run.order`); after each wave the
+readers of what was written are validated again and, if their facts moved,
+run once more. Only complete observations are stored (`storable`): an opaque
+run (a subprocess, a socket …) is executed on every check unless the chapter
+lists its inputs under `cache-inputs:`, and `opaque_notes` says so.
+Jupyter is imported only when a chapter must run.
 """
 from __future__ import annotations
 
