@@ -19,9 +19,10 @@ observes the run (files opened, stat-ed or listed, modules looked for,
 environment variables, the distribution of every imported package: see
 `scripts.run.observe_side`), the entry keeps those facts (`ChapterRun.deps`,
 `scripts.run.deps`) and the scheduler re-executes the chapter when any of them
-differs (`deps.changed`) or when the run could not be observed completely. A prose-only edit keeps the
-key; the cached findings are moved to the new line numbers
-(`fingerprint.remap_run` with the stored `ChapterRun.anchors`).
+differs (`deps.changed`); a run that could not be observed completely is not
+stored (`schedule.storable`). A prose-only edit keeps the key; the cached
+findings are moved to the new line numbers (`fingerprint.remap_run` with the
+stored `ChapterRun.anchors`).
 
 An entry `_build/cache/<key>.json` holds ``{"key", "checksum", "run"}`` where
 `checksum` is the sha256 of the canonical JSON of `run`. An entry that does not

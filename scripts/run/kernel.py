@@ -2,8 +2,8 @@
 
 A Kernel is started (forked from the warm `scripts.run.forkserver` when there is
 one, else launched as `python -m ipykernel_launcher`), receives the helper
-modules (`kernel_side.py`, `observe_side.py`, `steps_side.py`: code that runs in
-the kernel), runs one chapter (scripts.run.steps) and is killed: never reused,
+modules (`kernel_side.py`, `facts_side.py`, `observe_side.py`, `steps_side.py`:
+code that runs in the kernel), runs one chapter (scripts.run.steps) and is killed: never reused,
 so no state leaks between chapters. Every kernel pid is recorded until it is
 reaped, so an interrupted check can still kill them all.
 """
