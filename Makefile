@@ -7,6 +7,8 @@ STAMP  := $(VENV)/.installed
 LOCK   := requirements.lock
 BOOK   := $(PY) -m scripts
 FORCE_FLAG := $(if $(FORCE),--force,)
+# make check AUDIT=1: execute every chapter and report any the cache would have served stale
+AUDIT_FLAG := $(if $(AUDIT),--audit,)
 # make check SHARD=2/4 [SHARD_OUT=path]: check a quarter of the chapters, write a
 # partial result (default _build/shards/shard-2-of-4.json); make merge combines them.
 SHARD_FLAG := $(if $(SHARD),--shard $(SHARD),) $(if $(SHARD_OUT),--out $(SHARD_OUT),)
@@ -37,7 +39,7 @@ $(STAMP): requirements.txt $(LOCK) pyproject.toml
 	touch $(STAMP)
 
 check: $(READY)
-	$(BOOK) check $(FORCE_FLAG) $(SHARD_FLAG)
+	$(BOOK) check $(FORCE_FLAG) $(AUDIT_FLAG) $(SHARD_FLAG)
 
 merge: $(READY)
 	$(BOOK) merge $(PARTIALS)

@@ -35,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true",
                        help="print findings and the summary as JSON instead of text")
         if name == "check":
+            p.add_argument("--audit", action="store_true",
+                           help="execute every chapter and report any the cache would have "
+                                "served stale (stale-cache)")
             p.add_argument("--shard", metavar="I/N", default=None,
                            help="check only the I-th of N balanced shards; write a partial result")
             p.add_argument("--out", type=Path, default=None, metavar="PATH",
@@ -119,7 +122,8 @@ def _check(args):
     from scripts.verify.check import check_book
     from scripts.verify.report import print_json, print_report, summary
     result = check_book(args.root, force=args.force, jobs=args.jobs,
-                        update_ledger=args.command == "numbers", timeout_s=args.timeout)
+                        update_ledger=args.command == "numbers", timeout_s=args.timeout,
+                        audit=getattr(args, "audit", False))
     if args.json:
         print_json(result)
     else:

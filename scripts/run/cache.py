@@ -7,19 +7,22 @@ known before it runs:
   path, front matter, code cells with their cascaded options, inline
   expressions and where they sit between the cells;
 - every file under `mlsys/` (sorted relative paths and their bytes),
-- the Python version and the versions of the packages a chapter's output
-  can depend on (read from installed distribution metadata, never by
-  importing the packages),
+- the Python version, the versions of the checker-side packages that collect
+  a kernel's outputs (nbclient, jupyter_client) and the bytes of the code the
+  checker runs inside each kernel (`*_side.py`),
 - the kernel: name and argv of the `python3` kernelspec,
 - every execute option the checker passes in (the per-cell timeout, the
   project's `execute:` options, the figure format).
 
-What a chapter reads while it runs (data files, local modules, environment
-variables) is only known afterwards: the run stores a snapshot of it
-(`ChapterRun.deps`, see `scripts.run.deps`) and the scheduler re-executes the
-chapter when any of it differs (`deps.changed`). A prose-only edit keeps the
-key; the cached findings are moved to the new line numbers
-(`fingerprint.remap_run` with the stored `ChapterRun.anchors`).
+Everything else a chapter depends on is only known after it ran: the kernel
+observes the run (files opened, stat-ed or listed, modules looked for,
+environment variables, the distribution of every imported package: see
+`scripts.run.observe_side`), the entry keeps those facts (`ChapterRun.deps`,
+`scripts.run.deps`) and the scheduler re-executes the chapter when any of them
+differs (`deps.changed`); a run that could not be observed completely is not
+stored (`schedule.storable`). A prose-only edit keeps the key; the cached
+findings are moved to the new line numbers (`fingerprint.remap_run` with the
+stored `ChapterRun.anchors`).
 
 An entry `_build/cache/<key>.json` holds ``{"key", "checksum", "run"}`` where
 `checksum` is the sha256 of the canonical JSON of `run`. An entry that does not
@@ -46,11 +49,13 @@ from scripts.run.fingerprint import execution_digest
 from scripts.run.kernelspec import kernel_spec
 
 CACHE_DIR = Path("_build") / "cache"
-FORMAT_VERSION = 2   # bump when the entry layout or the key recipe changes
+FORMAT_VERSION = 3   # bump when the entry layout or the key recipe changes
 
-# Distributions whose versions can change what a chapter produces.
-PACKAGES = ("pint", "pandas", "numpy", "matplotlib", "tabulate",
-            "ipykernel", "nbclient", "jupyter_client", "ipython")
+# Checker-side distributions that turn a kernel's replies into outputs (the packages
+# a chapter imports are facts of its run: `dist NAME`, scripts.run.deps).
+PACKAGES = ("nbclient", "jupyter_client")
+SIDE_FILES = ("kernel_side.py", "facts_side.py", "observe_side.py", "steps_side.py",
+              "forkserver_side.py")
 
 _environment_digest: str | None = None   # per process: versions cannot change under us
 
@@ -98,8 +103,11 @@ def environment_digest() -> str:
     """Digest of Python, package versions and kernelspec; computed once per process."""
     global _environment_digest
     if _environment_digest is None:
+        here = Path(__file__).parent
+        side = hashlib.sha256(b"".join((here / name).read_bytes() for name in SIDE_FILES))
         facts = {"python": sys.version, "implementation": sys.implementation.name,
-                 "packages": package_versions(), "kernel": kernel_spec()}
+                 "packages": package_versions(), "kernel": kernel_spec(),
+                 "side": side.hexdigest()}
         _environment_digest = _sha256_json(facts)
     return _environment_digest
 

@@ -1,97 +1,183 @@
 """A chapter's observed inputs: snapshot them after a run, verify them before reuse.
 
-The kernel reports what the chapter's code read (`observe_side.observed`):
-files and directories under the project root, and environment variables. A
-snapshot stores, for each, what the cache must find again to trust the result:
+The kernel reports what the run touched (`observe_side.observed`) as facts of
+`facts_side` with their value at the first touch. `snapshot` turns that into
+what a cache entry keeps:
 
-    {"files": {rel: sha256 hex | None},        None: the file did not exist
-     "dirs":  {rel: sha256 of the sorted names | None},
-     "env":   {name: value | None}}             None: the variable was unset
+    {"facts": {key: value},   every fact, as it must be found again to reuse the run
+     "products": [key, ...],  files the run created or truncated (their final content)
+     "opaque": [{"reason", "step", "line"}, ...],  what could not be observed
+     "unstable": reason | None}   an input that changed while the run went on
 
-`changed(root, deps, env)` names the first input that differs now (a changed,
-removed or newly present file; a directory with other entries; a variable
-with another value), or returns None when every input is as recorded.
-
-Stdlib only: a fully cached check verifies every chapter's inputs.
+plus a ``dist NAME`` fact for every top-level module the run had imported from
+site-packages (the providing distribution and its version). A run is stored only
+when it is not `unstable`; it is reused only when it is not opaque (or the
+chapter declares its inputs: `declared`) and `changed` finds every fact as
+recorded. Stdlib only: a fully cached check verifies every chapter's inputs.
 """
 from __future__ import annotations
 
-import hashlib
+import glob
 import os
+import sys
 from pathlib import Path
 
-EMPTY = {"files": {}, "dirs": {}, "env": {}}
+from scripts.run import facts_side
+from scripts.run.facts_side import Facts
+
+EMPTY = {"facts": {}, "products": [], "opaque": [], "unstable": None}
 
 
-def file_digest(path: Path) -> str | None:
-    """sha256 of a regular file's bytes; None when it does not exist (or is not a file)."""
-    try:
-        with open(path, "rb") as handle:
-            digest = hashlib.sha256()
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        return digest.hexdigest()
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return None
+def _normalise(name: str) -> str:
+    return name.lower().replace("-", "_").replace(".", "_")
 
 
-def dir_digest(path: Path) -> str | None:
-    """sha256 of a directory's sorted entry names; None when it is not a directory."""
-    try:
-        names = sorted(os.listdir(path))
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+_dists: dict[str, str] | None = None       # per process: top-level module -> "dist version"
+_dist_infos: list[tuple[str, str, str]] = []
+_installed: set[str] = set()                # "dist version" of every distribution found
 
 
-def _inside(root: Path, rel: str) -> Path | None:
-    """root/rel, refusing paths that leave the root."""
-    path = (root / rel)
-    try:
-        path.resolve().relative_to(root.resolve())
-    except (ValueError, OSError):
-        return None
-    return path
+def _scan() -> None:
+    global _dists
+    _dists = {}
+    for entry in sys.path:
+        try:
+            with os.scandir(entry or ".") as listing:
+                for item in listing:
+                    stem, _, suffix = item.name.rpartition(".")
+                    if suffix == "dist-info" and "-" in stem:
+                        dist, _, version = stem.partition("-")
+                        _dist_infos.append((dist, version, item.path))
+                        _installed.add(f"{dist} {version}")
+                        _dists.setdefault(_normalise(dist), f"{dist} {version}")
+        except OSError:
+            continue
 
 
-def snapshot(root: Path, observed: dict | None) -> dict:
-    """Hash what the kernel reported the chapter read (see module docstring)."""
-    root = Path(root)
+def distribution(top: str) -> str | None:
+    """"dist version" of the installed distribution providing top-level module `top`."""
+    if _dists is None:
+        _scan()
+    key = _normalise(top)
+    if key in _dists:
+        return _dists[key]
+    for dist, version, path in _dist_infos:         # names that differ (yaml: PyYAML)
+        for listing in ("top_level.txt", "RECORD"):
+            try:
+                text = Path(path, listing).read_text(encoding="utf-8")
+            except OSError:
+                continue
+            tops = {line.split("/")[0].split(",")[0].split(".")[0] for line in text.splitlines()}
+            if top in tops:
+                _dists[key] = f"{dist} {version}"
+                return _dists[key]
+    _dists[key] = None
+    return None
+
+
+def forget_distributions() -> None:
+    """Drop the per-process distribution table (tests that fake an upgrade)."""
+    global _dists
+    _dists = None
+    _dist_infos.clear()
+    _installed.clear()
+
+
+def _still_installed(recorded) -> bool:
+    """True when the recorded "dist version" is still installed (no mapping needed)."""
+    if _dists is None:
+        _scan()
+    return isinstance(recorded, str) and recorded in _installed
+
+
+def _what(key: str, old, new) -> str:
+    kind, _, where = key.partition(" ")
+    if kind == "env":
+        return f"environment variable {where} changed"
+    if kind == "environ":
+        return "the set of environment variables changed"
+    if kind == "dist":
+        return f"the package providing {where} changed ({old} → {new})"
+    if kind == "list":
+        return f"the listing of {where}/ changed"
+    if kind == "meta":
+        return f"the installed packages in {where}/ changed"
+    if kind == "find":
+        return f"a module looked for in {where}/ appeared or changed ({', '.join(old[1][:3])})"
+    if kind == "link":
+        return f"the link {where} changed"
+    return f"{where} " + ("appeared" if old is None else "was removed" if new is None else "changed")
+
+
+def snapshot(root: Path, observed: dict | None, env: dict | None = None) -> dict:
+    """What a cache entry keeps of a run's observation (see the module docstring)."""
     observed = observed or {}
-    files, dirs = {}, {}
-    for rel in observed.get("files") or []:
-        path = _inside(root, rel)
-        if path is not None:
-            files[rel] = file_digest(path)
-    for rel in observed.get("dirs") or []:
-        path = _inside(root, rel)
-        if path is not None:
-            dirs[rel] = dir_digest(path)
-    env = {str(k): (None if v is None else str(v)) for k, v in (observed.get("env") or {}).items()}
-    return {"files": dict(sorted(files.items())), "dirs": dict(sorted(dirs.items())),
-            "env": dict(sorted(env.items()))}
+    facts = Facts(str(Path(root).resolve()), env if env is not None else {})
+    first = dict(observed.get("facts") or {})
+    products = set(observed.get("products") or [])
+    out: dict = {}
+    unstable = None
+    for key, value in first.items():
+        if key.startswith(("env ", "environ ")):
+            out[key] = value
+            continue
+        now = facts.value(key, value)
+        if key not in products and now != value and unstable is None:
+            unstable = f"{_what(key, value, now).rsplit(' ', 1)[0]} changed while the chapter ran"
+        out[key] = now
+    for top in observed.get("dists") or []:
+        out[f"dist {top}"] = distribution(top)
+    return {"facts": dict(sorted(out.items())), "products": sorted(products),
+            "opaque": list(observed.get("opaque") or []), "unstable": unstable}
 
 
-def changed(root: Path, deps: dict | None, env: dict | None = None) -> str | None:
+def declared(root: Path, folder: str, patterns: list[str]) -> dict:
+    """Facts for the inputs a chapter declares (paths or globs, relative to its folder):
+    each glob's matches (a `list`-like fact of the pattern) and each match's content."""
+    root = Path(root).resolve()
+    facts: dict = {}
+    base = root / folder
+    for pattern in patterns:
+        full = pattern if os.path.isabs(pattern) else str(base / pattern)
+        matches = sorted(glob.glob(full, recursive=True))
+        facts[f"glob {facts_side.stored(str(root), os.path.normpath(full))}"] = [
+            facts_side.stored(str(root), os.path.normpath(m)) for m in matches]
+        for match in matches:
+            path = os.path.normpath(match)
+            facts[f"path {facts_side.stored(str(root), path)}"] = facts_side.path_fact(path)
+    return facts
+
+
+def changed(root: Path, deps: dict | None, env: dict | None = None,
+            facts: Facts | None = None) -> str | None:
     """The first recorded input that differs now, as a short reason; None when all agree.
 
-    `env` is the environment a kernel would get now (default: os.environ).
+    `env` is the environment a kernel would get now (default: os.environ); `facts`
+    a Facts table shared by the chapters of one check (one listing per directory).
     """
     if not deps:
         return None
-    root = Path(root)
     env = os.environ if env is None else env
-    for rel, digest in (deps.get("files") or {}).items():
-        path = _inside(root, rel)
-        now = file_digest(path) if path is not None else None
-        if now != digest:
-            what = "appeared" if digest is None else "was removed" if now is None else "changed"
-            return f"{rel} {what}"
-    for rel, digest in (deps.get("dirs") or {}).items():
-        path = _inside(root, rel)
-        if (dir_digest(path) if path is not None else None) != digest:
-            return f"the listing of {rel}/ changed"
-    for name, value in (deps.get("env") or {}).items():
-        if env.get(name) != value:
-            return f"environment variable {name} changed"
+    facts = facts or Facts(str(Path(root).resolve()), env)
+    for key, value in (deps.get("facts") or {}).items():
+        kind, _, where = key.partition(" ")
+        if kind == "dist":
+            now = value if _still_installed(value) else distribution(where)
+        elif kind == "glob":
+            now = [facts_side.stored(facts.root, os.path.normpath(m))
+                   for m in sorted(glob.glob(facts_side.absolute(facts.root, where), recursive=True))]
+        else:
+            now = facts.value(key, value)
+        if now != value:
+            return _what(key, value, now)
     return None
+
+
+def paths(deps: dict | None) -> set[str]:
+    """The stored paths a run's facts are about (files, listed folders, lookups)."""
+    found = set()
+    for key in (deps or {}).get("facts") or {}:
+        kind, _, where = key.partition(" ")
+        if kind in ("path", "link", "list", "find", "meta"):
+            found.add(where)
+    return found

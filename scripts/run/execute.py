@@ -52,8 +52,11 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
         else:
             live = await kernel
         live.client.timeout = timeout_s
-        seen = await _ChapterRunner(live, parsed, run, timeout_s).run(Path(root) / parsed.exec_dir)
+        runner = _ChapterRunner(live, parsed, run, timeout_s)
+        seen = await runner.run(Path(root) / parsed.exec_dir)
         run.deps = deps.snapshot(root, seen) if isinstance(seen, dict) else None
+        if run.deps is not None:
+            run.deps["opaque"] = [runner.located(o) for o in run.deps["opaque"]]
     except Exception as exc:        # no kernel, or it broke outside any cell: say so, go on
         if not run.findings:
             run.findings.append(Finding(parsed.path, 0, "kernel-died",
@@ -80,14 +83,29 @@ class _ChapterRunner:
         chapter's folder, or the root with `execute-dir: project`). Returns what the
         chapter read (observe_side), or None after a timeout or a dead kernel."""
         self.run_.cells = [CellRun(index=c.index) for c in self.parsed.cells]
-        sent = await steps.send_steps(self.kernel, steps.plan(self.parsed), cwd,
-                                      self.timeout_s, self._result)
+        self.plan = steps.plan(self.parsed)
+        sent = await steps.send_steps(self.kernel, self.plan, cwd, self.timeout_s, self._result)
         if sent.status != "ok":
             self._blame(sent.status, sent.blamed)
             return None
         if "error" in sent.final:
             raise RuntimeError(f"the chapter's steps did not run in {cwd}: {sent.final['error']}")
         return sent.final.get("observed")
+
+    def located(self, opaque: dict) -> dict:
+        """An opaque reason with the .qmd line of the call (the step's own line when the
+        call was made outside the chapter's code; 0 when it was the fork server's preload)."""
+        index, line = opaque.get("step"), opaque.get("line")
+        where = 0
+        if isinstance(index, int) and 0 <= index < len(self.plan):
+            step = self.plan[index]
+            if step.expr is not None:
+                where = step.expr.line
+            elif line:
+                where = step.cell.first_code_line + step.skipped + line - 1
+            else:
+                where = step.cell.fence_line
+        return {"reason": opaque.get("reason", ""), "line": where}
 
     def _result(self, step: steps.Step, result: dict) -> None:
         if step.expr is not None:

@@ -37,8 +37,8 @@ KERNEL_MODULE = "ipykernel_launcher"
 # Code that runs inside every kernel: module name there -> file beside this one,
 # installed in this order (scripts.run.kernel). The fork server imports them once,
 # so a forked kernel only has to call their setup.
-SIDE_MODULES = {"_qmd_checker": "kernel_side.py", "_qmd_observer": "observe_side.py",
-                "_qmd_steps": "steps_side.py"}
+SIDE_MODULES = {"_qmd_checker": "kernel_side.py", "_qmd_facts": "facts_side.py",
+                "_qmd_observer": "observe_side.py", "_qmd_steps": "steps_side.py"}
 
 # Headless and Agg-based, like Quarto's kernels: figures shown with plt.show()
 # become image outputs (plain "Agg" would silently drop them).

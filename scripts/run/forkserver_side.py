@@ -52,12 +52,16 @@ def _preload(modules: list[str]) -> bool:
     pyplot itself is safe to preload: it picks its backend lazily, so the
     inline backend still binds to the kernel's shell in the child.
     """
-    for name in KERNEL_INTERNALS + tuple(modules):
+    files = [name.split("=", 1) for name in modules if "=" in name]
+    for name, path in files:        # the kernels' helpers first: the observer watches the rest
+        _load_file(name, path)
+    checker = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for helper in _HELPERS:
+        if hasattr(helper, "preload"):      # observe_side: what the imports below read
+            helper.preload(os.getcwd(), [checker])
+    for name in KERNEL_INTERNALS + tuple(n for n in modules if "=" not in n):
         try:
-            if "=" in name:
-                _load_file(*name.split("=", 1))
-            else:
-                __import__(name)
+            __import__(name)
         except BaseException:    # a module that fails here fails again, visibly, in the chapter
             pass
     pyplot = sys.modules.get("matplotlib.pyplot")

@@ -2,8 +2,8 @@
 
 A Kernel is started (forked from the warm `scripts.run.forkserver` when there is
 one, else launched as `python -m ipykernel_launcher`), receives the helper
-modules (`kernel_side.py`, `observe_side.py`, `steps_side.py`: code that runs in
-the kernel), runs one chapter (scripts.run.steps) and is killed: never reused,
+modules (`kernel_side.py`, `facts_side.py`, `observe_side.py`, `steps_side.py`:
+code that runs in the kernel), runs one chapter (scripts.run.steps) and is killed: never reused,
 so no state leaks between chapters. Every kernel pid is recorded until it is
 reaped, so an interrupted check can still kill them all.
 """
@@ -23,15 +23,13 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from scripts.run.forkserver import SIDE_MODULES, ForeignProcess, kernel_env
-from scripts.run.sweep import RUN_MARKER_VAR
 
 DEFAULT_TIMEOUT_S = 120.0
 STARTUP_TIMEOUT_S = 60.0
 OUTPUT_CAP_CHARS = 1_000_000          # per cell and stream, in the kernel
 RICH_CAP_CHARS = 20_000_000           # per cell, all outputs together, in the kernel
-HELPER, OBSERVER, STEPS = SIDE_MODULES  # kernel_side, observe_side, steps_side inside a kernel
-# Not inputs of a chapter: the book package (keyed as a whole), build and output folders.
-OBSERVE_SKIP = ("mlsys", "_build", "_book", ".git", ".venv")
+HELPER, FACTS, OBSERVER, STEPS = SIDE_MODULES  # kernel_side, facts_side, observe_side, steps_side
+CHECKER_DIR = str(Path(__file__).resolve().parents[1])    # scripts/: the checker, not an input
 LIVE_KERNEL_PIDS: set[int] = set()    # every kernel process we started and not yet reaped
 
 
@@ -46,15 +44,15 @@ def _module_code(name: str) -> str:
 
 
 def _setup_code(fig_format: str, root: Path | None = None) -> str:
-    """Code that installs kernel_side.py, observe_side.py and steps_side.py as modules
-    in the kernel, calls kernel_side's setup and starts observing what the chapter reads."""
+    """Code that installs the side modules (kernel_side.py, facts_side.py, observe_side.py,
+    steps_side.py) in the kernel, calls kernel_side's setup and starts observing."""
     root = Path(root or ".").resolve()
-    skip = [str(root / name) for name in OBSERVE_SKIP]
     return ("import sys as _s, types as _t\n"
             + _module_code(HELPER)
             + f"_m.setup({OUTPUT_CAP_CHARS}, {fig_format!r})\n"
+            + _module_code(FACTS)
             + _module_code(OBSERVER)
-            + f"_m.install({str(root)!r}, {skip!r}, {[RUN_MARKER_VAR]!r}, {list(SIDE_MODULES)!r})\n"
+            + f"_m.install({str(root)!r}, {[CHECKER_DIR]!r}, {list(SIDE_MODULES)!r})\n"
             + _module_code(STEPS)
             + "del _s, _t, _m\n")
 

@@ -1,236 +1,397 @@
-"""Runs inside each chapter's kernel: observe what the chapter's code reads.
+"""Runs inside each chapter's kernel: observe everything the chapter's run touches.
 
 The cache must not trust a result whose inputs changed, and the only reliable
-list of a chapter's inputs is the one its run produces. While the chapter runs
-this module records:
+list of a run's inputs is the one the run itself produces. While the chapter's
+steps run (and, in the fork server, while packages are preloaded: `preload`)
+this module records, as facts of `facts_side` with their value at the first
+touch:
 
-- every file under the project root that is opened for reading (the audit
-  event ``open``, raised by ``open``, ``io.open``, ``os.open``, pathlib, pandas,
-  numpy …), whether or not it exists (a file that appears later changes the
-  result too);
-- every directory under the root that is listed (``os.listdir``,
-  ``os.scandir``, so ``glob`` too): a file added to it changes the listing;
-- every module imported from under the root (``sys.modules`` at the end; root
-  modules a fork server preloaded are evicted by ``install`` so each one found
-  at the end was imported by this chapter);
-- every environment variable that the chapter's own code reads through
-  ``os.environ`` / ``os.getenv`` (the caller is a cell, an inline expression or
-  a module under the root, not a library), with the value it saw (None: unset).
+- every file opened, in any mode (the audit event ``open``: ``open``, ``os.open``,
+  pathlib, numpy, pandas …); a file whose first open truncates it is the run's
+  *product*: its content at the end is recorded instead;
+- every stat (``os.stat``/``os.lstat``/``os.access``/``os.readlink``, and so
+  ``os.path.exists``/``isfile``/``getsize``/``islink``/``realpath``, ``Path.exists``
+  …), as the ``path`` or ``link`` fact of what was asked for, absent or not;
+- every directory listed (``os.listdir``, ``os.scandir``, so ``glob``, ``os.walk``,
+  ``Path.iterdir``);
+- every module looked for: the entries of each searched directory that could
+  hold it (so a missing ``overrides.py`` that appears later counts);
+- every module in ``sys.modules`` at the end: its file (a loose module) or the
+  top-level name whose distribution the checker records;
+- every environment variable read, by any code (``os.environ``, ``os.getenv``,
+  ``environb``), and the list of names when code iterates the environment;
+- what cannot be observed, as *opaque* reasons with the step and line: a
+  subprocess or shell command, a socket, a database file, native code loaded
+  through ctypes, a read of /proc, /sys or /dev (but for the CPU, memory and
+  process probes libraries size their pools with: `facts_side.RESOURCE_PROBES`),
+  a file over the size bound.
 
-Not dependencies: paths under the interpreter's prefixes (a virtualenv inside
-the root), under ``skip`` (``mlsys/``, keyed as a whole; ``_build``, ``_book``,
-``.git``), ``__pycache__`` files, and files the chapter itself wrote.
-Variables that differ on every run by design (``JPY_*``, the run marker) are
-not recorded.
-
-Stdlib only; ``prefork`` runs once in the fork server, ``install`` once per
-kernel, ``observed`` once at the end of the chapter (steps_side returns it with
-the chapter's reply). Paths are returned relative to the root, POSIX style.
+Not inputs: files of the interpreter (the stdlib: the Python version is part of
+the key; site-packages: the distribution's version is a fact), the skipped
+folders (``mlsys/`` is keyed whole; ``_build``, ``.git`` …), ``__pycache__``.
+Events of threads that existed before observing began (the kernel's own) are
+ignored. Stdlib only; paths are reported as facts_side stores them.
 """
 import os
 import sys
+import threading
 
-VOLATILE_ENV_PREFIXES = ("JPY_",)
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
-_LIBRARY_FILES = ("/os.py", "/_collections_abc.py", "<frozen os>", "<frozen _collections_abc>")
+_facts = sys.modules.get("_qmd_facts")
+if _facts is None:                       # imported from its folder (tests) or the package
+    try:
+        import facts_side as _facts
+    except ImportError:
+        from scripts.run import facts_side as _facts
+
+OPAQUE_EVENTS = {
+    "subprocess.Popen": "starts a subprocess", "os.system": "runs a shell command",
+    "os.exec": "executes a program", "os.posix_spawn": "starts a program",
+    "os.spawn": "starts a program", "os.fork": "forks", "os.forkpty": "forks",
+    "socket.connect": "opens a network connection", "socket.bind": "opens a socket",
+    "socket.getaddrinfo": "looks up a network name", "sqlite3.connect": "opens a database",
+    "ctypes.dlopen": "loads native code through ctypes",
+}
+_PATH_EVENTS = ("open", "os.listdir", "os.scandir")
+_WATCHED = frozenset(OPAQUE_EVENTS) | frozenset(_PATH_EVENTS)
+_TRUNCATING = os.O_TRUNC
+_IMPORT_SYSTEM = "<frozen importlib._bootstrap_external>"
+_METADATA = os.path.join("importlib", "metadata", "__init__.py")    # its scans of sys.path
 
 _observer = None
 
 
-def _real(path):
-    try:
-        return os.path.realpath(os.fsdecode(path))
-    except (TypeError, ValueError, OSError):
-        return None
-
-
 class _Observer:
-    def __init__(self, root, skip, volatile):
-        self.root = _real(root)
-        prefixes = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}
-        self.prefixes = [p for p in (_real(x) for x in prefixes) if p]
-        self.skip = [p for p in (_real(x) for x in [*prefixes, *skip]) if p]
-        self.volatile = set(volatile)
-        self.reads = set()       # real paths opened for reading
-        self.writes = set()      # real paths opened for writing (the chapter's products)
-        self.dirs = set()        # real paths of listed directories
-        self.env = {}            # name -> value seen (None: unset)
-        self.preloaded = {}      # module name -> module, present (and not ours) at install
-        self.code_files = {}     # absolute code file name -> is_book_code(its real path)
-        self.busy = False
+    def __init__(self, root, skip=()):
+        self.root = os.path.realpath(root)
+        self.prefixes = sorted({os.path.realpath(p) for p in
+                                (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix)})
+        names = [os.path.join(self.root, n) for n in _facts.SKIP_NAMES]
+        self.skip = sorted({os.path.realpath(p) for p in [*names, *skip]})
+        self.site = sorted({os.path.realpath(p) for p in sys.path if p and "-packages" in p})
+        self.facts = {}          # key -> value at the first touch
+        self.products = set()    # keys of files whose first open truncated them
+        self.opaque = []         # {"reason", "step", "line"}
+        self.finds = {}          # absolute dir -> names looked up there
+        self.initial = dict(os.environ)
+        self.threads = {t.ident for t in threading.enumerate()} - {threading.get_ident()}
+        self.busy = set()        # thread idents inside the observer
+        self.active = False
+        self.step = None         # index of the running step (steps_side sets it)
+        self.keep = set()        # the checker's own modules in the kernel
 
-    def rel(self, real):
-        """Root-relative POSIX path of a real path, or None when it is not a dependency."""
-        if not real or not self.root:
-            return None
-        if real != self.root and not real.startswith(self.root + os.sep):
-            return None
-        for skipped in self.skip:
-            if real == skipped or real.startswith(skipped + os.sep):
-                return None
-        rel = os.path.relpath(real, self.root).replace(os.sep, "/")
-        if "__pycache__" in rel.split("/"):
-            return None
-        return rel
+    # -- what is an input -----------------------------------------------------
+    def where(self, path):
+        """(stored path, None), (None, opaque reason) or (None, None) when not an input."""
+        if path in _facts.HARMLESS_DEVICES or _facts.resource_probe(path):
+            return None, None
+        for system in _facts.SYSTEM_DIRS:
+            if path == system or path.startswith(system + "/"):
+                return None, f"reads the machine's state ({path})"
+        if "__pycache__" in path.split(os.sep) or "\n" in path:
+            return None, None       # (IPython's Markdown() asks whether its text is a file)
+        for prefix in (*self.skip, *self.prefixes):
+            if path == prefix or path.startswith(prefix + os.sep):
+                return None, None
+        return _facts.stored(self.root, path), None
 
-    def is_book_code(self, real):
-        """Under the root but not the interpreter's (a venv inside the root): the
-        chapter's own modules and the book's package (mlsys) alike."""
-        if not real or not self.root or not real.startswith(self.root + os.sep):
-            return False
-        return not any(real == p or real.startswith(p + os.sep) for p in self.prefixes)
+    def _absolute(self, path, dir_fd=None):
+        if isinstance(path, int) or dir_fd is not None:
+            return None
+        try:
+            return os.path.abspath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return None
+
+    def note(self, kind, path, product=False):
+        """Record the fact `kind` of `path` (an absolute, normalised path)."""
+        rel, opaque = self.where(path)
+        if opaque:
+            self.note_opaque(opaque)
+        if rel is None:
+            return
+        key = f"{kind} {rel}"
+        if key in self.facts:
+            return
+        if product:
+            self.products.add(key)
+            self.facts[key] = None
+            return
+        value = {"path": _facts.path_fact, "link": _facts.link_fact, "list": _facts.list_fact,
+                 "meta": _facts.meta_fact}[kind](path)
+        self.facts[key] = value
+        if isinstance(value, str) and value.startswith("big "):
+            self.note_opaque(f"reads {rel}, larger than {_facts.MAX_FILE_BYTES >> 20} MiB")
+
+    def note_opaque(self, reason):
+        if len(self.opaque) >= 5 or reason in (o["reason"] for o in self.opaque):
+            return
+        if self.importing_installed(sys._getframe(2)):
+            return          # an installed package probing at import: its version decides
+        self.opaque.append({"reason": reason, "step": self.step, "line": _cell_line(sys._getframe(2))})
+
+    def importing_installed(self, frame):
+        """True inside the module-level code of a module of the interpreter's (its import)."""
+        while frame is not None:
+            code = frame.f_code
+            if code.co_name == "<module>" and os.path.isabs(code.co_filename) and any(
+                    code.co_filename.startswith(p + os.sep) for p in self.prefixes):
+                return True
+            frame = frame.f_back
+        return False
+
+    def note_env(self, name):
+        if isinstance(name, bytes):
+            name = os.fsdecode(name)
+        if isinstance(name, str) and not _facts.volatile_env(name):
+            self.facts.setdefault(f"env {name}", self.initial.get(name))
+
+    def note_find(self, name, path):
+        if name in sys.builtin_module_names:
+            return                   # found before any folder is searched
+        last = name.rpartition(".")[2]
+        for entry in (sys.path if path is None else path):
+            if not isinstance(entry, str):
+                continue
+            folder = os.path.abspath(entry or ".")
+            if path is not None and self.where(folder)[0] is None:
+                continue             # inside a package of the interpreter's: its version decides
+            if path is None and self.where(folder)[0] is None and folder not in self.site:
+                continue             # the stdlib: the Python version decides
+            self.finds.setdefault(folder, set()).add(last)
+
+    # -- hooks ----------------------------------------------------------------
+    def watching(self):
+        me = threading.get_ident()
+        return self.active and me not in self.busy and me not in self.threads
 
     def hook(self, event, args):
-        if self.busy or event not in ("open", "os.listdir", "os.scandir"):
+        if event not in _WATCHED or not self.watching():
             return
-        self.busy = True
+        me = threading.get_ident()
+        self.busy.add(me)
         try:
-            path = args[0] if args else None
-            if path is None or isinstance(path, int):
+            if event in OPAQUE_EVENTS:
+                if not (event == "sqlite3.connect" and args and args[0] == ":memory:"):
+                    self.note_opaque(f"{OPAQUE_EVENTS[event]} ({_short(args)})")
                 return
-            if event != "open":
-                real = _real(path)
-                if self.rel(real) is not None and not _importing(sys._getframe(1)):
-                    self.dirs.add(real)
+            path = self._absolute(args[0]) if args else None
+            if path is None:
                 return
-            mode, flags = (args[1], args[2]) if len(args) >= 3 else ("r", 0)
-            if isinstance(mode, str):
-                writing = any(c in mode for c in "wax+")
+            if event == "open":
+                flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+                self.note("path", path, product=bool(flags & _TRUNCATING))
             else:
-                writing = bool((flags or 0) & _WRITE_FLAGS)
-            real = _real(path)
-            if self.rel(real) is not None:
-                (self.writes if writing else self.reads).add(real)
+                caller = sys._getframe(1).f_code.co_filename
+                if caller.endswith(_METADATA):
+                    self.note("meta", path)
+                elif caller != _IMPORT_SYSTEM:
+                    self.note("list", path)     # (the import system's own scans: note_find)
         except Exception:
             pass
         finally:
-            self.busy = False
+            self.busy.discard(me)
 
-    def note_env(self, name, value):
-        if not isinstance(name, str) or name in self.env:
+    def stat_hook(self, kind, path, dir_fd=None):
+        if not self.watching():
             return
-        if name in self.volatile or name.startswith(VOLATILE_ENV_PREFIXES):
-            return
-        if _called_by_chapter(self, sys._getframe(2)):
-            self.env[name] = value
+        me = threading.get_ident()
+        self.busy.add(me)
+        try:
+            path = self._absolute(path, dir_fd)
+            if path is not None:
+                self.note(kind, path)
+        except Exception:
+            pass
+        finally:
+            self.busy.discard(me)
+
+    # -- the report -----------------------------------------------------------
+    def report(self):
+        facts = dict(self.facts)
+        dists = set()
+        for name, module in list(sys.modules.items()):
+            if name in self.keep:
+                continue
+            file = _module_file(module)
+            if not file:
+                continue
+            path = os.path.abspath(file)
+            site = next((s for s in self.site if path.startswith(s + os.sep)), None)
+            if site is not None:
+                dists.add(os.path.relpath(path, site).split(os.sep)[0].split(".")[0])
+                continue
+            rel, _ = self.where(path)
+            if rel is not None:
+                facts.setdefault(f"path {rel}", _facts.path_fact(path))
+        loaded = {name.partition(".")[0] for name in sys.modules}
+        for folder, names in self.finds.items():
+            if folder in self.site:
+                names = {n for n in names if n not in loaded}     # found: its dist decides
+            if names:
+                rel = _facts.stored(self.root, folder)
+                facts[f"find {rel}"] = _facts.find_fact(folder, names)
+        return {"facts": dict(sorted(facts.items())), "products": sorted(self.products),
+                "dists": sorted(d for d in dists if d and not d.endswith("-info")),
+                "opaque": list(self.opaque)}
 
 
-def _called_by_chapter(observer, frame):
-    """True when the first frame outside os/_collections_abc is chapter code."""
-    while frame is not None and frame.f_code.co_filename.endswith(_LIBRARY_FILES):
-        frame = frame.f_back
-    if frame is None:
-        return False
-    filename = frame.f_code.co_filename
-    if filename in ("<inline>",) or filename.startswith("<ipython-input"):
-        return True
+def _short(args):
+    text = " ".join(str(a) for a in args[:2] if a is not None)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _cell_line(frame):
+    """(cell file or "<inline>", line) of the innermost chapter frame, else None."""
     try:
         from IPython import get_ipython
         shell = get_ipython()
         cells = getattr(getattr(shell, "compile", None), "_filename_map", {}) if shell else {}
     except Exception:
         cells = {}
-    if filename in cells:
-        return True
-    if filename.startswith("<") or not os.path.isabs(filename):
-        return False            # <string>, <frozen …>: not a file under the root
-    known = observer.code_files.get(filename)
-    if known is None:           # a library asking again and again: one realpath per file
-        known = observer.code_files[filename] = observer.is_book_code(_real(filename))
-    return known
-
-
-def _importing(frame):
-    """True inside the import system (its directory scans are not the chapter's reads)."""
     while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib"):
-            return True
+        name = frame.f_code.co_filename
+        if name in cells or name == "<inline>":
+            return frame.f_lineno
         frame = frame.f_back
-    return False
-
-
-def _recording_environ(observer):
-    base = type(os.environ)
-
-    class RecordingEnviron(base):
-        def __getitem__(self, key):
-            try:
-                value = base.__getitem__(self, key)
-            except KeyError:
-                observer.note_env(key, None)
-                raise
-            observer.note_env(key, value)
-            return value
-
-    return RecordingEnviron
+    return None
 
 
 def _module_file(module):
     try:
-        return getattr(module, "__file__", None)
+        file = getattr(module, "__file__", None)
+        return file if isinstance(file, str) else None
     except Exception:
         return None
 
 
-_module_files = {}       # module name -> (module, real path of its file): see prefork
+class _Finder:
+    """First on sys.meta_path: records each module looked for, finds nothing itself."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        observer = _observer
+        if observer is not None and observer.watching():
+            me = threading.get_ident()
+            observer.busy.add(me)
+            try:
+                observer.note_find(name, path)
+            except Exception:
+                pass
+            finally:
+                observer.busy.discard(me)
+        return None
+
+
+def _recording(observer, base):
+    class RecordingEnviron(base):
+        def __getitem__(self, key):
+            if observer.watching():
+                observer.note_env(key)
+            return base.__getitem__(self, key)
+
+        def __iter__(self):
+            if observer.watching():
+                observer.facts.setdefault("environ *", _facts.environ_fact(observer.initial))
+            return base.__iter__(self)
+
+        def __len__(self):
+            if observer.watching():
+                observer.facts.setdefault("environ *", _facts.environ_fact(observer.initial))
+            return base.__len__(self)
+
+    return RecordingEnviron
+
+
+def _wrap_stat(observer, real, kind_of):
+    def wrapper(path, *args, **kwargs):
+        observer.stat_hook(kind_of(kwargs), path, kwargs.get("dir_fd"))
+        return real(path, *args, **kwargs)
+    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = real.__name__, real.__doc__, real
+    return wrapper
+
+
+def _install_hooks(observer):
+    sys.addaudithook(observer.hook)
+    sys.meta_path.insert(0, _Finder)
+    follow = lambda kw: "path" if kw.get("follow_symlinks", True) else "link"   # noqa: E731
+    os.stat = _wrap_stat(observer, os.stat, follow)
+    os.lstat = _wrap_stat(observer, os.lstat, lambda kw: "link")
+    os.readlink = _wrap_stat(observer, os.readlink, lambda kw: "link")
+    os.access = _wrap_stat(observer, os.access, follow)
+    for environ in (os.environ, getattr(os, "environb", None)):
+        if environ is not None:
+            try:
+                environ.__class__ = _recording(observer, type(environ))
+            except TypeError:
+                pass
+
+
+_preloaded = {"facts": {}, "products": set(), "opaque": []}   # what the fork server's preload touched
+
+
+def preload(root, skip=()):
+    """In the fork server, before it imports the kernels' packages: observe the imports,
+    so every kernel forked from it reports what they read (`observed`)."""
+    global _observer
+    if _observer is None:
+        _observer = _Observer(root, skip)
+        _install_hooks(_observer)
+    _observer.active = True
 
 
 def prefork():
-    """In the fork server, before any kernel is forked: resolve the file of every module
-    imported so far, so that each kernel's `install` need not (one realpath per module
-    adds up to ~50 ms per kernel)."""
-    for name, module in list(sys.modules.items()):
-        _module_files[name] = (module, _real(_module_file(module)))
+    """In the fork server, after preloading: keep what the preload touched for the kernels."""
+    observer = _observer
+    if observer is not None:
+        observer.active = False
+        report = observer.report()
+        _preloaded.update(facts=report["facts"], products=set(report["products"]),
+                          opaque=report["opaque"])
 
 
-def _real_module_file(name, module):
-    known = _module_files.get(name)
-    if known is not None and known[0] is module:
-        return known[1]
-    return _real(_module_file(module))
-
-
-def install(root, skip=(), volatile=(), keep=()):
-    """Start observing (once per kernel); evict root-local modules preloaded before us,
-    except `keep` (the checker's own helpers in this kernel, which live under the root
-    when the book is this project itself)."""
+def install(root, skip=(), keep=()):
+    """Start observing in this kernel (once); evict modules of the book preloaded before
+    (except `keep`, the checker's own helpers) so that their import is this run's."""
     global _observer
-    if _observer is not None:
-        return _observer
-    observer = _Observer(root, skip, volatile)
+    observer = _Observer(root, skip)
+    observer.keep = set(keep)
     for name, module in list(sys.modules.items()):
-        if name == "__main__" or name in keep:
+        file = _module_file(module)
+        if name == "__main__" or name in keep or not file:
             continue
-        if observer.rel(_real_module_file(name, module)) is not None:
+        if os.path.abspath(file).startswith(observer.root + os.sep) and observer.where(os.path.abspath(file))[0]:
             del sys.modules[name]
-    observer.preloaded = dict(sys.modules)
-    sys.addaudithook(observer.hook)
-    try:
-        os.environ.__class__ = _recording_environ(observer)
-    except TypeError:
-        pass
+    if _observer is None:
+        _install_hooks(observer)
+    else:                        # forked from a preloading server: its hooks call this one
+        old = _observer
+        old.__dict__.update(observer.__dict__)
+        observer = old
+    observer.facts.update(_preloaded["facts"])
+    observer.products |= _preloaded["products"]
+    observer.opaque += [dict(o, step=None, line=None, preload=True) for o in _preloaded["opaque"]]
     _observer = observer
     return observer
 
 
+def start(step=None):
+    """A step begins (steps_side): watch it."""
+    if _observer is not None:
+        _observer.step, _observer.active = step, True
+
+
+def stop():
+    if _observer is not None:
+        _observer.active = False
+
+
 def observed():
-    """{"files": [...], "dirs": [...], "env": {name: value|None}} seen so far (root-relative)."""
+    """What the run touched so far (see the module docstring), as facts_side keys."""
     observer = _observer
     if observer is None:
-        return {"files": [], "dirs": [], "env": {}}
-    observer.busy = True
+        return {"facts": {}, "products": [], "dists": [], "opaque": []}
+    was, observer.active = observer.active, False
     try:
-        files = set(observer.reads)
-        for name, module in list(sys.modules.items()):
-            if observer.preloaded.get(name) is module:
-                continue        # imported before the chapter, not from under the root
-            real = _real(_module_file(module) or "")
-            if observer.rel(real) is not None:
-                files.add(real)
-        files -= observer.writes
-        files = {p for p in files if not os.path.isdir(p)}
-        rels = sorted({r for r in (observer.rel(p) for p in files) if r})
-        dirs = sorted({r for r in (observer.rel(p) for p in observer.dirs) if r is not None})
-        return {"files": rels, "dirs": dirs, "env": dict(sorted(observer.env.items()))}
+        return observer.report()
     finally:
-        observer.busy = False
+        observer.active = was

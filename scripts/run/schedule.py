@@ -3,7 +3,13 @@
 `run_chapters` loads each chapter's run from the cache or executes it; the
 fork server and every kernel it starts are stopped before it returns or
 raises (Ctrl-C, SIGTERM, a bug). Chapters run in parallel, each in its own
-kernel, longest first. Jupyter is imported only when a chapter must run.
+kernel, longest first, except that a chapter waits for the earlier chapters
+(book order) that write what it reads (`scripts.run.order`); after each wave the
+readers of what was written are validated again and, if their facts moved,
+run once more. Only complete observations are stored (`storable`): an opaque
+run (a subprocess, a socket …) is executed on every check unless the chapter
+lists its inputs under `cache-inputs:`, and `opaque_notes` says so.
+Jupyter is imported only when a chapter must run.
 """
 from __future__ import annotations
 
@@ -11,15 +17,60 @@ import os
 from pathlib import Path
 
 from scripts.model import CellRun, ChapterRun, InlineRun, ParsedChapter
-from scripts.run import cache, deps, fingerprint, sweep
+from scripts.run import cache, deps, fingerprint, order, sweep
+from scripts.run.facts_side import Facts
 from scripts.run.forkserver import kernel_env
 
 UNSTABLE_KINDS = {"timeout", "kernel-died"}     # never cached: may be transient
 
 
+DECLARED_INPUTS = "cache-inputs"    # front matter: paths/globs an opaque chapter reads
+
+
+def declared_inputs(parsed: ParsedChapter) -> list[str]:
+    """The chapter's `cache-inputs:` (front matter; Quarto ignores it), as a list."""
+    value = (parsed.front_matter or {}).get(DECLARED_INPUTS) if isinstance(parsed.front_matter, dict) else None
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def reusable(root: Path, parsed: ParsedChapter, run: ChapterRun | None, env: dict, facts) -> bool:
+    """True when a cached run may be served: every fact it recorded still holds (only
+    complete observations are stored: `storable`)."""
+    if run is None or not run.deps or run.deps.get("unstable"):
+        return False
+    return deps.changed(root, run.deps, env, facts) is None
+
+
+def storable(parsed: ParsedChapter, run: ChapterRun) -> bool:
+    """Completely observed (or its inputs declared), stable while it ran, not cut short."""
+    if run.deps is None or run.deps.get("unstable") or any(f.kind in UNSTABLE_KINDS for f in run.findings):
+        return False
+    return not run.deps.get("opaque") or bool(declared_inputs(parsed))
+
+
+def opaque_notes(chapters: list[ParsedChapter], runs: dict[str, ChapterRun]) -> list[str]:
+    """One line per chapter executed because it cannot be observed completely (a note)."""
+    notes = []
+    for parsed in chapters:
+        run = runs.get(parsed.path)
+        if run is None or run.cached or not run.deps:
+            continue
+        if run.deps.get("unstable"):
+            notes.append(f"{parsed.path}: not cached: {run.deps['unstable']}")
+        elif run.deps.get("opaque") and not declared_inputs(parsed):
+            where = run.deps["opaque"][0]
+            path, line = parsed.source_of(where["line"]) if where.get("line") else (parsed.path, 0)
+            reasons = "; ".join(o["reason"] for o in run.deps["opaque"])
+            notes.append(f"{path}:{line}: re-run on every check (opaque: {reasons}); "
+                         f"list what it reads under `{DECLARED_INPUTS}:` to cache it")
+    return notes
+
+
 def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
                  timeout_s: float, force: bool = False,
-                 jobs: int | None = None) -> dict[str, ChapterRun]:
+                 jobs: int | None = None, prune: bool = True) -> dict[str, ChapterRun]:
     """path -> ChapterRun for every chapter, in the given order.
 
     options: everything besides the chapter's code that changes its outputs
@@ -27,7 +78,7 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
     A cached run is reused only while every input it read is unchanged; its
     findings are moved to the chapter's current line numbers. Each executed
     run is cached as soon as it finishes (a Ctrl-C keeps the finished ones);
-    after a complete run, entries no chapter used are pruned.
+    after a complete run of a valid project (`prune`), entries no chapter used are pruned.
     force: ignore the cache; jobs: chapters at once (default: cores).
     """
     options = {**options, "timeout": timeout_s}
@@ -35,7 +86,8 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
     runs: dict[str, ChapterRun] = {}
     todo: list[ParsedChapter] = []
     mlsys = cache.mlsys_digest(root)
-    env = None
+    env = kernel_env(root)
+    facts = Facts(str(Path(root).resolve()), env)
     for parsed in chapters:
         if not parsed.execute:
             runs[parsed.path] = not_executed(parsed)
@@ -43,32 +95,60 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
         key = cache.chapter_key(root, parsed, options, mlsys=mlsys)
         keys[parsed.path] = key
         run = None if force else cache.load(root, key)
-        if run is not None:
-            env = env if env is not None else kernel_env(root)
-            if run.deps is None or deps.changed(root, run.deps, env) is not None:
-                run = None
+        if run is not None and not reusable(root, parsed, run, env, facts):
+            run = None
         if run is not None:
             runs[parsed.path] = fingerprint.remap_run(run, run.anchors, parsed)
         else:
             todo.append(parsed)
-    by_path = {p.path: p for p in todo}
+    by_path = {p.path: p for p in chapters}
+    io = order.load(cache.cache_dir(root))
+    known = dict(io)
+    # a cached chapter that reads what a chapter about to run writes runs after it
+    for reader in sorted(order.readers_of({p.path: io.get(p.path, {}).get("writes", [])
+                                           for p in todo}, io)):
+        if reader in keys and reader in runs:
+            del runs[reader]
+            todo.append(by_path[reader])
 
     def finished(run: ChapterRun) -> None:
         run.cache_key = keys[run.path]
-        run.anchors = fingerprint.anchors(by_path[run.path])
+        parsed = by_path[run.path]
+        run.anchors = fingerprint.anchors(parsed)
         runs[run.path] = run
-        if run.deps is not None and not any(f.kind in UNSTABLE_KINDS for f in run.findings):
+        if run.deps is not None and declared_inputs(parsed):
+            run.deps["facts"].update(deps.declared(root, parsed.exec_dir, declared_inputs(parsed)))
+        if run.deps is not None:
+            io[run.path] = order.reads_and_writes(run.deps)
+        if storable(parsed, run):
             try:
                 cache.store(root, run.cache_key, run)
             except OSError:
                 pass        # an unwritable _build/ costs speed, not correctness
 
-    if todo:
-        execute_chapters(root, todo, jobs, timeout_s, options.get("fig-format", ""), finished)
-    try:
-        cache.prune(root, set(keys.values()))
-    except OSError:
-        pass
+    again: set[str] = set()
+    wave = todo
+    while wave:
+        names = {p.path for p in wave}
+        before = order.predecessors([p.path for p in chapters if p.path in names], io)
+        execute_chapters(root, sorted(wave, key=lambda p: p.path), jobs, timeout_s,
+                         options.get("fig-format", ""), finished, before)
+        written = {p.path: io[p.path]["writes"] for p in wave if io.get(p.path, {}).get("writes")}
+        facts = Facts(str(Path(root).resolve()), env)       # the world after this wave
+        wave = []
+        for reader in sorted(order.readers_of(written, io) - again):
+            run = runs.get(reader)
+            if reader in keys and run is not None and run.deps is not None \
+                    and deps.changed(root, run.deps, env, facts) is not None:
+                again.add(reader)           # validated again after its writers: once per check
+                wave.append(by_path[reader])
+    if io != known:
+        order.save(cache.cache_dir(root), {p: v for p, v in io.items() if p in keys})
+    if prune:
+        try:
+            cache.prune(root, set(keys.values()))
+        except OSError:
+            pass
     return {p.path: runs[p.path] for p in chapters}
 
 
@@ -80,9 +160,11 @@ def not_executed(parsed: ParsedChapter) -> ChapterRun:
 
 
 def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None,
-                     timeout_s: float, fig_format: str = "", finished=None) -> list[ChapterRun]:
+                     timeout_s: float, fig_format: str = "", finished=None,
+                     before: dict[str, set[str]] | None = None) -> list[ChapterRun]:
     """Run chapters concurrently, each in its own kernel; kernels start ahead of need.
-    `finished(run)` is called as each chapter ends. The fork server, all kernels and
+    `finished(run)` is called as each chapter ends; a chapter starts only after the
+    chapters `before[its path]` (those among `chapters`) have finished. The fork server, all kernels and
     every process they started (found by the run's marker) are gone when this
     returns or raises."""
     from scripts.run import forkserver
@@ -94,7 +176,7 @@ def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None
             import asyncio
             from scripts.run import execute, kernel     # lazy: imports Jupyter
             return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s, fig_format,
-                                        server, finished))
+                                        server, finished, before or {}))
         finally:
             if kernel is not None:          # Ctrl-C or a bug: no kernel may survive
                 kernel.kill_all_kernels()
@@ -103,12 +185,23 @@ def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None
 
 
 async def _run_all(execute, root: Path, chapters: list[ParsedChapter], jobs: int,
-                   timeout_s: float, fig_format: str, server, finished=None) -> list[ChapterRun]:
+                   timeout_s: float, fig_format: str, server, finished=None,
+                   before: dict | None = None) -> list[ChapterRun]:
     import asyncio
     alive = asyncio.Semaphore(jobs + 1)     # kernels starting, waiting or running
     running = asyncio.Semaphore(jobs)       # chapters executing
+    done = {p.path: asyncio.Event() for p in chapters}
 
     async def one(parsed: ParsedChapter) -> ChapterRun:
+        try:
+            return await _one(parsed)
+        finally:
+            done[parsed.path].set()
+
+    async def _one(parsed: ParsedChapter) -> ChapterRun:
+        for earlier in sorted((before or {}).get(parsed.path, ())):
+            if earlier in done:             # its writer first (book order), holding no slot
+                await done[earlier].wait()
         async with alive:
             starting = asyncio.ensure_future(execute.start_kernel(root, timeout_s, fig_format, server))
             try:

@@ -2,7 +2,8 @@
 by the checker).
 
 `scripts.run.kernel` installs this file in every kernel as the module `_qmd_steps`
-(after kernel_side.py, `_qmd_checker`, and observe_side.py, `_qmd_observer`).
+(after kernel_side.py, `_qmd_checker`, facts_side.py, `_qmd_facts`, and observe_side.py,
+`_qmd_observer`, which it tells when each step starts and stops).
 The checker then sends ONE silent request whose user expression calls
 `run_steps(cwd, steps_json, caps_json, results_path)`. A step is a code cell
 {"cell": index, "code": text, "error_ok": bool} or one inline expression
@@ -279,11 +280,15 @@ def run_steps(cwd, steps_json, caps_json, results_path):
     try:
         with _Redirected(shell) as redirected:
             for step in json.loads(steps_json):
+                observer.start(ran)
                 ran += 1
-                if "inline" in step:
-                    results.send(_inline(checker, step["inline"]))
-                    continue
-                result, stop = _run_cell(shell, redirected, step, caps, checker)
+                try:
+                    if "inline" in step:
+                        result, stop = _inline(checker, step["inline"]), False
+                    else:
+                        result, stop = _run_cell(shell, redirected, step, caps, checker)
+                finally:
+                    observer.stop()
                 results.send(result)
                 if stop:
                     break

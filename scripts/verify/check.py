@@ -13,7 +13,7 @@ from pathlib import Path
 from scripts.model import ChapterRun, Finding, ParsedChapter
 from scripts.read.book import read_book
 from scripts.read.project import Project
-from scripts.run.schedule import run_chapters
+from scripts.run.schedule import opaque_notes, run_chapters
 from scripts.verify import ledger
 from scripts.verify.figalt import missing_fig_alt
 from scripts.verify.prose_numbers import find_prose_numbers
@@ -34,6 +34,7 @@ class BookResult:
     seconds: float = 0.0
     ledger_compared: bool = False       # numbers.lock was compared (or written)
     ledger_skipped: list[str] = field(default_factory=list)   # chapters left out of it
+    notes: list[str] = field(default_factory=list)    # said once, not failures (opaque runs)
 
     @property
     def ok(self) -> bool:
@@ -45,10 +46,13 @@ class BookResult:
 
 
 def check_book(root: Path, force: bool = False, jobs: int | None = None,
-               update_ledger: bool = False, timeout_s: float | None = None) -> BookResult:
+               update_ledger: bool = False, timeout_s: float | None = None,
+               audit: bool = False) -> BookResult:
     """Check every chapter and appendix of the book at `root`.
 
-    force: ignore the cache; jobs: chapters run at once (default: cores);
+    force: ignore the cache; audit: execute every chapter and report each one the
+    cache would have served differently (`stale-cache`, scripts.run.audit);
+    jobs: chapters run at once (default: cores);
     update_ledger: rewrite numbers.lock (only when there is no other finding);
     timeout_s: per cell (default: _quarto.yml `execute: timeout`, else 120 s).
     """
@@ -56,7 +60,19 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     book = read_book(Path(root))
     project = book.project
     result = BookResult(project=project, parsed=book.parsed, findings=list(book.findings))
-    result.runs = run_some(project, list(result.parsed.values()), force, jobs, timeout_s)
+    # prune the cache only after a complete run of a valid project (a YAML typo or a
+    # missing chapter file must not throw away every entry)
+    chapters = list(result.parsed.values())
+    if audit:
+        from scripts.run import audit as cache_audit
+        from scripts.run.schedule import reusable
+        served = cache_audit.served(project.root, chapters, run_options(project),
+                                    timeout_s or project.timeout_s, reusable)
+    result.runs = run_some(project, chapters, force or audit, jobs, timeout_s,
+                           prune=not book.findings)
+    if audit:
+        result.findings += cache_audit.findings(chapters, served, result.runs)
+    result.notes = opaque_notes(chapters, result.runs)
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
@@ -88,20 +104,25 @@ def text_checks(project: Project) -> list:
 
 
 def run_some(project: Project, chapters: list[ParsedChapter], force: bool, jobs: int | None,
-             timeout_s: float | None, record_times: bool = True) -> dict[str, ChapterRun]:
+             timeout_s: float | None, record_times: bool = True,
+             prune: bool = False) -> dict[str, ChapterRun]:
     """Runs of `chapters` (cache or kernels); records the executed ones' times for sharding
     (not a shard's: its siblings must plan from the same times; the merge records them)."""
-    # part of cache keys (with the timeout): every execute option, the figure format,
-    # the working directory
-    options = {**project.cell_defaults, "execute": project.execute,
-               "fig-format": project.fig_format, "execute-dir": project.execute_dir}
-    runs = run_chapters(project.root, chapters, options=options,
-                        timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs)
+    runs = run_chapters(project.root, chapters, options=run_options(project),
+                        timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs,
+                        prune=prune)
     executed = {rel: r.seconds for rel, r in runs.items() if not r.cached}
     if record_times and executed:
         from scripts.verify.shard import save_timings     # (not imported by a cached check)
         save_timings(project.root, executed)
     return runs
+
+
+def run_options(project: Project) -> dict:
+    """Part of every cache key (with the timeout): every execute option, the figure
+    format, the working directory."""
+    return {**project.cell_defaults, "execute": project.execute,
+            "fig-format": project.fig_format, "execute-dir": project.execute_dir}
 
 
 def book_wide(project: Project, parsed: dict[str, ParsedChapter],

@@ -37,6 +37,8 @@ def summary(result) -> str:
 def print_report(result, out: TextIO = sys.stdout) -> None:
     """Findings first (ledger differences grouped last), then the summary."""
     print_findings(result.findings, getattr(result, "ledger_skipped", []), out)
+    for note in getattr(result, "notes", []):
+        print(f"note: {note}", file=out)
     print(summary(result), file=out)
 
 
@@ -87,6 +89,7 @@ def json_report(result) -> dict:
             "ledger_compared": result.ledger_compared,
             "ledger_skipped": list(result.ledger_skipped),
         },
+        "notes": list(getattr(result, "notes", [])),
     }
 
 

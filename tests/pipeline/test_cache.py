@@ -93,7 +93,7 @@ def test_key_does_not_change_when_another_chapter_changes(book):
 def test_key_changes_with_a_package_version(book, monkeypatch):
     before = cache.chapter_key(book, parsed())
     real = cache.package_versions()
-    monkeypatch.setattr(cache, "package_versions", lambda names=cache.PACKAGES: {**real, "pint": "0.0.1"})
+    monkeypatch.setattr(cache, "package_versions", lambda names=cache.PACKAGES: {**real, "nbclient": "0.0.1"})
     cache.forget_environment()
     try:
         assert cache.chapter_key(book, parsed()) != before
