@@ -50,7 +50,15 @@ def _builtin(result, fmt: str, dest: Path) -> Path:
 
 
 def _quarto(result, fmt: str, dest: Path) -> Path:
-    quarto.render(Path(result.project.root), fmt, dest, result.project.formats)
+    frozen = fmt == "html"              # freeze entries are per format; HTML is handed over
+    if frozen:
+        from . import freeze
+        _, problems = freeze.write_entries(result)       # every document the checker read
+        if problems:
+            first = problems[0]
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise RenderError(f"{first.location()}: {first.reason}{more}")
+    quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen)
     if fmt == "html":
         index = dest / "index.html"
         if not index.is_file():

@@ -46,7 +46,7 @@ from scripts.run.fingerprint import execution_digest
 from scripts.run.kernelspec import kernel_spec
 
 CACHE_DIR = Path("_build") / "cache"
-FORMAT_VERSION = 2   # bump when the entry layout or the key recipe changes
+FORMAT_VERSION = 3   # bump when the entry layout or the key recipe changes
 
 # Distributions whose versions can change what a chapter produces.
 PACKAGES = ("pint", "pandas", "numpy", "matplotlib", "tabulate",
