@@ -58,7 +58,9 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
             first = problems[0]
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise RenderError(f"{first.location()}: {first.reason}{more}")
-    quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen)
+    log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen)
+    for line in quarto.warnings(log):
+        print(f"quarto: {line}", file=sys.stderr)
     if fmt == "html":
         index = dest / "index.html"
         if not index.is_file():

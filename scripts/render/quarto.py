@@ -73,6 +73,14 @@ def executed(log: str) -> list[str]:
     return names or (["a kernel"] if EXECUTING.search(log) else [])
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def warnings(log: str) -> list[str]:
+    """Quarto's WARN lines (colours stripped), in order."""
+    return [ln.strip() for ln in ANSI.sub("", log).splitlines() if ln.strip().startswith("WARN")]
+
+
 def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
            frozen: bool = False) -> str:
     """Run `quarto render` for the whole project into `dest`; return Quarto's log.
@@ -96,7 +104,7 @@ def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
         errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln]
         reason = (errors or lines or ["no message"])[-1]
         raise RenderError(f"quarto render --to {to} failed: {reason}")
-    log = (proc.stdout or "") + (proc.stderr or "")
+    log = ANSI.sub("", (proc.stdout or "") + (proc.stderr or ""))
     ran = executed(log) if frozen else []
     if ran:
         raise RenderError(f"quarto executed {', '.join(ran)} instead of publishing the checked "
