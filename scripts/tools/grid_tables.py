@@ -146,7 +146,7 @@ def rewrite(text: str) -> Rewrite:
 def _book_documents(root: Path) -> list[Path]:
     from scripts.read.project import load_project
     project = load_project(root)
-    return [root / rel for rel in project.documents()]
+    return [root / rel for rel in project.documents]
 
 
 def main(argv: list[str] | None = None) -> int:

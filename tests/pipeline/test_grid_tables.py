@@ -105,3 +105,16 @@ def test_command_rewrites_files_and_fails_while_grid_tables_remain(tmp_path, cap
     out = capsys.readouterr().out
     assert "good.qmd:3: rewrote the grid table as a pipe table" in out
     assert "bad.qmd:1: grid table kept (no single header row" in out
+
+
+def test_command_defaults_to_the_book_documents(tmp_path, monkeypatch, capsys):
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: book\nbook:\n  chapters:\n"
+                                          "    - index.qmd\n    - ch.qmd\n")
+    (tmp_path / "index.qmd").write_text("# Preface\n")
+    (tmp_path / "ch.qmd").write_text(ALIGNED)
+    (tmp_path / "other.qmd").write_text(ALIGNED)            # not in the book: untouched
+    monkeypatch.chdir(tmp_path)
+    assert main([]) == 0
+    assert (tmp_path / "ch.qmd").read_text() == EXPECTED
+    assert (tmp_path / "other.qmd").read_text() == ALIGNED
+    assert capsys.readouterr().out == "ch.qmd:3: rewrote the grid table as a pipe table\n"
