@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
 def _check_and_maybe_render(args) -> int:
     if getattr(args, "profile", None):
         os.environ["QUARTO_PROFILE"] = args.profile      # read/profiles.py and quarto render
-    if not (args.root / CONFIG).exists():
+    if not (args.root / CONFIG).exists() and not any(Path(args.root).glob("*.qmd")):
         print(f"error: no {CONFIG} in {args.root}", file=sys.stderr)
         return EXIT_USAGE
     if args.command == "merge":

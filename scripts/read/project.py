@@ -56,7 +56,8 @@ class Project:
     timeout_s: float = DEFAULT_TIMEOUT_S                     # `execute: timeout`, per cell
     literal_numbers: bool = False                            # `verify: literal-numbers:` (ours)
     fig_alt: bool = False                                    # `verify: fig-alt:` (ours)
-    type: str = "book"                                       # `project: type:` book | website | default
+    type: str = "book"                                       # `project: type:` book | website | default;
+                                                             # single: .qmd files without _quarto.yml
     config_files: list[str] = field(default_factory=list)   # merged over _quarto.yml (read/profiles.py)
     findings: list[Finding] = field(default_factory=list)
 
@@ -149,6 +150,10 @@ def load_project(root: Path) -> Project:
     try:
         raw = path.read_bytes()
     except OSError as exc:
+        singles = sorted(p.name for p in root.glob("*.qmd") if not p.name.startswith(("_", ".")))
+        if singles and not path.exists():   # `quarto render doc.qmd`: lone documents, no project
+            project.type, project.chapters = "single", singles
+            return project
         project.findings.append(Finding(CONFIG, 0, "yaml", f"cannot read {CONFIG}: {exc.strerror}"))
         return project
     try:

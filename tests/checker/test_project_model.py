@@ -89,3 +89,10 @@ def test_project_render_lists_the_documents(tmp_path):
                      "a.qmd": "# A\n", "b.qmd": "# B\n", "c.qmd": "# C\n"})
     project = load_project(tmp_path)
     assert (project.type, project.chapters) == ("default", ["b.qmd", "a.qmd"])
+
+
+def test_a_folder_of_lone_documents_without_quarto_yml(tmp_path):
+    """`quarto render doc.qmd` needs no project: each top-level document is checked alone."""
+    write(tmp_path, {"doc.qmd": "# D\n", "_skip.qmd": "# S\n", "sub/x.qmd": "# X\n"})
+    project = load_project(tmp_path)
+    assert (project.type, project.chapters, project.findings) == ("single", ["doc.qmd"], [])
