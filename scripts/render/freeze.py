@@ -75,10 +75,9 @@ def needs_entry(parsed) -> bool:
 
 
 def _changed_since_check(root: Path, parsed, raw: str) -> bool:
-    text = raw.replace("\r\n", "\n").replace("\r", "\n")
     if parsed.includes or parsed.line_map:
-        return expand(root, parsed.path, text).text != parsed.text
-    return text != parsed.text
+        return expand(root, parsed.path, raw).text != parsed.text
+    return raw != parsed.text
 
 
 def write_entries(result, documents: list[str] | None = None) -> tuple[list[str], list[Finding]]:
