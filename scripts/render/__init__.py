@@ -58,6 +58,9 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
             first = problems[0]
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise RenderError(f"{first.location()}: {first.reason}{more}")
+    else:                               # not silent: Quarto runs the chapters a second time
+        print(f"quarto executes the chapters again for {fmt}: only HTML is handed the checked "
+              "runs (docs/quarto-compat.md)", file=sys.stderr)
     log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen)
     for line in quarto.warnings(log):
         print(f"quarto: {line}", file=sys.stderr)
