@@ -7,6 +7,11 @@ Quarto comes from tests/skip_policy.real_quarto. For each case this repeats
 random cell ids) and its exit status with `expected/`. A case that agrees
 live can be trusted as recorded; a new case is recorded with
 `../shared/quarto-conformance/render-case.sh` from the same real run.
+
+Then, for a book case that checks without findings, a second copy goes
+through `make html`'s Quarto path (check, freeze handoff, `--use-freezer`):
+its chapter pages must equal the executing render's (cell ids aside), unless
+the case's `handoff` difference is listed in docs/quarto-compat.md.
 """
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and (p / "CASE.md"
 CELL_ID = re.compile(r"\{#[0-9a-f]{8} \.cell")
 KERNEL_FILE = re.compile(r"/[^\s:]*/ipykernel_\d+/\d+\.py")
 EXIT = re.compile(r"exit status: (\d+)")
+HTML_CELL_ID = re.compile(r'id="[0-9a-f]{8}"')
 
 
 def sanitised(text: str, work: Path) -> str:
@@ -55,3 +61,28 @@ def test_case_renders_live_as_recorded(name, tmp_path):
         assert live.is_file(), f"{name}: Quarto kept no {rel}"
         assert sanitised(live.read_text(encoding="utf-8"), work) == \
             sanitised(kept.read_text(encoding="utf-8"), work), f"{name}: {rel} differs"
+
+    if args or done.returncode != 0:
+        return                              # a lone document (no freeze) or a failing case
+    from test_conformance import listed_differences
+    from scripts.render import render_book
+    from scripts.verify.check import check_book
+    handed = tmp_path / "handed"
+    shutil.copytree(case, handed, ignore=shutil.ignore_patterns("expected", "CASE.md"))
+    result = check_book(handed, update_ledger=True)
+    if not result.ok:
+        return                              # findings: nothing is handed over (by design)
+    saved = dict(os.environ)
+    os.environ.update(env, PATH=os.pathsep.join([str(exe.parent), env["PATH"]]))
+    try:
+        render_book(result, "html")         # fails if Quarto executes anything
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    if (name, "handoff") in listed_differences():
+        return
+    for page in sorted((work / "_book").rglob("*.html")):
+        rel = page.relative_to(work / "_book")
+        ours = (handed / "_book" / rel).read_text(encoding="utf-8")
+        assert HTML_CELL_ID.sub("id", ours) == HTML_CELL_ID.sub("id", page.read_text("utf-8")), \
+            f"{name}: {rel} differs between the executing and the handed-over render"
