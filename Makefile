@@ -14,7 +14,7 @@ AUDIT_FLAG := $(if $(AUDIT),--audit,)
 SHARD_FLAG := $(if $(SHARD),--shard $(SHARD),) $(if $(SHARD_OUT),--out $(SHARD_OUT),)
 PARTIALS   ?= $(wildcard _build/shards/shard-*-of-*.json)
 
-.PHONY: check numbers html pdf book preview merge test bench mutate mutate-tests clean venv lock
+.PHONY: check numbers html pdf book preview merge test bench mutate mutate-tests clean venv lock pipe-tables
 
 venv: $(STAMP)
 
@@ -70,6 +70,10 @@ bench: $(READY)
 
 mutate: $(READY)
 	$(PY) -m scripts.tools.mutation
+
+# Rewrite grid tables holding inline values as pipe tables (FILES=... or every document).
+pipe-tables: $(READY)
+	$(PY) -m scripts.tools.grid_tables $(FILES)
 
 # Refresh requirements.lock from requirements.txt with uv's resolver (from PyPI),
 # for every platform and Python >= 3.10. Pins already in the lock are kept unless

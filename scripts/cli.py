@@ -32,6 +32,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--timeout", type=_positive_float, default=None, metavar="S",
                        help="per-cell timeout in seconds (default: _quarto.yml or 120)")
         p.add_argument("--root", type=Path, default=Path.cwd(), help="project root")
+        p.add_argument("--profile", default=None, metavar="NAME[,NAME]",
+                       help="Quarto profile(s): _quarto-NAME.yml over _quarto.yml "
+                            "(sets QUARTO_PROFILE, which Quarto reads too)")
         p.add_argument("--json", action="store_true",
                        help="print findings and the summary as JSON instead of text")
         if name == "check":
@@ -98,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check_and_maybe_render(args) -> int:
-    if not (args.root / CONFIG).exists():
+    if getattr(args, "profile", None):
+        os.environ["QUARTO_PROFILE"] = args.profile      # read/profiles.py and quarto render
+    if not (args.root / CONFIG).exists() and not any(Path(args.root).glob("*.qmd")):
         print(f"error: no {CONFIG} in {args.root}", file=sys.stderr)
         return EXIT_USAGE
     if args.command == "merge":

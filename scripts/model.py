@@ -111,6 +111,7 @@ class Output:
     kind: str
     data: str
     name: str = ""            # a stream's name (stdout, stderr), else ""
+    result: bool = False      # Jupyter's execute_result (the cell's last value), not display_data
 
 
 @dataclass

@@ -63,3 +63,48 @@ def require_path(path: Path, what: str, *, local_only: bool = False) -> Path:
             pytest.skip(f"local-only test: {message} (SKIP_LOCAL_ONLY is set)")
         missing(message)
     return path
+
+
+# Real Quarto (local-only): REAL_QUARTO names an executable; else the one
+# ../shared/tools/real-quarto/build makes (once per machine, about a minute).
+REAL_QUARTO_VERSION = "1.7.34"
+REAL_QUARTO_BUILD = SHARED / "tools" / "real-quarto" / "build"
+
+
+def _built_quarto() -> Path:
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / f"real-quarto-{REAL_QUARTO_VERSION}" / "bin" / "quarto"
+
+
+def _quarto_works(exe: Path) -> bool:
+    import subprocess
+    try:
+        done = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and done.stdout.strip() == REAL_QUARTO_VERSION
+
+
+def real_quarto() -> Path:
+    """Quarto 1.7.34: $REAL_QUARTO, else the build script's output (built here once
+    when missing). Absent: skipped when SKIP_LOCAL_ONLY is set, else skipped locally
+    and an error under CI (skip_policy.missing)."""
+    import subprocess
+    named = os.environ.get("REAL_QUARTO")
+    if named:
+        if not _quarto_works(Path(named)):
+            missing(f"REAL_QUARTO={named} does not print {REAL_QUARTO_VERSION} for --version")
+        return Path(named)
+    exe = _built_quarto()
+    if _quarto_works(exe):
+        return exe
+    if not REAL_QUARTO_BUILD.is_file():
+        if os.environ.get("SKIP_LOCAL_ONLY"):
+            pytest.skip("local-only test: real Quarto needs ../shared/tools/real-quarto "
+                        "(SKIP_LOCAL_ONLY is set)")
+        missing(f"real Quarto: set REAL_QUARTO, or provide {REAL_QUARTO_BUILD}")
+    done = subprocess.run([str(REAL_QUARTO_BUILD)], capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0 or not _quarto_works(exe):
+        tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
+        missing(f"building real Quarto with {REAL_QUARTO_BUILD} failed: {' | '.join(tail)}")
+    return exe

@@ -17,6 +17,7 @@ import yaml
 
 from scripts.model import CodeCell, Finding, ParsedChapter
 from scripts.read import CONFIG
+from scripts.read.profiles import overlay
 from scripts.read.yamlio import YAMLError, compose_yaml
 
 # Execute options that cascade to cells (project -> front matter -> cell).
@@ -55,6 +56,9 @@ class Project:
     timeout_s: float = DEFAULT_TIMEOUT_S                     # `execute: timeout`, per cell
     literal_numbers: bool = False                            # `verify: literal-numbers:` (ours)
     fig_alt: bool = False                                    # `verify: fig-alt:` (ours)
+    type: str = "book"                                       # `project: type:` book | website | default;
+                                                             # single: .qmd files without _quarto.yml
+    config_files: list[str] = field(default_factory=list)   # merged over _quarto.yml (read/profiles.py)
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -146,6 +150,10 @@ def load_project(root: Path) -> Project:
     try:
         raw = path.read_bytes()
     except OSError as exc:
+        singles = sorted(p.name for p in root.glob("*.qmd") if not p.name.startswith(("_", ".")))
+        if singles and not path.exists():   # `quarto render doc.qmd`: lone documents, no project
+            project.type, project.chapters = "single", singles
+            return project
         project.findings.append(Finding(CONFIG, 0, "yaml", f"cannot read {CONFIG}: {exc.strerror}"))
         return project
     try:
@@ -166,14 +174,38 @@ def load_project(root: Path) -> Project:
     if not isinstance(config, dict):
         project.findings.append(Finding(CONFIG, 1, "yaml", f"{CONFIG} is not a YAML mapping"))
         return project
+    base_book = config.get("book")
+    config, project.config_files, problems = overlay(root, config)   # metadata-files, profiles
+    project.findings += problems
     _resolve(project, config)
     book_node = _child(node, "book")
+    if config.get("book") != base_book:          # a profile or metadata file changed `book:`
+        book_node = compose_yaml(yaml.safe_dump(config.get("book")))[0]
     seen: set[str] = set()
+    if project.type != "book":                   # website, default: every input file
+        project.chapters = [r for r in _input_files(project, config) if _validate(project, r, 0, seen)]
+        return project
     project.chapters = _entries(project, _child(book_node, "chapters"), seen, "chapters")
     project.appendices = _entries(project, _child(book_node, "appendices"), seen, "appendices")
     if not project.chapters and not project.findings:
         project.findings.append(Finding(CONFIG, 1, "yaml", "no `book: chapters:` list"))
     return project
+
+
+def _input_files(project: Project, config: dict) -> list[str]:
+    """A non-book project's documents as Quarto finds them: `project: render:` if
+    given, else every .qmd/.md below the root but `_*`, `.*`, README and outputs."""
+    listed = _as_list(_mapping(config.get("project")).get("render"))
+    if listed:
+        return [PurePosixPath(str(p)).as_posix() for p in listed if not any(c in str(p) for c in "*?[")]
+    skip = NOT_SOURCES | {PurePosixPath(project.output_dir).parts[0]}
+    found = []
+    for folder, dirs, names in os.walk(project.root):
+        rel_dir = Path(folder).relative_to(project.root)
+        dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith(("_", ".")))
+        found += [(rel_dir / n).as_posix() for n in names if n.endswith((".qmd", ".md"))
+                  and not n.startswith(("_", ".")) and n.lower() not in ("readme.md", "readme.qmd")]
+    return sorted(found, key=lambda r: (r.count("/"), r != "index.qmd", r))
 
 
 def _mapping(value) -> dict:
@@ -206,7 +238,11 @@ def _resolve(project: Project, config: dict) -> None:
     project.formats = [str(name) for name in formats]
     project.fig_format = next((str(o["fig-format"]) for o in formats.values()
                                if isinstance(o, dict) and o.get("fig-format")), "")
-    project.output_dir = str(_mapping(config.get("project")).get("output-dir") or "_book")
+    # Quarto's type is `default` unless set; a `book:` key alone still means a book here
+    project.type = str(_mapping(config.get("project")).get("type")
+                       or ("book" if "book" in config else "default"))
+    default_out = "_book" if project.type == "book" else "_site" if project.type == "website" else ""
+    project.output_dir = str(_mapping(config.get("project")).get("output-dir") or default_out or "_book")
     project.execute_dir = str(_mapping(config.get("project")).get("execute-dir") or "file")
     project.output_file = str(book.get("output-file") or "")
     # This pipeline's own checks live under `verify:` (Quarto ignores the key).

@@ -50,7 +50,20 @@ def _builtin(result, fmt: str, dest: Path) -> Path:
 
 
 def _quarto(result, fmt: str, dest: Path) -> Path:
-    quarto.render(Path(result.project.root), fmt, dest, result.project.formats)
+    frozen = fmt == "html"              # freeze entries are per format; HTML is handed over
+    if frozen:
+        from . import freeze
+        _, problems = freeze.write_entries(result)       # every document the checker read
+        if problems:
+            first = problems[0]
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise RenderError(f"{first.location()}: {first.reason}{more}")
+    else:                               # not silent: Quarto runs the chapters a second time
+        print(f"quarto executes the chapters again for {fmt}: only HTML is handed the checked "
+              "runs (docs/quarto-compat.md)", file=sys.stderr)
+    log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen)
+    for line in quarto.warnings(log):
+        print(f"quarto: {line}", file=sys.stderr)
     if fmt == "html":
         index = dest / "index.html"
         if not index.is_file():

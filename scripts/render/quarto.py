@@ -62,13 +62,39 @@ def quarto_format(fmt: str, formats: list[str]) -> str:
     return fmt
 
 
-def render(root: Path, fmt: str, dest: Path, formats: list[str] = ()) -> None:
-    """Run `quarto render` for the whole project into `dest`."""
+# What Quarto prints when it runs a document's code instead of a frozen result.
+EXECUTING = re.compile(r"^(?:Executing '(?P<nb>[^']+)'|Starting \S+ kernel)", re.M)
+
+
+def executed(log: str) -> list[str]:
+    """The notebooks Quarto's log says it executed (`Executing 'ch.quarto_ipynb'`);
+    ["a kernel"] when it only says it started one."""
+    names = [m.group("nb") for m in EXECUTING.finditer(log) if m.group("nb")]
+    return names or (["a kernel"] if EXECUTING.search(log) else [])
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def warnings(log: str) -> list[str]:
+    """Quarto's WARN lines (colours stripped), in order."""
+    return [ln.strip() for ln in ANSI.sub("", log).splitlines() if ln.strip().startswith("WARN")]
+
+
+def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
+           frozen: bool = False) -> str:
+    """Run `quarto render` for the whole project into `dest`; return Quarto's log.
+
+    frozen: the checked runs were handed over (scripts.render.freeze): pass
+    `--use-freezer`, and fail if Quarto executed anything all the same.
+    """
     exe = quarto_path()
     if exe is None:
         raise RenderError("quarto is not on PATH")
     to = quarto_format(fmt, list(formats))
     cmd = [exe, "render", "--to", to, "--output-dir", str(dest)]
+    if frozen:
+        cmd.append("--use-freezer")
     try:
         proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     except OSError as exc:
@@ -78,3 +104,9 @@ def render(root: Path, fmt: str, dest: Path, formats: list[str] = ()) -> None:
         errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln]
         reason = (errors or lines or ["no message"])[-1]
         raise RenderError(f"quarto render --to {to} failed: {reason}")
+    log = ANSI.sub("", (proc.stdout or "") + (proc.stderr or ""))
+    ran = executed(log) if frozen else []
+    if ran:
+        raise RenderError(f"quarto executed {', '.join(ran)} instead of publishing the checked "
+                          "run (its freeze entry was not used)")
+    return log

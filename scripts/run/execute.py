@@ -257,7 +257,10 @@ def _outputs(cell: CodeCell, raw: list[dict]) -> list[Output]:
             name = out.get("name", "")
             outputs.append(Output("markdown" if asis and name == "stdout" else "text", text, name))
         elif kind in ("execute_result", "display_data"):
-            outputs.append(_rich(out.get("data", {})))
+            rich = _rich(out.get("data", {}))
+            if rich is not None:     # the freeze handoff writes execute_result's execution_count
+                rich.result = kind == "execute_result"
+            outputs.append(rich)
         elif kind == "error":
             outputs.append(Output("error", f"{out.get('ename')}: {out.get('evalue')}"))
     return [o for o in outputs if o is not None]

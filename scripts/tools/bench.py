@@ -33,7 +33,7 @@ from pathlib import Path
 
 from scripts.read.project import load_project
 from scripts.read.qmd import parse_chapter
-from scripts.tools.bench_html import measure_html, per_chapter_overhead_line
+from scripts.tools.bench_html import measure_html, per_chapter_overhead_line, quarto_speedup_line
 from scripts.tools.floor import (_display_text, floor_main, run_floor,  # noqa: F401 (API)
                                  write_notebooks)
 
@@ -312,7 +312,7 @@ def format_book(book: BookBench) -> str:
         lines.append(f"  {step.name:<28}{median:>9.2f}s{ratio:>9}   {runs}")
         if step.note:
             lines.append(f"  {'':<28}{'':>10}{'':>9}   {step.note}")
-    lines += [x for x in [per_chapter_overhead_line(book.steps, book.chapters)] if x]
+    lines += [x for x in [per_chapter_overhead_line(book.steps, book.chapters), quarto_speedup_line(book.steps)] if x]
     if book.peak_rss_kb:
         rss = ", ".join(f"{name} {kb / 1024:.0f} MB" for name, kb in book.peak_rss_kb.items())
         lines.append(f"  peak RSS of the checker process: {rss}")

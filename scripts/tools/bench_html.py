@@ -1,6 +1,7 @@
 """`make bench`, rendering part: `make html` cold, with nothing changed and after a
-prose edit, beside real Quarto's figures when `quarto` is on PATH; and the
-per-chapter overhead of a cold check.
+prose edit, beside real Quarto's figures when `quarto` is on PATH (then `make
+html` itself renders with Quarto from the handed-over runs, and the speed-up over
+check + Quarto executing is printed); and the per-chapter overhead of a cold check.
 
     per-chapter overhead = (cold check - floor) / chapters
 
@@ -28,6 +29,24 @@ def per_chapter_overhead_line(steps, chapters: int) -> str:
         return ""
     overhead_ms = 1000 * (cold.median_s - floor.median_s) / chapters
     return f"  per-chapter overhead: {overhead_ms:.0f} ms ((cold check - floor) / {chapters} chapters)"
+
+
+HANDOFF = " (quarto handoff)"
+
+
+def quarto_speedup_line(steps) -> str:
+    """`make html` with Quarto on PATH: this pipeline (check + Quarto rendering the
+    handed-over runs) against the former path (check + Quarto executing every
+    chapter again, i.e. cold check + `quarto render` cold); "" without Quarto."""
+    by_name = {s.name: s for s in steps if s.seconds}
+    ours, check, quarto = (by_name.get(n) for n in
+                           ("html cold" + HANDOFF, "cold check", "quarto html cold"))
+    if not (ours and check and quarto):
+        return ""
+    before = check.median_s + quarto.median_s
+    return (f"  make html with Quarto: {ours.median_s:.1f} s (check + render of the handed-over "
+            f"runs) vs {before:.1f} s (cold check + Quarto executing): "
+            f"{before / ours.median_s:.1f}x faster")
 
 
 def _last_document(root: Path) -> str:
@@ -71,8 +90,10 @@ def measure_html(book, runs: int, step_cls, timed) -> list:
     ours = [sys.executable, "-m", "scripts", "html"]
     plan = [("html cold", cold), ("html nothing changed", lambda _r: None),
             (f"html prose edit ({Path(edited).name})", lambda r: _edit(root, edited, r))]
-    steps = [_measure(step_cls, name, ours, root, runs, prep, timed) for name, prep in plan]
     quarto = shutil.which("quarto")
+    suffix = HANDOFF if quarto else ""       # with Quarto on PATH, `html` renders with it
+    steps = [_measure(step_cls, name + suffix, ours, root, runs, prep, timed)
+             for name, prep in plan]
     if quarto:
         def quarto_cold(_run):
             for name in ("_book", ".quarto", "_freeze"):

@@ -11,6 +11,9 @@ and compare facts (tests/conformance/facts.py) with Quarto's kept
   findings     errors, unresolved references, missing citations
   xrefs, unresolved, captions, equations, titles, sidebar, citations
                what the rendered pages show (from Quarto's HTML excerpts)
+  handoff      the engine Markdown handed to Quarto's freeze (scripts.render.engine_md)
+               equals Quarto's kept `*.html.md` (cell ids, the project folder and
+               kernel temp files aside), for every chapter with Python cells
 
 A fact that differs on purpose is listed, with the reason, in the table of
 docs/quarto-compat.md; a listed fact that no longer differs fails too, so the
@@ -82,6 +85,34 @@ def our_markdown(result, rel: str) -> str | None:
         return f"<assembly failed: {exc}>"
 
 
+CELL_ID = re.compile(r"\{#[0-9a-f]{8} \.cell")
+KERNEL_FILE = re.compile(r"/[^\s:]*/ipykernel_\d+/\d+\.py")
+
+
+def comparable_markdown(text: str, root: Path) -> str:
+    """Engine Markdown with what the corpus sanitised (or Quarto drew at random) masked."""
+    text = CELL_ID.sub("{#<id> .cell", text).replace(str(root), "<project>")
+    return KERNEL_FILE.sub("<tmp>/ipykernel_<pid>/<n>.py", text)
+
+
+def handoff_difference(result, rel: str, root: Path, kept: str) -> tuple[str, str] | None:
+    """(Quarto's line, ours) at the first line where the handed-over Markdown differs."""
+    from scripts.render.engine_md import engine_markdown
+    parsed, run = result.parsed.get(rel), result.runs.get(rel)
+    if parsed is None or run is None or not parsed.cells:
+        return None
+    try:
+        ours = comparable_markdown(engine_markdown(parsed, run, root).markdown, root)
+    except Exception as exc:        # noqa: BLE001 (the difference is the fact)
+        return ("engine markdown", f"failed: {exc}")
+    theirs = comparable_markdown(kept, root)
+    if ours == theirs:
+        return None
+    a, b = theirs.split("\n"), ours.split("\n")
+    n = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return (f"line {n + 1}: {a[n] if n < len(a) else '<end>'}", b[n] if n < len(b) else "<end>")
+
+
 def compare(case: Path, root: Path, result, rendered) -> dict[str, tuple]:
     """fact -> (Quarto's, ours) for every fact that differs."""
     diffs: dict[str, tuple] = {}
@@ -116,6 +147,10 @@ def compare(case: Path, root: Path, result, rendered) -> dict[str, tuple]:
             diffs.setdefault("outputs", ({}, {}))
             diffs["outputs"][0][rel] = theirs_out
             diffs["outputs"][1][rel] = ours_out
+        handed = handoff_difference(result, rel, root, kept)
+        if handed is not None:
+            diffs.setdefault("handoff", ({}, {}))
+            diffs["handoff"][0][rel], diffs["handoff"][1][rel] = handed
     log = (case / "expected" / "render.log").read_text("utf-8")
     theirs_f = facts.quarto_findings(log)
     ours_f = facts.our_findings(result.findings)
@@ -162,7 +197,7 @@ def test_case_agrees_with_quarto(name, tmp_path):
 def test_every_listed_case_exists():
     """A row of the table names a real case and fact (a typo would excuse nothing)."""
     known_facts = {"inline-text", "outputs", "findings", "render", "xrefs", "unresolved", "captions",
-                   "equations", "titles", "sidebar", "citations", "*"}
+                   "equations", "titles", "sidebar", "citations", "handoff", "*"}
     for (case, fact) in listed_differences():
         assert fact in known_facts, f"docs/quarto-compat.md: unknown fact {fact!r} for {case}"
         if CASES:

@@ -1,0 +1,120 @@
+"""The configuration Quarto 1.7 reads besides `_quarto.yml`, merged as Quarto merges it.
+
+    _quarto.yml
+    + `metadata-files:` listed in it, in order (src/project/project-context.ts)
+    + `_quarto-<profile>.yml` for each active profile, the first listed winning
+      (src/project/project-profile.ts): profiles come from `QUARTO_PROFILE`
+      (comma-separated; `--profile` sets it), else `profile: default:`
+    + `_quarto.yml.local`
+
+Merging is Quarto's mergeConfigs: mappings merge key by key, a later scalar
+replaces an earlier one, lists are concatenated without duplicates (a string
+`contents:` is replaced). Bad files become findings, never exceptions.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path, PurePosixPath
+
+from scripts.model import Finding
+
+from .yamlio import YAMLError, load_yaml
+
+PROFILE_ENV = "QUARTO_PROFILE"
+
+
+def merge_configs(base, *others):
+    """Quarto's mergeConfigs (lodash mergeWith + its array customizer)."""
+    result = base
+    for other in others:
+        result = _merge(result, other, "")
+    return result
+
+
+def _merge(a, b, key: str):
+    if isinstance(a, list) or isinstance(b, list):
+        if key == "contents" and isinstance(a, str):
+            return b
+        if not a:
+            return b
+        if not b and b != 0:
+            return a
+        combined, seen = [], set()
+        for value in (a if isinstance(a, list) else [a]) + (b if isinstance(b, list) else [b]):
+            tag = json.dumps(value, sort_keys=True, default=str)
+            if tag not in seen:
+                seen.add(tag)
+                combined.append(value)
+        return combined
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = _merge(a[k], v, k) if k in a else v
+        return out
+    return a if b is None else b
+
+
+def active_profiles(config: dict, environ=None) -> list[str]:
+    """QUARTO_PROFILE (comma-separated), else `profile: default:` (a name or a list)."""
+    environ = os.environ if environ is None else environ
+    named = environ.get(PROFILE_ENV, "")
+    if not named:
+        default = config.get("profile", {}).get("default") \
+            if isinstance(config.get("profile"), dict) else None
+        named = ",".join(map(str, default)) if isinstance(default, list) else str(default or "")
+    return [p.strip() for p in named.split(",") if p.strip()]
+
+
+def _read(root: Path, rel: str) -> tuple[dict | None, Finding | None]:
+    try:
+        data = load_yaml((root / rel).read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        return None, Finding(rel, 0, "yaml", f"cannot read {rel}: {exc.strerror}")
+    except (UnicodeDecodeError, YAMLError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return None, Finding(rel, mark.line + 1 if mark else 0, "yaml",
+                             f"malformed YAML: {getattr(exc, 'problem', None) or exc}")
+    if not isinstance(data, dict):
+        return None, Finding(rel, 1, "yaml", f"{rel} is not a YAML mapping")
+    return data, None
+
+
+def overlay(root: Path, config: dict, environ=None) -> tuple[dict, list[str], list[Finding]]:
+    """(the merged configuration, the files merged over _quarto.yml, findings)."""
+    root = Path(root)
+    files: list[str] = []
+    findings: list[Finding] = []
+    layers = []
+    listed = config.get("metadata-files") or []
+    for entry in listed if isinstance(listed, list) else [listed]:
+        rel = PurePosixPath(str(entry)).as_posix()
+        data, problem = _read(root, rel)
+        findings += [problem] if problem else []
+        if data is not None:
+            layers.append(data)
+            files.append(rel)
+    merged = merge_configs(config, *layers)
+    layers = []
+    for name in reversed(active_profiles(config, environ)):
+        rel = next((f"_quarto-{name}{ext}" for ext in (".yml", ".yaml")
+                    if (root / f"_quarto-{name}{ext}").is_file()), None)
+        if rel is None:
+            continue                          # Quarto: a profile without a file is fine
+        data, problem = _read(root, rel)
+        findings += [problem] if problem else []
+        if data is not None:
+            layers.append(data)
+            files.append(rel)
+    local = next((f"_quarto{ext}.local" for ext in (".yml", ".yaml")
+                  if (root / f"_quarto{ext}.local").is_file()), None)
+    if local:
+        data, problem = _read(root, local)
+        findings += [problem] if problem else []
+        if data is not None:
+            layers.append(data)
+            files.append(local)
+    merged = merge_configs(merged, *layers)
+    for key in ("metadata-files", "metadata-file", "profile"):
+        merged.pop(key, None)
+    return merged, files, findings

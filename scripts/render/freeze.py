@@ -1,0 +1,124 @@
+"""Hand the checked runs to Quarto: write Quarto 1.7's freeze entries.
+
+For each executable document of a checked book this writes, in the freezer
+Quarto reads for it (`.quarto/_freeze/`, Quarto's hidden one, under its default
+`execute: freeze: false`; `_freeze/` when the project or the document's front
+matter sets `freeze: auto` or `true`),
+
+    <freezer>/<dir>/<stem>/execute-results/html.json
+        {"hash": md5 of the source file (LF line endings),
+         "result": {"engine": "jupyter", "markdown": <engine Markdown>,
+                    "supporting": ["<stem>_files"], "filters": [], "includes": {}}}
+    <freezer>/<dir>/<stem>/figure-html/<figure files the Markdown points to>
+
+exactly as Quarto's own `freezeExecuteResult` does (quarto-cli 1.7.34
+src/command/render/freeze.ts: JSON.stringify(…, 2)). `quarto render
+--use-freezer` (what `make html` runs) then executes nothing for a document
+whose entry's hash matches: it renders the stored Markdown, i.e. the outputs
+and inline values the checker saw and verified.
+
+An entry is written only from a run without findings. A document Quarto would
+execute anyway is a finding here (`freeze` kind), never a silent second run:
+no finding-free run, or its source changed after the check. Documents without
+Python cells (Quarto's Markdown engine) and `execute: enabled: false` ones get
+no entry: Quarto executes nothing for them.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path, PurePosixPath
+
+from scripts.files import atomic_write
+from scripts.model import Finding
+from scripts.read.includes import expand
+
+from .engine_md import FIGURES_DIR, engine_markdown, files_dir
+
+FREEZE_DIR = "_freeze"                       # the visible freezer (freeze: auto | true)
+HIDDEN_FREEZE_DIR = ".quarto/_freeze"        # Quarto's own, read under freeze: false
+
+
+def source_hash(raw: str) -> str:
+    """Quarto's freezeInputHash: md5 of the file's text with LF line endings."""
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def entry_dir(root: Path, rel: str, hidden: bool = False) -> Path:
+    """`_freeze/contents/ch/` for `contents/ch.qmd` (asFreezerDir: no `_files`);
+    under `.quarto/_freeze/` when `hidden`."""
+    path = PurePosixPath(rel)
+    return Path(root) / (HIDDEN_FREEZE_DIR if hidden else FREEZE_DIR) / path.parent / path.stem
+
+
+def freeze_option(project, parsed):
+    """`execute: freeze:` of the front matter, else of _quarto.yml, else Quarto's false."""
+    for execute in (parsed.front_matter.get("execute") if isinstance(parsed.front_matter, dict)
+                    else None, getattr(project, "execute", None)):
+        if isinstance(execute, dict) and "freeze" in execute:
+            return execute["freeze"]
+    return False
+
+
+def entry_json(hash_: str, markdown: str, rel: str) -> str:
+    """The entry as Quarto writes it (two-space JSON, non-ASCII kept)."""
+    result = {"engine": "jupyter", "markdown": markdown,
+              "supporting": [files_dir(rel)], "filters": [], "includes": {}}
+    return json.dumps({"hash": hash_, "result": result}, indent=2, ensure_ascii=False)
+
+
+def needs_entry(parsed) -> bool:
+    """Quarto's Jupyter engine runs it: Python cells, execution enabled."""
+    return bool(parsed.cells) and parsed.execute
+
+
+def _changed_since_check(root: Path, parsed, raw: str) -> bool:
+    if parsed.includes or parsed.line_map:
+        return expand(root, parsed.path, raw).text != parsed.text
+    return raw != parsed.text
+
+
+def write_entries(result, documents: list[str] | None = None) -> tuple[list[str], list[Finding]]:
+    """Write the freeze entry of every executable document of a checked book.
+
+    Returns (the documents handed over, findings: documents Quarto would execute).
+    Nothing is written for a document with a finding.
+    """
+    root = Path(result.project.root)
+    written: list[str] = []
+    findings: list[Finding] = []
+    for rel in documents if documents is not None else list(result.parsed):
+        parsed = result.parsed.get(rel)
+        run = result.runs.get(rel)
+        if parsed is None or not needs_entry(parsed):
+            continue
+        if run is None or run.findings or parsed.findings:
+            findings.append(Finding(rel, 0, "freeze", "no finding-free checked run to hand "
+                                    "over: Quarto would execute this document"))
+            continue
+        try:
+            raw = (root / rel).read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            findings.append(Finding(rel, 0, "freeze", f"cannot read the source: {exc}"))
+            continue
+        if _changed_since_check(root, parsed, raw):
+            findings.append(Finding(rel, 0, "freeze", "changed since it was checked: Quarto "
+                                    "would execute it (run `make check` again)"))
+            continue
+        md = engine_markdown(parsed, run, root)
+        target = entry_dir(root, rel, hidden=freeze_option(result.project, parsed) is False)
+        shutil.rmtree(target / FIGURES_DIR, ignore_errors=True)   # no figure of an older run
+        prefix = files_dir(rel) + "/"
+        for name, data in sorted(md.files.items()):
+            _write(target / (name[len(prefix):] if name.startswith(prefix) else name), data)
+        _write(target / "execute-results" / "html.json",
+               entry_json(source_hash(raw), md.markdown, rel))
+        written.append(rel)
+    return written, findings
+
+
+def _write(path: Path, data: bytes | str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, data)

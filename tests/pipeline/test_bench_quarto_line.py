@@ -1,0 +1,24 @@
+"""`make bench` with Quarto on PATH prints make html's figure against the former
+Quarto path (check + Quarto executing every chapter)."""
+from __future__ import annotations
+
+from scripts.tools.bench import Step
+from scripts.tools.bench_html import quarto_speedup_line
+
+
+def _step(name: str, *seconds: float) -> Step:
+    step = Step(name)
+    step.seconds.extend(seconds)
+    return step
+
+
+def test_speedup_line_compares_with_check_plus_quarto_executing():
+    steps = [_step("cold check", 6.0, 8.0, 7.0), _step("quarto html cold", 30.0),
+             _step("html cold (quarto handoff)", 18.5)]
+    assert quarto_speedup_line(steps) == (
+        "  make html with Quarto: 18.5 s (check + render of the handed-over runs) vs 37.0 s "
+        "(cold check + Quarto executing): 2.0x faster")
+
+
+def test_no_line_without_quarto_figures():
+    assert quarto_speedup_line([_step("cold check", 6.0), _step("html cold", 5.0)]) == ""

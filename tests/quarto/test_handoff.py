@@ -1,0 +1,126 @@
+"""The freeze handoff against real Quarto 1.7.34, on a small book.
+
+One book, rendered twice by Quarto: by the pipeline (`make html`'s path:
+check, hand the runs over, `quarto render --use-freezer`) and, in a copy,
+by Quarto alone, executing everything (`keep-md` on). Its first cell appends
+a line to `runs.txt` each time it runs, so the file counts executions.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .quartokit import check, quarto_on_path, quarto_render, write_tree
+
+BOOK = {
+    "_quarto.yml": (
+        "project:\n  type: book\nbook:\n  title: \"Handoff\"\n  chapters:\n"
+        "    - index.qmd\n    - ch.qmd\nformat: html\n"),
+    "index.qmd": "# Preface {.unnumbered}\n\nPreface text.\n",
+    "ch.qmd": (
+        "# Handoff {#sec-handoff}\n\n"
+        "```{python}\n#| echo: false\n"
+        "with open(\"runs.txt\", \"a\") as handle:\n    handle.write(\"ran\\n\")\n"
+        "value = 6 * 7\n```\n\n"
+        "The answer is `{python} value`; see @tbl-small and @fig-line.\n\n"
+        "```{python}\n#| label: tbl-small\n#| tbl-cap: \"A small table\"\n"
+        "from IPython.display import Markdown\n"
+        "Markdown(\"| a | b |\\n|:--|--:|\\n| x | 1 |\")\n```\n\n"
+        "```{python}\nprint(\"printed\", value)\n```\n\n"
+        "```{python}\n#| label: fig-line\n#| fig-cap: \"A rising line\"\n"
+        "#| fig-alt: \"A line from 0 to 1\"\n"
+        "import matplotlib.pyplot as plt\n"
+        "plt.rcParams[\"figure.dpi\"] = 96      # Quarto's HTML default: both runs, one size\n"
+        "plt.figure(figsize=(2, 1.5))\nplt.plot([0, 1], [0, 1])\nplt.show()\n```\n\n"
+        "{{< include _part.qmd >}}\n"),
+    "_part.qmd": "Included: `{python} value + 1`.\n",
+}
+CELL_ID = re.compile(r"\{#[0-9a-f]{8} \.cell")
+HTML_CELL_ID = re.compile(r'id="[0-9a-f]{8}"')
+# A figure's CSS size: the checker's 1x PNG vs Quarto's 2x one can round a pixel
+# apart (docs/quarto-compat.md, "figure size"); masked, and only that.
+MD_SIZE = re.compile(r"width=\d+ height=\d+")
+HTML_SIZE = re.compile(r'width="\d+" height="\d+"')
+
+
+def comparable_md(text: str) -> str:
+    return MD_SIZE.sub("width=W height=H", CELL_ID.sub("{#id .cell", text))
+
+
+def comparable_html(text: str) -> str:
+    return HTML_SIZE.sub('width="W" height="H"', HTML_CELL_ID.sub('id="cell"', text))
+
+
+def runs(root: Path) -> int:
+    path = root / "runs.txt"
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+@pytest.fixture(scope="module")
+def handed(quarto_exe, tmp_path_factory):
+    """The pipeline's render: (root, checked result, executions before/after Quarto)."""
+    from scripts.render import render_book
+    root = write_tree(tmp_path_factory.mktemp("handoff") / "book", BOOK)
+    result = check(root)
+    assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
+    before = runs(root)
+    with quarto_on_path(quarto_exe):
+        render_book(result, "html")
+    return root, result, before, runs(root)
+
+
+@pytest.fixture(scope="module")
+def executed(quarto_exe, tmp_path_factory):
+    """Quarto alone, executing: (root, executions)."""
+    root = write_tree(tmp_path_factory.mktemp("executed") / "book", BOOK)
+    quarto_render(quarto_exe, root, "-M", "keep-md:true")
+    return root, runs(root)
+
+
+def test_quarto_runs_the_checked_cell_zero_times(handed, executed):
+    _, _, before, after = handed
+    assert before == 1                  # the checker's own run
+    assert after == 1                   # Quarto published it without running it
+    assert executed[1] == 1             # the counter does count Quarto's executions
+
+
+def test_the_page_shows_the_checked_values(handed):
+    root = handed[0]
+    page = (root / "_book" / "ch.html").read_text(encoding="utf-8")
+    assert "The answer is 42" in page
+    assert "Included: 43." in page
+    assert "printed 42" in page
+    assert (root / "_book" / "ch_files" / "figure-html" / "fig-line-output-1.png").is_file()
+
+
+def test_handed_over_markdown_is_what_quarto_writes(handed, executed):
+    from scripts.render.engine_md import engine_markdown
+    root, result, _, _ = handed
+    ours = engine_markdown(result.parsed["ch.qmd"], result.runs["ch.qmd"], root).markdown
+    theirs = (executed[0] / "ch.html.md").read_text(encoding="utf-8")
+    assert MD_SIZE.search(ours) and comparable_md(ours) == comparable_md(theirs)
+
+
+def test_pages_are_identical(handed, executed):
+    """The chapter page Quarto makes from the handed-over run is the page it makes
+    executing (cell ids aside: Quarto draws them at random; and the figure's size)."""
+    ours = (handed[0] / "_book" / "ch.html").read_text(encoding="utf-8")
+    theirs = (executed[0] / "_book" / "ch.html").read_text(encoding="utf-8")
+    assert HTML_SIZE.search(ours) and comparable_html(ours) == comparable_html(theirs)
+
+
+def test_an_edited_source_is_a_finding_not_a_second_run(handed, tmp_path, quarto_exe):
+    """A chapter changed after its check would be executed by Quarto: refused."""
+    from scripts.render import RenderError, render_book
+    src, result, _, _ = handed
+    root = tmp_path / "book"
+    shutil.copytree(src, root, ignore=shutil.ignore_patterns("_book", ".quarto", "_build"))
+    from dataclasses import replace
+    moved = replace(result, project=replace(result.project, root=str(root)))
+    (root / "ch.qmd").write_text(BOOK["ch.qmd"] + "\nAn edit after the check.\n")
+    with quarto_on_path(quarto_exe), pytest.raises(RenderError, match="ch.qmd.*changed since"):
+        render_book(moved, "html")
+    assert runs(root) == 1 and not (root / "_book").exists()

@@ -1,0 +1,108 @@
+"""Freeze entries (scripts/render/freeze.py) and the engine Markdown they hold
+(engine_md.py), from hand-made runs: no kernel, no Quarto."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import struct
+import zlib
+from types import SimpleNamespace
+
+from scripts.model import CellRun, ChapterRun, InlineRun, Output
+from scripts.read.book import read_book
+from scripts.render import freeze
+from scripts.render.engine_md import engine_markdown
+
+CONFIG = "project:\n  type: book\nbook:\n  chapters:\n    - index.qmd\n    - contents/ch.qmd\n"
+CHAPTER = ("# Ch {#sec-ch}\n\n"
+           "```{python}\n#| echo: false\nx = 1\n```\n\n"
+           "Value `{python} x`.\n\n"
+           "```{python}\n#| label: tbl-t\n#| tbl-cap: \"It's a table\"\n#| echo: false\nt\n```\n\n"
+           "```{python}\n#| label: fig-f\n#| fig-cap: \"A figure\"\n#| fig-alt: \"Alt 'text'\"\n"
+           "#| echo: false\nplot()\n```\n")
+
+
+def png(width: int, height: int) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b"")
+
+
+def book(tmp_path, chapter: str = CHAPTER, config: str = CONFIG):
+    (tmp_path / "contents").mkdir()
+    (tmp_path / "_quarto.yml").write_text(config)
+    (tmp_path / "index.qmd").write_text("# Preface {.unnumbered}\n")
+    (tmp_path / "contents" / "ch.qmd").write_text(chapter)
+    read = read_book(tmp_path)
+    image = base64.b64encode(png(300, 200)).decode()
+    run = ChapterRun(path="contents/ch.qmd", cells=[
+        CellRun(0, []),
+        CellRun(1, [Output("markdown", "| a |\n|---|\n| 1 |", result=True)]),
+        CellRun(2, [Output("text", "[<matplotlib.lines.Line2D at 0x1>]", result=True),
+                    Output("image/png", image)])],
+        inlines=[InlineRun(0, "text", "1", "1")])
+    return SimpleNamespace(project=read.project, parsed=read.parsed,
+                           runs={"contents/ch.qmd": run}, ok=True)
+
+
+EXPECTED_MD = (
+    "# Ch {#sec-ch}\n\n\n\n"          # a hidden cell without output leaves its newline
+    "Value 1.\n\n"
+    "::: {#tbl-t .cell tbl-cap='It\\'s a table' execution_count=2}\n\n"
+    "::: {.cell-output .cell-output-display .cell-output-markdown execution_count=2}\n"
+    "| a |\n|---|\n| 1 |\n:::\n:::\n\n\n"
+    "::: {#cell-fig-f .cell execution_count=3}\n\n"
+    "::: {.cell-output .cell-output-display}\n"
+    "![A figure](ch_files/figure-html/fig-f-output-1.png){#fig-f width=300 height=200 "
+    "fig-alt='Alt \\'text\\''}\n:::\n:::\n\n\n")
+
+
+def test_engine_markdown_is_what_quartos_jupyter_engine_writes(tmp_path):
+    result = book(tmp_path)
+    md = engine_markdown(result.parsed["contents/ch.qmd"], result.runs["contents/ch.qmd"], tmp_path)
+    assert md.markdown == EXPECTED_MD
+    assert list(md.files) == ["ch_files/figure-html/fig-f-output-1.png"]
+
+
+def test_entry_is_quartos_json_in_the_hidden_freezer(tmp_path):
+    result = book(tmp_path)
+    written, findings = freeze.write_entries(result)
+    assert (written, findings) == (["contents/ch.qmd"], [])      # index.qmd has no cells
+    entry_dir = tmp_path / ".quarto" / "_freeze" / "contents" / "ch"
+    text = (entry_dir / "execute-results" / "html.json").read_text(encoding="utf-8")
+    assert json.loads(text) == {"hash": hashlib.md5(CHAPTER.encode()).hexdigest(), "result": {
+        "engine": "jupyter", "markdown": EXPECTED_MD, "supporting": ["ch_files"],
+        "filters": [], "includes": {}}}
+    assert text.startswith('{\n  "hash": "') and '\n    "filters": [],\n' in text
+    assert (entry_dir / "figure-html" / "fig-f-output-1.png").read_bytes() == png(300, 200)
+    assert not (tmp_path / "_freeze").exists()
+
+
+def test_freeze_auto_puts_the_entry_in_the_visible_freezer(tmp_path):
+    result = book(tmp_path, config=CONFIG + "execute:\n  freeze: auto\n")
+    freeze.write_entries(result)
+    assert (tmp_path / "_freeze" / "contents" / "ch" / "execute-results" / "html.json").is_file()
+
+
+def test_a_source_changed_after_the_check_is_a_finding_and_gets_no_entry(tmp_path):
+    result = book(tmp_path)
+    (tmp_path / "contents" / "ch.qmd").write_text(CHAPTER + "\nMore.\n")
+    written, findings = freeze.write_entries(result)
+    assert written == [] and [(f.path, f.kind) for f in findings] == [("contents/ch.qmd", "freeze")]
+    assert "changed since it was checked" in findings[0].reason
+    assert not (tmp_path / ".quarto").exists()
+
+
+def test_a_run_with_findings_is_never_handed_over(tmp_path):
+    result = book(tmp_path)
+    from scripts.model import Finding
+    result.runs["contents/ch.qmd"].findings.append(Finding("contents/ch.qmd", 3, "invariant", "no"))
+    written, findings = freeze.write_entries(result)
+    assert written == [] and findings[0].kind == "freeze"
+
+
+def test_the_hash_is_quartos_md5_of_the_lf_text():
+    """freezeInputHash: the same hash for a file saved with CRLF line endings."""
+    assert freeze.source_hash("a\r\nb\r\n") == hashlib.md5(b"a\nb\n").hexdigest()
