@@ -39,14 +39,16 @@ CONTEXT = 30
 
 
 def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
-            soft_numbers=(), glued: bool = False) -> list[Finding]:
+            soft_numbers=(), glued: bool = False, typed_ok: bool = False) -> list[Finding]:
     """Findings for the numbers of one page's reader text against its published values.
 
     `exempt`/`soft`: (start, end) spans of `text` the renderer made / that are code or
     math; `soft_numbers`: numbers of code and math when the text cannot say where
     those are (a PDF): an unmatched number among them is accounted for, once each;
     `glued`: digits glued to a word may be a value (a PDF's superscripts and table
-    cells lose their spacing), matched if they are one, else taken for a name.
+    cells lose their spacing), matched if they are one, else taken for a name;
+    `typed_ok`: a number written in the chapter's source is the author's (a project
+    that does not ask for the literal-number check, `verify: literal-numbers`).
     """
     exempt = list(exempt) + tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text)
     tokens = [(n, s, e, tok.inside(s, soft)) for n, s, e in tok.number_tokens(text)
@@ -81,8 +83,10 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
         if n in soft_left:
             soft_left.remove(n)
             continue
-        context = " ".join(text[max(0, start - CONTEXT):end + CONTEXT].split())
         line = tok.source_line(parsed, n, last_line)
+        if typed_ok and line:
+            continue
+        context = " ".join(text[max(0, start - CONTEXT):end + CONTEXT].split())
         findings.append(parsed.relocate(Finding(
             parsed.path, line, "unaccounted-number",
             f"{page} shows {n!r} (“…{context}…”): not a value the ledger records for this page, "
@@ -193,6 +197,7 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
     from scripts.verify.audit_html import reader_text
     page_of = page_of or (lambda p: posixpath.splitext(p)[0] + ".html")
     seen = Seen(result.project.root, "html")
+    typed_ok = not getattr(result.project, "literal_numbers", False)
     findings: list[Finding] = []
     values = _values(result)
     for path in _documents(result):
@@ -205,12 +210,13 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         except OSError:
             findings.append(Finding(path, 0, "missing-value", f"the render wrote no page {page}"))
             continue
-        digest = Seen.digest(raw, [v.__dict__ for v in values[path]], parsed.text)
+        digest = Seen.digest(raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
         if seen.clean(digest):
             continue
         html = raw.decode("utf-8", errors="replace")
         reader = reader_text(html)
-        found = account(parsed, page, reader.text, values[path], reader.exempt, reader.soft)
+        found = account(parsed, page, reader.text, values[path], reader.exempt, reader.soft,
+                        typed_ok=typed_ok)
         blank = _blank(reader.text, reader.soft)
         found += leak_findings(parsed, page, blank, html)
         found += [f for f in leak_findings(parsed, page, reader.text) if "{python}" in f.reason
@@ -236,7 +242,10 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
     raw = Path(pdf).read_bytes()
     values = _values(result)
     seen = Seen(result.project.root, "pdf")
-    digest = Seen.digest(raw, {p: [v.__dict__ for v in vs] for p, vs in values.items()})
+    typed_ok = not getattr(result.project, "literal_numbers", False)
+    texts_digest = {p: result.parsed[p].text for p in values}
+    digest = Seen.digest(raw, {p: [v.__dict__ for v in vs] for p, vs in values.items()},
+                         texts_digest, typed_ok)
     if seen.clean(digest):
         seen.save()
         return []
@@ -251,7 +260,7 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
             continue
         where = f"{name} p. {pages}"
         findings += account(parsed, where, text, values[path], exempt,
-                            soft_numbers=soft_numbers(parsed), glued=True)
+                            soft_numbers=soft_numbers(parsed), glued=True, typed_ok=typed_ok)
         findings += leak_findings(parsed, where, text)
     if not findings:
         seen.passed(digest)

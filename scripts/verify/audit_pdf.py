@@ -14,7 +14,8 @@ Within a document's text these spans are the renderer's too (`exempt`):
 - a list item's number ("1. " at the start of a line).
 
 `soft_numbers(parsed)`: the numbers of the chapter's math and inline code as
-written in its source (a text layer cannot say where code or math is): an
+written in its source, and of the cells it shows with `echo: true` (a text
+layer cannot say where code or math is): an
 unmatched number among them is accounted for, once each. A superscript loses
 its position in a text layer (10^9 reads "109"), so the joined digits of
 neighbouring numbers in one formula count as well.
@@ -113,13 +114,16 @@ def chapter_texts(pdf: Path, documents: list[str]):
 
 
 def soft_numbers(parsed) -> list[str]:
-    """The numbers of the chapter's math and inline code outside its cells (see above)."""
+    """The numbers of the chapter's math and inline code outside its cells, and of the
+    source of its cells shown with `echo: true` (see above)."""
     lines = parsed.text.splitlines(keepends=True)
     inside = set()
+    numbers = []
     for cell in parsed.cells:
         inside.update(range(cell.fence_line, cell.end_line + 1))
+        if cell.options.get("echo") is True and cell.options.get("include") is not False:
+            numbers += [n for n, _, _ in number_tokens(cell.source)]
     prose = "".join(line for i, line in enumerate(lines, start=1) if i not in inside)
-    numbers = []
     for pattern in (MATH, INLINE_CODE):
         for match in pattern.finditer(prose):
             if match.group(0).startswith("`{python}"):

@@ -16,6 +16,7 @@ from scripts.read.project import Project
 from scripts.run.schedule import run_chapters
 from scripts.verify import ledger
 from scripts.verify.figalt import missing_fig_alt
+from scripts.verify.generated import caption_inlines, with_generated
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
 
@@ -62,10 +63,14 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
     for check in text_checks(project):
         result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
+    result.findings += [parsed.relocate(f) for parsed in result.parsed.values()
+                        for f in caption_inlines(parsed)]
     published = {rel: ledger.collect(parsed, result.runs[rel])
                  for rel, parsed in result.parsed.items()}
     failed = [rel for rel, run in result.runs.items() if run.findings]
-    result.findings += book_wide(project, result.parsed, published, failed, result, update_ledger)
+    generated = {rel: with_generated(parsed, result.runs.get(rel))   # refs in cell outputs
+                 for rel, parsed in result.parsed.items()}
+    result.findings += book_wide(project, generated, published, failed, result, update_ledger)
     result.seconds = time.perf_counter() - started
     return result
 
