@@ -14,8 +14,9 @@ must be one of
     or inside code or math (the spans prose checks leave alone too).
 
 Anything else is an `unaccounted-number` finding at the page's source path:line
-(the first line after the previous matched value that writes the number; the
-chapter's own path, line 0, when no line does). Every ledger value must appear on
+(the first line after the previous matched value that writes the number; when no
+line writes it, the line of the value the page shows before it; line 0 when there
+is none). Every ledger value must appear on
 its page (`missing-value`, at the value's line), and text that must never reach a
 reader is a `leak` (audit_tokens.LEAKS, a citation key pandoc could not resolve).
 
@@ -86,6 +87,7 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
         line = tok.source_line(parsed, n, last_line)
         if typed_ok and line:
             continue
+        line = line or last_line            # not written anywhere: after the last value
         context = " ".join(text[max(0, start - CONTEXT):end + CONTEXT].split())
         findings.append(parsed.relocate(Finding(
             parsed.path, line, "unaccounted-number",
