@@ -37,6 +37,7 @@ from scripts.verify import audit_tokens as tok
 
 VERSION = "audit-1"
 CONTEXT = 30
+AUDITED: list[str] = []         # every page (or PDF) really audited, not reused by digest
 
 
 def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
@@ -215,6 +216,7 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         digest = Seen.digest(raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
         if seen.clean(digest):
             continue
+        AUDITED.append(page)
         html = raw.decode("utf-8", errors="replace")
         reader = reader_text(html)
         found = account(parsed, page, reader.text, values[path], reader.exempt, reader.soft,
@@ -252,6 +254,7 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
         seen.save()
         return []
     findings: list[Finding] = []
+    AUDITED.append(Path(pdf).name)
     documents = _documents(result)
     texts, problems = chapter_texts(Path(pdf), documents)
     findings += [Finding(documents[0] if documents else "", 0, "missing-value", p) for p in problems]

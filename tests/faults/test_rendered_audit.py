@@ -246,3 +246,21 @@ def test_typed_numbers_where_readers_see_them_are_literal_numbers(clean, tmp_pat
     if where == "suffix":
         assert sorted(f.reason.split("'")[1] for f in result.findings
                       if f.kind == "literal-number") == ["100ms", "10k", "4x", "5GB"]
+
+
+def test_an_unchanged_render_is_not_audited_again(clean, tmp_path):
+    """Reuse by digest: a second render of the same pages audits nothing; an edited
+    page is audited again (and only it)."""
+    from scripts.verify import audit
+    root = copy_of(clean, tmp_path)
+    result = check(root, numbers=False)
+    render_book(result, "html", use_quarto=False)      # now linking the fixture's PDF
+    audit.AUDITED.clear()
+    render_book(result, "html", use_quarto=False)
+    render_book(result, "pdf", use_quarto=False)
+    assert audit.AUDITED == []
+    book(root, prose="\nOne more sentence.\n")
+    edited = check(root, numbers=False)
+    render_book(edited, "html", use_quarto=False)
+    render_book(edited, "pdf", use_quarto=False)
+    assert audit.AUDITED == ["contents/one.html", "Fault-fixture.pdf"]
