@@ -34,23 +34,24 @@ MATH = re.compile(r"(?<!\\)\$\$.+?\$\$|(?<!\\)\$[^$\n]+?(?<!\\)\$", re.S)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 
 
-def page_texts(pdf: Path) -> list[str]:
-    """The text of every page, in order."""
+def page_texts(pdf: Path, wanted: range | None = None, reader=None) -> dict[int, str]:
+    """The text of the pages in `wanted` (0-based; default all), by page."""
     tool = shutil.which("pdftotext")
     if tool:
-        done = subprocess.run([tool, "-layout", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
-                              timeout=300)
+        done = subprocess.run([tool, "-layout", "-enc", "UTF-8", str(pdf), "-"],
+                              capture_output=True, timeout=300)
         if done.returncode == 0:
             pages = done.stdout.decode("utf-8", errors="replace").split("\f")
-            return pages[:-1] if pages and not pages[-1].strip() else pages
-    from pypdf import PdfReader
-    return [page.extract_text(extraction_mode="layout") or "" for page in PdfReader(str(pdf)).pages]
+            return {i: text for i, text in enumerate(pages) if wanted is None or i in wanted}
+    if reader is None:
+        from pypdf import PdfReader
+        reader = PdfReader(str(pdf))
+    numbers = wanted if wanted is not None else range(len(reader.pages))
+    return {i: reader.pages[i].extract_text(extraction_mode="layout") or "" for i in numbers}
 
 
-def bookmarks(pdf: Path) -> tuple[list[tuple[str, int]], list[str]]:
+def bookmarks(reader) -> tuple[list[tuple[str, int]], list[str]]:
     """(top-level bookmarks as (title, 0-based page), every bookmark's title)."""
-    from pypdf import PdfReader
-    reader = PdfReader(str(pdf))
     top, titles = [], []
 
     def walk(items, depth):
@@ -92,19 +93,21 @@ def _page_number_span(page: str, base: int) -> list[tuple[int, int]]:
 
 def chapter_texts(pdf: Path, documents: list[str]):
     """({document: (pages "5–13", text, exempt spans)}, problems)."""
-    pages = page_texts(pdf)
-    top, titles = bookmarks(pdf)
+    from pypdf import PdfReader
+    reader = PdfReader(str(pdf))
+    top, titles = bookmarks(reader)
     problems = []
     if len(top) < len(documents):
         problems.append(f"{pdf.name} has {len(top)} top-level bookmarks for {len(documents)} "
                         "documents: its pages cannot be mapped back to chapters")
         return {}, problems
-    starts = [page for _, page in top] + [len(pages)]
+    starts = [page for _, page in top] + [len(reader.pages)]
+    pages = page_texts(pdf, range(starts[0], starts[len(documents)]), reader)
     out = {}
     for i, path in enumerate(documents):
         first, stop = starts[i], starts[i + 1]
         text, exempt = "", []
-        for page in pages[first:stop]:
+        for page in (pages.get(n, "") for n in range(first, stop)):
             exempt += _page_number_span(page, len(text))
             text += page.rstrip() + "\n"
         exempt += _exempt(text, titles)
