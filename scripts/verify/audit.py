@@ -143,6 +143,23 @@ def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
 
 # ------------------------------------------------------------------ the caches
 
+_CODE: list[str] = []
+
+
+def _code_digest() -> str:
+    """VERSION and the audit's own code (a changed rule audits every page again)."""
+    if not _CODE:
+        here = Path(__file__).parent
+        h = hashlib.sha256(VERSION.encode())
+        for name in ("audit.py", "audit_html.py", "audit_pdf.py", "audit_tokens.py",
+                     "prose_numbers.py", "published.py", "html_tables.py"):
+            try:
+                h.update((here / name).read_bytes())
+            except OSError:
+                h.update(name.encode())
+        _CODE.append(h.hexdigest())
+    return _CODE[0]
+
 class Seen:
     """Digests of pages audited clean (`_build/audit/<fmt>.json`): such a page with the
     same values is not audited again."""
@@ -157,7 +174,7 @@ class Seen:
 
     @staticmethod
     def digest(*parts) -> str:
-        h = hashlib.sha256(VERSION.encode())
+        h = hashlib.sha256(_code_digest().encode())
         for part in parts:
             h.update(b"\0" + (part if isinstance(part, bytes) else
                               json.dumps(part, sort_keys=True, default=repr).encode()))

@@ -9,7 +9,8 @@ two kinds of spans in it:
 - `exempt`: numbers the renderer made: chapter, section, equation and
   table-of-contents numbers (`chapter-number`, `header-section-number`,
   `eq-number`, `toc-number`), cross-reference links (`quarto-xref`), citation
-  labels (`citation`) and the reference list (`#refs`, `csl-entry`);
+  labels (`citation`), the reference list (`#refs`, `csl-entry`), footnote
+  marks (`footnote-ref`) and Quarto's title block (`quarto-title-meta`: the date);
 - `soft`: code and math (`<code>`, `<pre>` other than a cell's text output,
   `<math>`): a number there may be a published value (then it is matched),
   else it is what the author wrote as code or a formula, which prose checks
@@ -25,7 +26,10 @@ from html.parser import HTMLParser
 
 EXEMPT_CLASSES = {"chapter-number", "header-section-number", "eq-number", "toc-number",
                   "quarto-xref", "citation", "csl-entry", "references", "csl-bib-body",
-                  "quarto-appendix-contents", "menu-text", "quarto-section-identifier"}
+                  "quarto-appendix-contents", "menu-text", "quarto-section-identifier",
+                  # Quarto's title block (authors, the date) and footnote marks
+                  "quarto-title-meta", "quarto-title-meta-contents", "date",
+                  "footnote-ref", "footnote-back"}
 EXEMPT_IDS = {"refs"}
 HIDDEN = {"script", "style", "annotation", "annotation-xml", "template", "noscript", "nav",
           "title", "head"}

@@ -37,7 +37,7 @@ LEAKS = (
     (re.compile(r"\{python\}"), "an inline expression left as code"),
     (re.compile(r"<Quantity\("), "a pint Quantity's repr"),
     (re.compile(r"<IPython\.core\.display[\w.]*"), "an IPython display object's repr"),
-    (re.compile(r"<[\w.]+ object at 0x[0-9a-f]+>"), "a Python object's repr"),
+    (re.compile(r"<[\w.]+(?: object)? at 0x[0-9a-f]+>"), "a Python object's repr"),
     (re.compile(r"\\(?:frac|times|cdot|mathrm|text|sqrt|left|right|begin|end|approx|le|ge)"
                 r"(?![A-Za-z])"), "raw TeX"),
     (re.compile(r"(?<![\w.])nan(?![\w(])"), "nan"),

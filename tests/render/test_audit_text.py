@@ -66,6 +66,7 @@ def test_units_and_suffixes_stay_numbers_and_names_do_not():
     ("the raw `{python} n` value", "left as code"),
     ("is <Quantity(5172.4, 'hour')>", "Quantity"),
     ("<IPython.core.display.Markdown object>", "IPython"),
+    ("<__main__.Node at 0x7f3d959c29d0>", "repr"),
     ("\\frac{1}{2}", "raw TeX"),
     ("a rate of nan per hour", "nan"),
     ("the value None here", "None"),
