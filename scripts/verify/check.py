@@ -63,8 +63,6 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
     for check in text_checks(project):
         result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
-    result.findings += [parsed.relocate(f) for parsed in result.parsed.values()
-                        for f in caption_inlines(parsed)]
     published = {rel: ledger.collect(parsed, result.runs[rel])
                  for rel, parsed in result.parsed.items()}
     failed = [rel for rel, run in result.runs.items() if run.findings]
@@ -81,13 +79,15 @@ def _relocated(parsed: dict[str, ParsedChapter], findings: list[Finding]) -> lis
 
 
 def text_checks(project: Project) -> list:
-    """The per-chapter checks of the source text that _quarto.yml asks for, in report order
+    """The per-chapter checks of the source text (those _quarto.yml asks for, and the
+    caption check), in report order
     (each check's findings for every chapter, after every chapter's own findings)."""
     checks = []
     if project.literal_numbers:
         checks.append(lambda parsed: literal_numbers({parsed.path: parsed}))
     if project.fig_alt:
         checks.append(missing_fig_alt)
+    checks.append(caption_inlines)      # always: a value in a caption is left as code
     return [lambda parsed, check=check: [parsed.relocate(f) for f in check(parsed)]
             for check in checks]
 
