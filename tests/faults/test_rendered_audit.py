@@ -120,6 +120,21 @@ def test_a_number_planted_in_the_rendered_page_fails_the_render(clean, tmp_path,
     assert after == before                      # nothing was swapped into _book/
 
 
+@pytest.mark.parametrize("fmt", ["html", "pdf"])
+def test_leaked_text_in_the_rendered_page_fails_the_render(clean, tmp_path, fmt):
+    """Unevaluated inline code reaching the reader (here through a raw block) is a leak."""
+    root = copy_of(clean, tmp_path)
+    path = root / CHAPTER_PATH
+    block = ("```{=html}\n<p>Leaked: <code>{python} nodes_str</code></p>\n```\n" if fmt == "html"
+             else "```{=typst}\nLeaked: \\{python\\} nodes\\_str\n```\n")
+    path.write_text(path.read_text(encoding="utf-8") + "\n" + block, encoding="utf-8")
+    result = check(root, numbers=False)
+    assert result.ok, located(result)
+    with pytest.raises(AuditError) as caught:
+        render_book(result, fmt, use_quarto=False)
+    assert [(f.kind, "{python}" in f.reason) for f in caught.value.findings] == [("leak", True)]
+
+
 def test_a_number_planted_through_the_page_template_fails_the_html_render(clean, tmp_path,
                                                                            monkeypatch):
     from scripts.render import html
