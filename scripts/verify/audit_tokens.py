@@ -43,8 +43,10 @@ LEAKS = (
     (re.compile(r"(?<![\w.])nan(?![\w(])"), "nan"),
     (re.compile(r"(?<![\w.])None(?![\w(]| of\b)"), "None"),
 )
-#: pandoc's mark of a citation key it could not find: the key in bold, then "?"
-CITATION_MISS = re.compile(r"<strong>([\w:.#$%&+?<>~/-]+)\?</strong>")
+#: pandoc's mark of a citation key it could not find: the key in bold, then "?", inside
+#: the citation's span (`data-cites="key"…<strong>key?</strong>`; not prose's **Why?**)
+CITATION_MISS = re.compile(r'data-cites="[^"]*?\b([^"\s]+)\b[^"]*"[^>]*>[^<]*(?:<[^>]*>[^<]*)*?'
+                           r'<strong>\1\?</strong>')
 
 
 #: digits glued to a word before them: a name (H100) or, in a PDF's text layer, a

@@ -77,9 +77,14 @@ def test_leaks_are_findings(shown, what):
 
 
 def test_a_citation_key_pandoc_could_not_find_is_a_leak():
-    raw = '<span class="citation" data-cites="nokey2021"><strong>nokey2021?</strong></span>'
+    raw = '<span class="citation"\ndata-cites="nokey2021">(<strong>nokey2021?</strong>)</span>'
     found = leak_findings(chapter("See [@nokey2021].\n"), "one.html", "nokey2021?", raw)
     assert [(f.line, f.kind) for f in found] == [(1, "leak")]
+
+
+def test_bold_prose_ending_in_a_question_mark_is_not_a_citation_miss():
+    raw = '<p>See <span class="citation" data-cites="young1974">(Young 1974)</span> and <strong>Why?</strong></p>'
+    assert leak_findings(chapter(), "one.html", "Why?", raw) == []
 
 
 @pytest.mark.parametrize("prose", ["None of the replicas", "NaN/Inf checks"])
