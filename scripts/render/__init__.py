@@ -9,7 +9,10 @@ built-in path (markdown.py -> pandoc + Lua filters -> html.py / pdf.py),
 which reuses the checker's executed results. Either way the output is built
 in a staging directory next to `_book/` and moved into place only on
 success; on failure RenderError (a one-line reason) is raised and the
-previous `_book/` is untouched. `make html` keeps an earlier PDF and
+previous `_book/` is untouched. Every built-in render is audited before it is
+moved into place (scripts.verify.audit: every number a reader sees of every
+page is a ledger value, a number the renderer made or allowlisted): a finding
+raises AuditError, a RenderError that lists them. `make html` keeps an earlier PDF and
 `make pdf` adds its PDF to the existing `_book/`.
 """
 from __future__ import annotations
@@ -20,11 +23,12 @@ from pathlib import Path
 
 from . import downloads, quarto
 from .atomic import carry_over, replace_file, staging_dir, swap_in
-from .errors import RenderError
+from .errors import AuditError, RenderError
 
 FORMATS = ("html", "pdf")
 
-__all__ = ["render_book", "RenderError", "output_dir"]
+__all__ = ["render_book", "RenderError", "AuditError", "output_dir", "audit"]
+AUDIT_SECONDS: list[float] = []         # time of each audit this process ran (make bench)
 
 
 def output_dir(project) -> Path:
@@ -75,6 +79,27 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
     return pdfs[0]
 
 
+def audit(result, fmt: str, out_dir: Path, produced: Path) -> None:
+    """Audit a render in `out_dir` (before anything is moved into `_book/`); raise
+    AuditError with its findings."""
+    import time
+    from scripts.verify.audit import audit_rendered
+    from .book import page_for
+    started = time.perf_counter()
+    findings = audit_rendered(result, fmt, out_dir, produced if fmt == "pdf" else None,
+                              page_of=page_for)
+    AUDIT_SECONDS.append(time.perf_counter() - started)
+    try:                    # for `make bench`: the audit's share of a render
+        from scripts.files import atomic_write
+        record = Path(result.project.root) / "_build" / "audit" / f"seconds-{fmt}.txt"
+        record.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(record, f"{AUDIT_SECONDS[-1]:.4f}\n")
+    except OSError:
+        pass
+    if findings:
+        raise AuditError(fmt, findings)
+
+
 def render_book(result, fmt: str, use_quarto: bool | None = None) -> Path:
     """Render a checked book; return the main output file inside `_book/`.
 
@@ -98,6 +123,8 @@ def render_book(result, fmt: str, use_quarto: bool | None = None) -> Path:
             if fmt == "html" and not use_quarto:
                 carry_over(final, tmp, "*.pdf")   # before the build: the pages link it
             produced = build(result, fmt, tmp)
+            if not use_quarto:
+                audit(result, fmt, tmp, produced)
             rel = produced.relative_to(tmp)
             if fmt == "html":
                 carry_over(final, tmp, "*.pdf")

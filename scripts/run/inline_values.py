@@ -75,17 +75,31 @@ def str_value(plain: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+REPR = re.compile(r"^<.*>$|\bobject at 0x[0-9a-f]+", re.S)
+
+
 def mangled(bundle: dict) -> str | None:
-    """Why Quarto would show this value other than meant (naming the fix), or None."""
+    """Why Quarto would show this value other than meant (naming the fix), or None.
+
+    One text per value: a value shown as HTML (a pint Quantity: `_repr_html_`) reaches
+    the HTML page only (a PDF drops raw HTML), and a value whose only text is its repr
+    (`<Quantity(…)>`, `<__main__.A at 0x…>`) is no text for a reader: both are findings
+    naming `fmt(...)`.
+    """
+    plain = str(bundle.get("text/plain", ""))
     if "text/html" in bundle:
         html = str(bundle["text/html"])
         if "\n" in html:
             return ("its HTML spans several lines (a DataFrame?); Quarto shows a stray backtick "
                     "and `{=html}`: insert text, or a table from a cell")
-        return None
+        return (f"its display is HTML ({html[:40]!r}; a pint Quantity?): the HTML page would show "
+                f"that, the PDF nothing and the ledger {plain[:40]!r}: format it as text with "
+                "fmt(...) (fmt(value, unit, precision=...))")
     if "text/markdown" in bundle:
         return None
-    plain = str(bundle.get("text/plain", ""))
+    if REPR.search(plain) and str_value(plain) is None:
+        return (f"it has no text but its repr ({plain[:40]!r}): format it with fmt(...) "
+                "(fmt(value, unit, precision=...)) or return a str")
     value = str_value(plain)
     if value is None:
         return None

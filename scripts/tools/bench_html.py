@@ -8,7 +8,8 @@ check + Quarto executing is printed); and the per-chapter overhead of a cold che
 `python -m scripts html` is run in the benchmark's copy of the book (never the
 project itself); cold removes `_book/` and `_build/` (so it includes the cold
 check); the prose edit appends a sentence to the book's last document (the
-appendix, when there is one).
+appendix, when there is one). Each figure is followed by the audit's share of it
+(`_build/audit/seconds-html.txt`, written by every audited render).
 """
 from __future__ import annotations
 
@@ -78,6 +79,17 @@ def _measure(step_cls, name: str, cmd: list[str], root: Path, runs: int, prepare
     return step
 
 
+def _audit_step(step_cls, record: Path, within: str):
+    """The audit's seconds in the last run of `within` (render/__init__.py records them)."""
+    step = step_cls(f"  audit within {within}")
+    try:
+        step.seconds.append(float(record.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        step.seconds.append(0.0)
+        step.note = "no audit ran"
+    return step
+
+
 def measure_html(book, runs: int, step_cls, timed) -> list:
     """`python -m scripts html`: cold, nothing changed, after a prose edit (+ Quarto's)."""
     root = book.root
@@ -92,8 +104,12 @@ def measure_html(book, runs: int, step_cls, timed) -> list:
             (f"html prose edit ({Path(edited).name})", lambda r: _edit(root, edited, r))]
     quarto = shutil.which("quarto")
     suffix = HANDOFF if quarto else ""       # with Quarto on PATH, `html` renders with it
-    steps = [_measure(step_cls, name + suffix, ours, root, runs, prep, timed)
-             for name, prep in plan]
+    record = root / "_build" / "audit" / "seconds-html.txt"
+    steps = []
+    for name, prep in plan:
+        steps.append(_measure(step_cls, name + suffix, ours, root, runs,
+                              lambda r, prep=prep: (record.unlink(missing_ok=True), prep(r)), timed))
+        steps.append(_audit_step(step_cls, record, name))
     if quarto:
         def quarto_cold(_run):
             for name in ("_book", ".quarto", "_freeze"):

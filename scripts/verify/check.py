@@ -16,6 +16,7 @@ from scripts.read.project import Project
 from scripts.run.schedule import opaque_notes, run_chapters
 from scripts.verify import ledger
 from scripts.verify.figalt import missing_fig_alt
+from scripts.verify.generated import caption_inlines, with_generated
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
 
@@ -81,7 +82,9 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     published = {rel: ledger.collect(parsed, result.runs[rel])
                  for rel, parsed in result.parsed.items()}
     failed = [rel for rel, run in result.runs.items() if run.findings]
-    result.findings += book_wide(project, result.parsed, published, failed, result, update_ledger)
+    generated = {rel: with_generated(parsed, result.runs.get(rel))   # refs in cell outputs
+                 for rel, parsed in result.parsed.items()}
+    result.findings += book_wide(project, generated, published, failed, result, update_ledger)
     result.seconds = time.perf_counter() - started
     return result
 
@@ -92,13 +95,15 @@ def _relocated(parsed: dict[str, ParsedChapter], findings: list[Finding]) -> lis
 
 
 def text_checks(project: Project) -> list:
-    """The per-chapter checks of the source text that _quarto.yml asks for, in report order
+    """The per-chapter checks of the source text (those _quarto.yml asks for, and the
+    caption check), in report order
     (each check's findings for every chapter, after every chapter's own findings)."""
     checks = []
     if project.literal_numbers:
         checks.append(lambda parsed: literal_numbers({parsed.path: parsed}))
     if project.fig_alt:
         checks.append(missing_fig_alt)
+    checks.append(caption_inlines)      # always: a value in a caption is left as code
     return [lambda parsed, check=check: [parsed.relocate(f) for f in check(parsed)]
             for check in checks]
 

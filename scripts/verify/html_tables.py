@@ -7,6 +7,10 @@ the cells of each body row (a DataFrame's index cell first). Cell text is the
 element's text with entities decoded and whitespace collapsed; a ``colspan``
 cell counts once. Nested tables are read as cells of their own table only.
 
+`html_text(text)` is the rest a reader sees of the fragment: the text outside its
+tables (a sentence, `<b>42</b> nodes`, a DataFrame's "3 rows × 2 columns"), one
+line per block, without `<style>` and `<script>`.
+
 Stdlib only (html.parser).
 """
 from __future__ import annotations
@@ -69,3 +73,44 @@ def html_tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
             head, body = [body[0]], body[1:]
         out.append((head[0] if head else [], body))
     return out
+
+
+_BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+           "blockquote", "ul", "ol", "table", "hr", "dl", "dt", "dd", "section"}
+
+
+class _Text(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.tables = 0
+        self.hidden = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _BLOCKS:
+            self.parts.append("\n")
+        if tag == "table":
+            self.tables += 1
+        elif tag in ("style", "script"):
+            self.hidden += 1
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.tables = max(0, self.tables - 1)
+        elif tag in ("style", "script"):
+            self.hidden = max(0, self.hidden - 1)
+        if tag in _BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data):
+        if not self.tables and not self.hidden:
+            self.parts.append(data)
+
+
+def html_text(text: str) -> str:
+    """The text of an HTML fragment outside its tables, one line per block."""
+    parser = _Text()
+    parser.feed(text)
+    parser.close()
+    lines = (" ".join(line.split()) for line in "".join(parser.parts).split("\n"))
+    return "\n".join(line for line in lines if line)

@@ -9,13 +9,19 @@ Pure and dependency-free: :func:`find_prose_numbers` takes the chapter text
 and its path and returns ``Finding(line, col, text)`` rows (1-based line and
 column of the first character), in reading order.
 
-Not scanned: YAML front matter, fenced code (cells included, with their
-captions), display math (``$$ … $$``, also across lines), HTML comments,
-headings, div fences (``:::`` lines), inline code, inline math, citations and
-cross-references (``[@key]``, ``@sec-x``), attributes (``{#eq-x}``), link
-targets and HTML tags, ordered-list markers, and tokens in which a digit
-touches a letter (model and part names: H100, BF16, p99). What may stay
-literal anyway is :data:`ALLOWLIST`, the one place that lists it.
+Scanned besides the running text: headings, callout titles (``title="…"`` on a
+``:::`` line), the caption and alt-text options of cells (``#| tbl-cap:``,
+``fig-cap``, ``fig-alt``, ``lst-cap``, ``fig-subcap``, ``tbl-subcap``), the alt text and
+title of an image's attributes (``{fig-alt="…"}``), and numbers with a unit or
+suffix attached (``4x``, ``100ms``, ``5GB``, ``10k``, ``175B``, ``12.5%``).
+
+Not scanned: YAML front matter, the code of fenced blocks and cells, display
+math (``$$ … $$``, also across lines), HTML comments, inline code, inline math,
+citations and cross-references (``[@key]``, ``@sec-x``), the rest of attributes
+(``{#eq-x}``), link targets and HTML tags, ordered-list markers, and tokens in
+which a digit follows a letter or is followed by one that is not a unit (model
+and part names: H100, BF16, p99, 3f). What may stay literal anyway is
+:data:`ALLOWLIST`, the one place that lists it.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ class Finding(NamedTuple):
 ALLOWLIST: tuple[tuple[str, str], ...] = (
     (r"(?<![\d,.])(?:19|20)\d\d(?![\d,.]*\d)", "a year (publication, venue)"),
     (r"\b\d+(?:st|nd|rd|th)\b", "an ordinal"),
-    (r"\bLlama 3\b", "the name of a model family"),
+    (r"\bLlama\s+3\b", "the name of a model family"),
     (r"\b(?:Table|Figure|Section|Appendix) [A-Z]\.\d+\b", "a fixed label such as Table A.1"),
 )
 _ALLOWED = [re.compile(p) for p, _ in ALLOWLIST]
@@ -44,6 +50,12 @@ _ALLOWED = [re.compile(p) for p, _ in ALLOWLIST]
 # ----------------------------------------------------------------- masking rules
 
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
+_CELL_FENCE = re.compile(r"^\s*(```+|~~~+)\s*\{")
+_CAPTION_OPTION = re.compile(r"^(\s*#\|\s*(?:tbl-cap|fig-cap|fig-alt|lst-cap|fig-subcap|tbl-subcap)"
+                             r"\s*:)(.*)$")
+_OPTION = re.compile(r"^\s*#\|")
+_SHOWN_ATTR = re.compile(r"\b(?:fig-alt|alt|title|fig-cap)=\"([^\"]*)\"")
+_ATTRIBUTES = re.compile(r"\{[#.][^}]*\}")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _DIV_FENCE = re.compile(r"^\s*:::")
 _LIST_MARKER = re.compile(r"^(\s*)(\d+[.)])(\s)")
@@ -53,16 +65,21 @@ _MASKS = [re.compile(p) for p in (
     r"(?<!\\)\$[^$]+?(?<!\\)\$",                    # inline math
     r"\[[^\]]*@[^\]]*\]",                          # [@key] citations, [see @x, p. 3]
     r"(?<![\w@])@[\w:-]+",                         # @sec-x cross-references, @key
-    r"\{[#.][^}]*\}",                              # attributes {#eq-x} {.unnumbered}
     r"\]\([^)]*\)",                                 # link targets
     r"<[^>\n]*>",                                  # HTML tags
     r"https?://\S+",                               # bare URLs
 )]
 
+#: units and suffixes a number may carry attached (4x, 100ms, 5GB, 10k)
+UNITS = ("x", "×", "k", "K", "M", "B", "T", "ms", "us", "µs", "ns", "s", "min", "h", "hr",
+         "hrs", "d", "KB", "MB", "GB", "TB", "PB", "EB", "KiB", "MiB", "GiB", "TiB", "Kb", "Mb",
+         "Gb", "Tb", "Gbps", "Mbps", "Tbps", "GB/s", "TB/s", "MB/s", "W", "kW", "MW", "GW",
+         "Hz", "kHz", "MHz", "GHz", "nm", "mm", "cm", "m", "km")
 _NUMBER = re.compile(
     r"(?<![\w.^])"                                 # not part of a word or a decimal
     r"\d[\d,]*(?:\.\d+)?"                          # 12  12,500  12.5
-    r"(?:\s?%|[KMBT](?![A-Za-z]))?"                # 12.5 %  12.5%  175B  16K
+    r"(?:\s?%|(?:" + "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
+    + r")(?![A-Za-z]))?"                           # 12.5 %  175B  16K  4x  100ms  5GB
     r"(?![A-Za-z\d])"                              # H100, 3f, BF16: names, not numbers
 )
 
@@ -104,16 +121,31 @@ def _mask_line(line: str) -> str:
     marker = _LIST_MARKER.match(masked)
     if marker:
         masked = _blank(masked, marker.start(2), marker.end(2))
+    for match in _ATTRIBUTES.finditer(masked):       # {#fig-x fig-alt="…"}: only the alt
+        kept = [(m.start(1) + match.start(), m.end(1) + match.start())
+                for m in _SHOWN_ATTR.finditer(match.group(0))]
+        masked = _blank(masked, match.start(), match.end())
+        for a, b in kept:
+            masked = masked[:a] + line[a:b] + masked[b:]
     for pattern in _MASKS + _ALLOWED:
         for match in pattern.finditer(masked):
             masked = _blank(masked, match.start(), match.end())
     return masked
 
 
+def _only_shown_attributes(line: str) -> str:
+    """A `:::` line with everything blanked but the values of title="…" and alt texts."""
+    out = " " * len(line)
+    for m in _SHOWN_ATTR.finditer(line):
+        out = out[:m.start(1)] + m.group(1) + out[m.end(1):]
+    return out
+
+
 def _prose_lines(text: str):
     """(line number, line) of the prose, with block-level exclusions applied."""
     lines = text.splitlines()
     fence = None
+    cell = options = False
     in_front = bool(lines) and lines[0].strip() == "---"
     in_math = in_comment = False
     for number, raw in enumerate(lines, start=1):
@@ -124,10 +156,16 @@ def _prose_lines(text: str):
         if fence is not None:
             if raw.strip().startswith(fence) and raw.strip().strip(fence[0]) == "":
                 fence = None
+                continue
+            options = options and bool(_OPTION.match(raw))
+            caption = _CAPTION_OPTION.match(raw) if cell and options else None
+            if caption:                 # a caption or alt text: what a reader sees
+                yield number, " " * len(caption.group(1)) + caption.group(2)
             continue
         match = _FENCE.match(raw)
         if match:
             fence = match.group(1)
+            cell = options = bool(_CELL_FENCE.match(raw))
             continue
         line = raw
         # HTML comments, possibly spanning lines.
@@ -163,8 +201,12 @@ def _prose_lines(text: str):
             out.append(line[i:start] + "  ")
             in_math, i = True, start + 2
         line = "".join(out)
-        if _HEADING.match(line) or _DIV_FENCE.match(line):
+        if _DIV_FENCE.match(line):
+            yield number, _only_shown_attributes(line)
             continue
+        heading = _HEADING.match(line)
+        if heading:
+            line = " " * heading.end() + line[heading.end():]
         yield number, line
 
 

@@ -8,6 +8,7 @@
   ``base · row · column`` (row = first-column text, else ``row N``; column =
   header text, else ``col N``); the cell's second table is ``base #2 · …``;
 - every other non-blank line of Markdown, text and printed (stdout) output,
+  and of the text of an HTML output outside its tables (`display(HTML(...))`),
   in order -> ``base · line N``. A Series or a DataFrame shown as text is
   recorded line by line.
 
@@ -94,8 +95,13 @@ def cell_entries(base: str, outputs) -> dict[str, str]:
     for output in outputs:
         kind, name = output.kind, getattr(output, "name", "") or ""
         if kind == "html":
-            from scripts.verify.html_tables import html_tables   # html.parser: only when needed
+            from scripts.verify.html_tables import html_tables, html_text   # only when needed
             tables += html_tables(output.data)
+            rest_text = html_text(output.data)
+            if rest_text:
+                if text and not text.endswith("\n"):
+                    text += "\n"
+                text += rest_text
             previous_stream = False
             continue
         if kind not in ("markdown", "text") or name in ("stderr", "truncated"):

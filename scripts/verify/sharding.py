@@ -17,6 +17,7 @@ from scripts.read.project import load_project
 from scripts.verify import ledger
 from scripts.verify import shard as sh
 from scripts.verify.check import book_wide, run_some, text_checks
+from scripts.verify.generated import with_generated
 
 
 def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | None = None,
@@ -40,7 +41,7 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
                                                           if f.path == rel], {})
             continue
         run = runs[rel]
-        records[rel] = sh.chapter_record(parsed, run, parsed.findings + [parsed.relocate(f) for f in run.findings],
+        records[rel] = sh.chapter_record(with_generated(parsed, run), run, parsed.findings + [parsed.relocate(f) for f in run.findings],
                                          ledger.collect(parsed, run),
                                          [check(parsed) for check in text_checks(project)])
     seconds = time.perf_counter() - started

@@ -63,7 +63,9 @@ def test_excluded_spans_are_not_reported(text):
     assert find_prose_numbers(text + "\n") == []
 
 
-def test_blocks_are_excluded():
+def test_code_math_and_comments_are_excluded_but_what_readers_see_is_not():
+    """Headings, a cell's caption option and a callout title are read (issue 22);
+    the cell's code, display math and comments are not."""
     text = "\n".join([
         "---", "title: Book 2", "---",
         "## Section 12",
@@ -74,7 +76,22 @@ def test_blocks_are_excluded():
         "Prose with 7 here.",
         ":::",
     ]) + "\n"
-    assert find_prose_numbers(text) == [Finding(16, 12, "7")]
+    assert find_prose_numbers(text) == [Finding(4, 12, "12"), Finding(6, 14, "12"),
+                                        Finding(15, 32, "3"), Finding(16, 12, "7")]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("a 4x speedup", "4x"), ("within 100ms of it", "100ms"), ("a 5GB shard", "5GB"),
+    ("about 10k GPUs", "10k"), ("at 2.5GB/s", "2.5GB/s"),
+    ('![a](b.png){#fig-x fig-alt="12 bars"}', "12"),
+])
+def test_numbers_with_units_attached_and_alt_texts_are_reported(text, found):
+    assert [f.text for f in find_prose_numbers(text + "\n")] == [found]
+
+
+@pytest.mark.parametrize("text", ["H100 nodes", "BF16 weights", "p99 latency", "a 3f quorum"])
+def test_names_with_digits_stay_names(text):
+    assert find_prose_numbers(text + "\n") == []
 
 
 def test_allowlist_is_short_and_explained():

@@ -51,6 +51,9 @@ def test_escape_leaves_quartos_exceptions_alone():
     (plain("*bold*"), "Markdown(...)"),
     (plain(""), "empty string"),
     ({"text/plain": "df", "text/html": "<div>\n<table></table>\n</div>"}, "several lines"),
+    ({"text/plain": "h", "text/html": "<i>h</i>"}, "the PDF nothing"),
+    ({"text/plain": "<Quantity(5172.41379, 'hour')>", "text/html": "5172.41 hour"}, "fmt(...)"),
+    ({"text/plain": "<__main__.A at 0x7f3d959c29d0>"}, "fmt(...)"),
 ])
 def test_mangled_values_are_named_with_the_fix(bundle, word):
     reason = mangled(bundle)
@@ -59,7 +62,7 @@ def test_mangled_values_are_named_with_the_fix(bundle, word):
 
 @pytest.mark.parametrize("bundle", [
     plain("1,234,567"), plain("a-b 1.5!"), plain("50 %"), {"text/plain": "42"},
-    {"text/plain": "m", "text/markdown": "$\\mathrm{x}$"}, {"text/plain": "h", "text/html": "<i>h</i>"},
+    {"text/plain": "m", "text/markdown": "$\\mathrm{x}$"}, {"text/plain": "a < b"},
 ])
 def test_harmless_values_are_not_flagged(bundle):
     assert mangled(bundle) is None

@@ -77,11 +77,16 @@ def test_bench_end_to_end_on_a_tiny_synthetic_book(tmp_path, capsys):
     names = [step["name"] for step in book["steps"]]
     assert names == ["floor (one plain process)", "cold check", "nothing changed",
                      "one chapter edited", "mlsys touched",
-                     "html cold", "html nothing changed", "html prose edit (ch01.qmd)",
+                     "html cold", "  audit within html cold",
+                     "html nothing changed", "  audit within html nothing changed",
+                     "html prose edit (ch01.qmd)", "  audit within html prose edit (ch01.qmd)",
                      "nbconvert --execute (peer)",
                      "1 shard (cold)", "slowest of 4 shards", "merge of 4 shards"]
     for step in book["steps"]:
         assert step["failed"] == "" and len(step["seconds"]) == 1, step
+    notes = {step["name"]: step["note"] for step in book["steps"]}
+    assert notes["  audit within html cold"] == ""          # an audit ran and was timed
+    assert notes["  audit within html nothing changed"] == "no audit ran"
     for step in book["steps"][1:5]:
         assert step["note"].startswith("exit 0:"), step
     assert "(2 from cache)" in book["steps"][2]["note"]      # nothing changed: all cached

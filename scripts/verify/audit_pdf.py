@@ -1,0 +1,137 @@
+"""The text a reader sees of a PDF, chapter by chapter, with the numbers the renderer made.
+
+`chapter_texts(pdf, documents)` reads the PDF's text layer (`pdftotext` from
+poppler-utils when it is on PATH, else pypdf; both in layout mode, which keeps
+table cells apart) and its bookmarks: the top-level
+bookmarks are the documents in book order (then "References"), so each
+document's text is that of the pages from its bookmark to the next one. The
+title page, the table of contents and the reference list are the renderer's.
+Within a document's text these spans are the renderer's too (`exempt`):
+
+- the page number (the last line of a page, when it is a number alone);
+- a heading's number: a line that starts with a bookmark's title ("1.2 Count
+  failures…", "A.3.1 The Young–Daly model");
+- a list item's number ("1. " at the start of a line).
+
+`soft_numbers(parsed)`: the numbers of the chapter's math and inline code as
+written in its source, and of the cells it shows with `echo: true` (a text
+layer cannot say where code or math is): an
+unmatched number among them is accounted for, once each. A superscript loses
+its position in a text layer (10^9 reads "109"), so the joined digits of
+neighbouring numbers in one formula count as well.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from scripts.verify.audit_tokens import number_tokens
+
+LIST_ITEM = re.compile(r"^[ \t]*(\d+)[.)][ \t]", re.M)
+MATH = re.compile(r"(?<!\\)\$\$.+?\$\$|(?<!\\)\$[^$\n]+?(?<!\\)\$", re.S)
+INLINE_CODE = re.compile(r"`[^`\n]*`")
+
+
+def page_texts(pdf: Path, wanted: range | None = None, reader=None) -> dict[int, str]:
+    """The text of the pages in `wanted` (0-based; default all), by page."""
+    tool = shutil.which("pdftotext")
+    if tool:
+        done = subprocess.run([tool, "-layout", "-enc", "UTF-8", str(pdf), "-"],
+                              capture_output=True, timeout=300)
+        if done.returncode == 0:
+            pages = done.stdout.decode("utf-8", errors="replace").split("\f")
+            return {i: text for i, text in enumerate(pages) if wanted is None or i in wanted}
+    if reader is None:
+        from pypdf import PdfReader
+        reader = PdfReader(str(pdf))
+    numbers = wanted if wanted is not None else range(len(reader.pages))
+    return {i: reader.pages[i].extract_text(extraction_mode="layout") or "" for i in numbers}
+
+
+def bookmarks(reader) -> tuple[list[tuple[str, int]], list[str]]:
+    """(top-level bookmarks as (title, 0-based page), every bookmark's title)."""
+    top, titles = [], []
+
+    def walk(items, depth):
+        for item in items:
+            if isinstance(item, list):
+                walk(item, depth + 1)
+                continue
+            titles.append(" ".join(str(item.title).split()))
+            if depth == 0:
+                top.append((titles[-1], reader.get_destination_page_number(item)))
+    walk(reader.outline, 0)
+    return top, titles
+
+
+def _exempt(text: str, titles: list[str]) -> list[tuple[int, int]]:
+    spans = [(m.start(1), m.end(1)) for m in LIST_ITEM.finditer(text)]
+    numbered = [t for t in titles if re.match(r"(?:\d+|[A-Z])(?:\.\d+)*\s", t)]
+    offset = 0
+    for line in text.split("\n"):
+        flat = " ".join(line.split())
+        for title in numbered:
+            number, _, words = title.partition(" ")
+            if flat.startswith(number + " ") and flat[len(number) + 1:].startswith(words[:12]):
+                start = offset + line.index(number[0])
+                spans.append((start, start + len(number)))
+                break
+        offset += len(line) + 1
+    return spans
+
+
+def _page_number_span(page: str, base: int) -> list[tuple[int, int]]:
+    stripped = page.rstrip()
+    last = stripped.rsplit("\n", 1)[-1]
+    if last.strip().isdigit():
+        end = base + len(stripped)
+        return [(end - len(last), end)]
+    return []
+
+
+def chapter_texts(pdf: Path, documents: list[str]):
+    """({document: (pages "5–13", text, exempt spans)}, problems)."""
+    from pypdf import PdfReader
+    reader = PdfReader(str(pdf))
+    top, titles = bookmarks(reader)
+    problems = []
+    if len(top) < len(documents):
+        problems.append(f"{pdf.name} has {len(top)} top-level bookmarks for {len(documents)} "
+                        "documents: its pages cannot be mapped back to chapters")
+        return {}, problems
+    starts = [page for _, page in top] + [len(reader.pages)]
+    pages = page_texts(pdf, range(starts[0], starts[len(documents)]), reader)
+    out = {}
+    for i, path in enumerate(documents):
+        first, stop = starts[i], starts[i + 1]
+        text, exempt = "", []
+        for page in (pages.get(n, "") for n in range(first, stop)):
+            exempt += _page_number_span(page, len(text))
+            text += page.rstrip() + "\n"
+        exempt += _exempt(text, titles)
+        label = f"{first + 1}" if stop - first <= 1 else f"{first + 1}–{stop}"
+        out[path] = (label, text, exempt)
+    return out, problems
+
+
+def soft_numbers(parsed) -> list[str]:
+    """The numbers of the chapter's math and inline code outside its cells, and of the
+    source of its cells shown with `echo: true` (see above)."""
+    lines = parsed.text.splitlines(keepends=True)
+    inside = set()
+    numbers = []
+    for cell in parsed.cells:
+        inside.update(range(cell.fence_line, cell.end_line + 1))
+        if cell.options.get("echo") is True and cell.options.get("include") is not False:
+            numbers += [n for n, _, _ in number_tokens(cell.source)]
+    prose = "".join(line for i, line in enumerate(lines, start=1) if i not in inside)
+    for pattern in (MATH, INLINE_CODE):
+        for match in pattern.finditer(prose):
+            if match.group(0).startswith("`{python}"):
+                continue
+            found = [n for n, _, _ in number_tokens(match.group(0))]
+            numbers += found
+            numbers += [a + b for a, b in zip(found, found[1:])]
+    return numbers

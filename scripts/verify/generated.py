@@ -1,0 +1,89 @@
+"""Source checks for the Markdown the chapter's code generates, and for caption options.
+
+`with_generated(parsed, run)`: the chapter with the cross-references and citations of
+its generated Markdown added to those of its prose, so the book-wide checks
+(scripts.verify.refs) see them: a cell's Markdown output (an `md_table`, a constant's
+`source`, `output: asis` text), located at the cell's fence line, and an inline value
+shown as Markdown (`Markdown(...)`, `md_math(...)`), at the inline expression's
+line and column. Pandoc resolves these exactly as it resolves prose, so a bad key
+fails here, at a line, instead of inside pandoc or typst later.
+
+`caption_inlines(parsed)`: an inline `{python}` expression inside a caption option
+(`tbl-cap`, `fig-cap`, `fig-alt`, `lst-cap`, `fig-subcap`): Quarto leaves it as code
+in the caption; a finding at the option's line naming the fix.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from scripts.model import Finding
+from scripts.read.qmd import AT_KEY, CROSSREF_PREFIXES
+
+CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
+HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+CAPTIONS = ("tbl-cap", "fig-cap", "fig-alt", "lst-cap", "fig-subcap", "tbl-subcap")
+OPTION = re.compile(r"^\s*#\|\s*([\w-]+)\s*:")
+
+
+def _keys(markdown: str) -> list[str]:
+    """The @keys of a Markdown text (not inside code spans or comments)."""
+    text = CODE_SPAN.sub(" ", HTML_COMMENT.sub(" ", markdown))
+    return [m.group(1) for m in AT_KEY.finditer(text)]
+
+
+def _is_ref(key: str) -> bool:
+    return "-" in key and key.split("-", 1)[0] in CROSSREF_PREFIXES
+
+
+def generated_keys(parsed, run) -> list[tuple[str, int, int]]:
+    """(key, line, col) of every @key in the chapter's generated Markdown."""
+    if run is None:
+        return []
+    found = []
+    cell_runs = {r.index: r for r in run.cells}
+    for cell in parsed.cells:
+        result = cell_runs.get(cell.index)
+        if result is None or cell.options.get("include") is False \
+                or cell.options.get("output") is False:
+            continue
+        asis = cell.options.get("output") == "asis"
+        for output in result.outputs:
+            if output.kind == "markdown" or (output.kind == "text" and asis):
+                found += [(key, cell.fence_line, 1) for key in _keys(output.data)]
+    by_index = {e.index: e for e in parsed.inlines}
+    for inline in run.inlines:
+        expr = by_index.get(inline.index)
+        if expr is not None and inline.kind == "markdown" and expr.substitute:
+            found += [(key, expr.line, expr.col) for key in _keys(inline.markdown or inline.text)]
+    return found
+
+
+def with_generated(parsed, run):
+    """`parsed` with its generated Markdown's references and citations added."""
+    found = generated_keys(parsed, run)
+    if not found:
+        return parsed
+    refs = [k for k in found if _is_ref(k[0])]
+    cites = [k for k in found if not _is_ref(k[0])]
+    return replace(parsed, references=parsed.references + refs,
+                   citations=parsed.citations + cites)
+
+
+def caption_inlines(parsed) -> list[Finding]:
+    """An inline `{python}` value inside a caption option is a finding at its line."""
+    findings = []
+    for cell in parsed.cells:
+        for offset, line in enumerate(cell.source.splitlines()):
+            option = OPTION.match(line)
+            if not option:
+                break
+            if option.group(1) in CAPTIONS and "{python}" in line:
+                findings.append(Finding(
+                    parsed.path, cell.first_code_line + offset, "caption-inline",
+                    f"an inline value inside `{option.group(1)}` is left as code in the caption "
+                    "(as Quarto does): keep the caption free of values, or let the cell print "
+                    "the table with its caption as Markdown (`: caption {#tbl-x}` after "
+                    "`md_table(...)`, the caption computed in the cell)",
+                    col=line.index("{python}") + 1, label=cell.label))
+    return findings

@@ -1,0 +1,92 @@
+"""The audit's reading of a rendered page (scripts.verify.audit_html, audit_tokens,
+audit.account): what counts as the renderer's, what leaks. Pure: no render."""
+from __future__ import annotations
+
+import pytest
+
+from scripts.model import ParsedChapter
+from scripts.verify.audit import account, leak_findings
+from scripts.verify.audit_html import reader_text
+from scripts.verify.audit_tokens import Value, number_tokens
+
+PAGE = """<html><body><nav class="sidebar"><span class="toc-number">2.1</span> 77 side</nav>
+<main class="content"><h2><span class="header-section-number">2.1</span> Rates</h2>
+<p>A cluster of 16 nodes fails every 1,234.5 hours
+(<a class="quarto-xref" href="#tbl-one">Table 2.1</a>;
+<span class="citation" data-cites="young1974">(Young 1974)</span>).
+<math><semantics><msup><mn>10</mn><mn>9</mn></msup><annotation encoding="application/x-tex">10^9 x</annotation></semantics></math></p>
+<span class="eq-number">(2.3)</span>
+<div id="refs"><div class="csl-entry">Young, J. 1974. Vol. 17, pp. 530–531.</div></div>
+<nav class="pager">Next 3</nav></main></body></html>"""
+
+
+def chapter(text="A cluster of 16 nodes fails every 1,234.5 hours.\n"):
+    return ParsedChapter(path="contents/one.qmd", text=text)
+
+
+def values(*numbers, cell=False):
+    return [Value([n], 1, f"inline `{n}`", cell) for n in numbers]
+
+
+def test_only_the_main_texts_values_are_left_to_account_for():
+    reader = reader_text(PAGE)
+    assert account(chapter(), "one.html", reader.text, values("16", "1,234.5"),
+                   reader.exempt, reader.soft) == []
+
+
+def test_a_number_nobody_computed_is_unaccounted_at_its_source_line():
+    reader = reader_text(PAGE.replace("16 nodes", "16 nodes (42 spare)"))
+    text = "Intro.\nA cluster of 16 nodes (42 spare) fails every 1,234.5 hours.\n"
+    found = account(chapter(text), "one.html", reader.text, values("16", "1,234.5"),
+                    reader.exempt, reader.soft)
+    assert [(f.line, f.kind, "'42'" in f.reason) for f in found] == [(2, "unaccounted-number", True)]
+
+
+def test_a_value_out_of_order_is_not_accounted_for():
+    reader = reader_text(PAGE)
+    found = account(chapter(), "one.html", reader.text, values("1,234.5", "16"),
+                    reader.exempt, reader.soft)
+    assert sorted(f.kind for f in found) == ["missing-value", "unaccounted-number"]
+
+
+def test_a_cells_numbers_may_show_in_another_order():
+    reader = reader_text(PAGE)
+    found = account(chapter(), "one.html", reader.text,
+                    [Value(["1,234.5", "16"], 1, "cell tbl-one", True)], reader.exempt, reader.soft)
+    assert found == []
+
+
+def test_units_and_suffixes_stay_numbers_and_names_do_not():
+    assert [n for n, _, _ in number_tokens("4x 100ms 5GB 10k H100 BF16 p99 3f")] == \
+        ["4", "100", "5", "10", "3"]
+
+
+@pytest.mark.parametrize("shown, what", [
+    ("see ?@sec-nope", "cross-reference"),
+    ("the raw `{python} n` value", "left as code"),
+    ("is <Quantity(5172.4, 'hour')>", "Quantity"),
+    ("<IPython.core.display.Markdown object>", "IPython"),
+    ("<__main__.Node at 0x7f3d959c29d0>", "repr"),
+    ("\\frac{1}{2}", "raw TeX"),
+    ("a rate of nan per hour", "nan"),
+    ("the value None here", "None"),
+])
+def test_leaks_are_findings(shown, what):
+    found = leak_findings(chapter(), "one.html", shown)
+    assert len(found) == 1 and what in found[0].reason and found[0].kind == "leak"
+
+
+def test_a_citation_key_pandoc_could_not_find_is_a_leak():
+    raw = '<span class="citation"\ndata-cites="nokey2021">(<strong>nokey2021?</strong>)</span>'
+    found = leak_findings(chapter("See [@nokey2021].\n"), "one.html", "nokey2021?", raw)
+    assert [(f.line, f.kind) for f in found] == [(1, "leak")]
+
+
+def test_bold_prose_ending_in_a_question_mark_is_not_a_citation_miss():
+    raw = '<p>See <span class="citation" data-cites="young1974">(Young 1974)</span> and <strong>Why?</strong></p>'
+    assert leak_findings(chapter(), "one.html", "Why?", raw) == []
+
+
+@pytest.mark.parametrize("prose", ["None of the replicas", "NaN/Inf checks"])
+def test_english_words_are_not_leaks(prose):
+    assert leak_findings(chapter(), "one.html", prose) == []
