@@ -9,8 +9,8 @@ built-in path (markdown.py -> pandoc + Lua filters -> html.py / pdf.py),
 which reuses the checker's executed results. Either way the output is built
 in a staging directory next to `_book/` and moved into place only on
 success; on failure RenderError (a one-line reason) is raised and the
-previous `_book/` is untouched. Every built-in render is audited before it is
-moved into place (scripts.verify.audit: every number a reader sees of every
+previous `_book/` is untouched. Every render, built-in or Quarto's, is audited
+before it is moved into place (scripts.verify.audit: every number a reader sees of every
 page is a ledger value, a number the renderer made or allowlisted): a finding
 raises AuditError, a RenderError that lists them. `make html` keeps an earlier PDF and
 `make pdf` adds its PDF to the existing `_book/`.
@@ -79,15 +79,17 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
     return pdfs[0]
 
 
-def audit(result, fmt: str, out_dir: Path, produced: Path) -> None:
+def audit(result, fmt: str, out_dir: Path, produced: Path, by_quarto: bool = False) -> None:
     """Audit a render in `out_dir` (before anything is moved into `_book/`); raise
-    AuditError with its findings."""
+    AuditError with its findings. Quarto's pages sit where Quarto puts them
+    (`contents/x.html`, the audit's default layout); the built-in renderer's where
+    `book.page_for` says."""
     import time
     from scripts.verify.audit import audit_rendered
     from .book import page_for
     started = time.perf_counter()
     findings = audit_rendered(result, fmt, out_dir, produced if fmt == "pdf" else None,
-                              page_of=page_for)
+                              page_of=None if by_quarto else page_for)
     AUDIT_SECONDS.append(time.perf_counter() - started)
     try:                    # for `make bench`: the audit's share of a render
         from scripts.files import atomic_write
@@ -123,8 +125,7 @@ def render_book(result, fmt: str, use_quarto: bool | None = None) -> Path:
             if fmt == "html" and not use_quarto:
                 carry_over(final, tmp, "*.pdf")   # before the build: the pages link it
             produced = build(result, fmt, tmp)
-            if not use_quarto:
-                audit(result, fmt, tmp, produced)
+            audit(result, fmt, tmp, produced, by_quarto=use_quarto)
             rel = produced.relative_to(tmp)
             if fmt == "html":
                 carry_over(final, tmp, "*.pdf")

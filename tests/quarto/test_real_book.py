@@ -87,5 +87,21 @@ def test_pages_carry_every_plain_ledger_value(quarto_book):
         if value not in pages[page]:
             missing.append(f"{key}: {value}")
     assert checked and not missing, missing[:10]
-    # AUDIT: call the rendered-output audit (scripts/verify, audit issue) on
-    # root / "_book" here once it has landed on main.
+
+
+def test_quarto_pages_pass_the_audit_and_a_planted_number_fails_it(quarto_book):
+    """render_book audited Quarto's pages before the swap (the fixture's render
+    would have raised AuditError); a number planted in one of them is found."""
+    from scripts.verify.audit import audit_rendered
+    root, result = quarto_book[0], quarto_book[1]
+    assert audit_rendered(result, "html", root / "_book") == []
+    page = root / "_book" / "contents" / "failure-at-scale.html"
+    text = page.read_text(encoding="utf-8")
+    planted = text.replace("</main>", "<p>Planted 7319 nodes.</p></main>", 1)
+    assert planted != text
+    page.write_text(planted, encoding="utf-8")
+    try:
+        found = audit_rendered(result, "html", root / "_book")
+    finally:
+        page.write_text(text, encoding="utf-8")
+    assert [(f.kind, "7319" in f.reason) for f in found] == [("unaccounted-number", True)]
