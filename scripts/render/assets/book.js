@@ -1,4 +1,4 @@
-/* book.js: the menu button of narrow screens and the "On this page" list.
+/* book.js: the menu button of narrow screens, tables that scroll, and the "On this page" list.
    No dependency, no network; works from file://. */
 (function () {
   "use strict";
@@ -24,6 +24,16 @@
       if (event.target.closest("a")) menu(false);
     });
   }
+
+  /* ---- tables that scroll sideways: .scrolls (shadows, caption hint) ---- */
+  var wraps = Array.prototype.slice.call(document.querySelectorAll(".table-wrap"));
+  function markScrolling() {
+    wraps.forEach(function (w) {
+      w.classList.toggle("scrolls", w.scrollWidth > w.clientWidth + 1);
+    });
+  }
+  markScrolling();
+  window.addEventListener("resize", markScrolling);
 
   /* ---- "On this page": open beside the text, folded on narrow screens ---- */
   var toc = document.querySelector(".page-toc");
