@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from . import pandoc
+from . import pandoc, typst_tables
 from .book import Book, apply_job, citeproc_args, write_files
 from .errors import RenderError
 from .incremental import RENDERED, cached_run, files_digest, run_jobs
@@ -49,6 +49,7 @@ def typst_string(text: str) -> str:
 def write_typst(book: Book, dest: Path) -> Path:
     """Write book.typ (and the figures) under `dest`; return its path."""
     ast = merged_ast(book)
+    typst_tables.layout_tables(ast["blocks"])      # columns from content, small long tables
     args = ["--from=json", "--to=typst", f"--template={TEMPLATE}", "--wrap=none",
             f"--metadata=title:{book.title}", f"--metadata=pagetitle:{book.title}",
             f"--metadata=lang:{book.lang}"]
@@ -64,6 +65,7 @@ def write_typst(book: Book, dest: Path) -> Path:
     key = ("typst-source", flags, files_digest([TEMPLATE] + book.bibliography + [book.csl]), stdin)
     source = cached_run(book.cache, key, "PDF (typst)",
                         lambda: pandoc.run(args, stdin=stdin, what="PDF (typst)"))
+    source = typst_tables.drop_default_columns(source)
     write_files(book, dest)
     typ = dest / "book.typ"
     typ.write_text(source, encoding="utf-8")
