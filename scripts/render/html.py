@@ -32,14 +32,14 @@ def _rel(from_page: str, to_path: str) -> str:
 
 
 def sidebar(book: Book, current: Chapter) -> str:
-    """The table of contents, chapters then appendices."""
+    """The table of contents: the chapters, then the appendices (the page's
+    own sections are in "On this page", so the whole book fits one screen)."""
     def item(ch: Chapter) -> str:
         attrs = ' class="active" aria-current="page"' if ch is current else ""
         number = ch.info.number if ch.info else None
         label = html.escape(ch.info.title if ch.info else ch.path)
         num = f'<span class="toc-number">{html.escape(number)}</span> ' if number else ""
-        sections = page_sections(ch) if ch is current else ""
-        return f'<li><a href="{_rel(current.page, ch.page)}"{attrs}>{num}{label}</a>{sections}</li>'
+        return f'<li><a href="{_rel(current.page, ch.page)}"{attrs}>{num}{label}</a></li>'
 
     main = [item(c) for c in book.chapters if not c.appendix]
     apps = [item(c) for c in book.chapters if c.appendix]
@@ -49,17 +49,14 @@ def sidebar(book: Book, current: Chapter) -> str:
     return "\n".join(parts)
 
 
-def page_sections(chapter: Chapter) -> str:
-    """The current page's level-2 sections, listed under its sidebar entry."""
-    if chapter.info is None:
-        return ""
-    headers = chapter.info.collected.get("headers")
-    rows = []
-    for h, number in zip(headers if isinstance(headers, list) else [], chapter.info.headers):
-        if h.get("level") == 2 and h.get("id"):
-            num = f'<span class="toc-number">{html.escape(number)}</span> ' if number else ""
-            rows.append(f'<li><a href="#{html.escape(h["id"])}">{num}{html.escape(h.get("text", ""))}</a></li>')
-    return '<ol class="toc-sections">' + "".join(rows) + "</ol>" if rows else ""
+def title_block(book: Book) -> str:
+    """The landing page's title block, as Quarto's: title, subtitle, authors."""
+    parts = [f'<p class="title">{html.escape(book.title)}</p>']
+    if book.subtitle:
+        parts.append(f'<p class="subtitle">{html.escape(book.subtitle)}</p>')
+    if book.authors:
+        parts.append('<p class="author">' + ", ".join(html.escape(a) for a in book.authors) + "</p>")
+    return '<header class="title-block" data-pagefind-ignore>\n' + "\n".join(parts) + "\n</header>"
 
 
 def pager(book: Book, index: int) -> str:
@@ -156,6 +153,7 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 </nav>
 {on_this_page(here)}
 <main class="content" id="content" data-pagefind-body>
+{title_block(book) if index == 0 else ""}
 {body}
 {pager(book, index)}
 </main>
@@ -249,9 +247,12 @@ def table_float(match: re.Match) -> str:
 
 def scrollable(body: str) -> str:
     """Tables become captioned, scrolling figures (table_float); code blocks
-    and numbered equations scroll themselves and get tabindex too."""
+    and numbered equations scroll themselves and get tabindex too; MathML's
+    TeX annotations are kept out of the search index."""
     body = TABLE.sub(table_float, body)
     body = EQUATION.sub(r'\1 tabindex="0">', body)
+    # MathML's TeX source is not text a reader searches for (search.py)
+    body = body.replace("<annotation encoding=", "<annotation data-pagefind-ignore encoding=")
     return body.replace("<pre>", '<pre tabindex="0">').replace("<pre class=", '<pre tabindex="0" class=')
 
 
@@ -273,6 +274,28 @@ def finish_body(body: str) -> str:
 def page_bodies(book: Book, chapters: list[Chapter]) -> list[str]:
     """The bodies of `chapters`' pages (stored ones reused, the others run at once)."""
     return [finish_body(body) for body in run_jobs(book.cache, [body_job(book, c) for c in chapters])]
+
+
+# OpenType math fonts (a MATH table: stretchy brackets, radicals) a build may
+# ship; the first found is copied to fonts/ and named "Book Math" in book.css.
+MATH_FONTS = [Path("/usr/share/fonts/truetype/dejavu/DejaVuMathTeXGyre.ttf"),     # fonts-dejavu-extra
+              Path("/usr/share/fonts/opentype/stix/STIXTwoMath-Regular.otf"),      # fonts-stix
+              Path("/usr/share/texmf/fonts/opentype/public/lm-math/latinmodern-math.otf")]
+
+
+def write_css(dest: Path, fonts: list[Path] | None = None) -> Path:
+    """book.css, with an @font-face for the first math font of `fonts` found
+    (GUST / OFL licences: redistributable), copied under fonts/."""
+    css = (ASSETS / CSS).read_text(encoding="utf-8")
+    font = next((f for f in (MATH_FONTS if fonts is None else fonts) if f.is_file()), None)
+    if font is not None:
+        (dest / "fonts").mkdir(exist_ok=True)
+        shutil.copyfile(font, dest / "fonts" / font.name)
+        kind = "opentype" if font.suffix == ".otf" else "truetype"
+        css += ('\n@font-face { font-family: "Book Math"; font-display: swap;\n'
+                f'  src: url("fonts/{font.name}") format("{kind}"); }}\n')
+    (dest / CSS).write_text(css, encoding="utf-8")
+    return dest / CSS
 
 
 def write_html(book: Book, dest: Path) -> Path:
@@ -303,8 +326,9 @@ def write_html(book: Book, dest: Path) -> Path:
             sections += search.cached_page_sections(book.cache, chapter.page, title,
                                                     pages[chapter.page])
         write_files(book, dest)
-        for name in (CSS, JS, SEARCH_JS):
+        for name in (JS, SEARCH_JS):
             shutil.copyfile(ASSETS / name, dest / name)
+        write_css(dest)
         search.write_fallback_index(dest, sections)
     finally:
         pagefind_done()
