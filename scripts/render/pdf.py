@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from . import pandoc, typst_tables
+from . import pandoc, pdf_stamp, typst_tables
 from .book import Book, apply_job, citeproc_args, write_files
 from .errors import RenderError
 from .incremental import RENDERED, cached_run, files_digest, run_jobs
@@ -78,6 +78,7 @@ def write_pdf(book: Book, dest: Path) -> Path:
     pdf = dest / pdf_name(book)
     key = book.cache.key("pdf", tree_digest(dest)) if book.cache is not None else None
     if key is not None and book.cache.copy_to(key, pdf):
+        pdf_stamp.record(book, pdf)
         return pdf                  # same typst source and figures: the same PDF
     RENDERED.append("PDF (typst compile)")
     try:
@@ -93,6 +94,7 @@ def write_pdf(book: Book, dest: Path) -> Path:
         raise RenderError("typst produced no PDF")
     if key is not None:
         book.cache.put_file(key, pdf)
+    pdf_stamp.record(book, pdf)     # the HTML pages link it only while it is current
     return pdf
 
 
