@@ -34,11 +34,19 @@ def pdf_name(book: Book) -> str:
 
 
 def merged_ast(book: Book) -> dict:
-    """One pandoc document holding every chapter's blocks, in book order."""
+    """One pandoc document holding every chapter's blocks, in book order
+    (a marker before the first appendix)."""
     jobs = [apply_job(book, chapter, "typst", "json", [], citeproc=False) for chapter in book.chapters]
     docs = [json.loads(text) for text in run_jobs(book.cache, jobs)]
-    return {"pandoc-api-version": docs[0]["pandoc-api-version"], "meta": {},
-            "blocks": [block for doc in docs for block in doc["blocks"]]}
+    blocks = []
+    for chapter, doc in zip(book.chapters, docs):
+        if chapter.appendix and not any(c.appendix for c in book.chapters[:book.chapters.index(chapter)]):
+            blocks.append(APPENDICES_MARK)        # the contents' "Appendices" divider (book.typ)
+        blocks += doc["blocks"]
+    return {"pandoc-api-version": docs[0]["pandoc-api-version"], "meta": {}, "blocks": blocks}
+
+
+APPENDICES_MARK = {"t": "RawBlock", "c": ["typst", "#metadata(none) <book-appendices>"]}
 
 
 def typst_string(text: str) -> str:

@@ -169,3 +169,42 @@ def test_figures_are_vector_in_the_pdf(real_pdf):
     listing = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True,
                              text=True, check=True).stdout.splitlines()[2:]
     assert listing == []
+
+
+def test_contents_divide_chapters_from_appendices(real_pdf):
+    """An "APPENDICES" line right before the first appendix's entry."""
+    result, pdf = real_pdf
+    contents = subprocess.run(["pdftotext", "-layout", "-f", "2", "-l", "3", str(pdf), "-"],
+                              capture_output=True, text=True, check=True).stdout.splitlines()
+    at = contents.index("APPENDICES")
+    assert contents[at + 1].startswith("Appendix A")
+    assert not any(line.startswith("Appendix") for line in contents[:at])
+
+
+def test_running_headers_name_the_chapter(real_pdf):
+    """A page inside a chapter starts with the book title and that chapter;
+    the title page and a page where a chapter starts carry no header."""
+    result, pdf = real_pdf
+    pages = [lines_of(words) for words in pdf_pages(pdf)]
+    title = result.project.title
+    chapter_first = [i for i, lines in enumerate(pages)
+                     if lines and re.match(r"^(\d+ |Appendix [A-Z] )", lines[0][2])]
+    headed = [(i, lines[0][2]) for i, lines in enumerate(pages) if lines and lines[0][2].startswith(title + " ")]
+    assert not pages[0][0][2].startswith(title + " ")
+    assert len(headed) >= 15
+    assert not set(chapter_first) & {i for i, _ in headed}
+    foundations = [text for _, text in headed if text.endswith("Reliability Foundations")]
+    assert foundations and all(t == f"{title} Appendix A — Reliability Foundations" for t in foundations)
+
+
+def lines_of(words: list[Word]) -> list[tuple[float, float, str]]:
+    """Text lines of a page, top to bottom: (top, bottom, text); a word joins
+    the line whose top it shares to within 2 pt."""
+    lines: list[list[Word]] = []
+    for w in sorted(words, key=lambda w: (w.y0, w.x0)):
+        if lines and abs(lines[-1][0].y0 - w.y0) < 2:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+    return [(min(w.y0 for w in ln), max(w.y1 for w in ln),
+             " ".join(w.text for w in sorted(ln, key=lambda w: w.x0))) for ln in lines]
