@@ -17,7 +17,7 @@ import pytest
 
 from mlsys.plotting import TEXT_PT_MIN
 
-from .test_browser import browser  # noqa: F401  (fixture)
+from .test_browser import SCREENSHOTS, browser  # noqa: F401  (fixture)
 from .test_reader_browser import PHONE, WIDE, pages_of, site  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.needs_tool("chromium")   # skipped locally, an error under CI
@@ -80,9 +80,11 @@ def test_every_page_lays_out_cleanly(site, browser, width):  # noqa: F811
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     problems, figures, tables = [], 0, 0
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for rel in pages_of(result):
         page.goto(urljoin(base, rel))
         problems += [f"{rel} @{width}: {p}" for p in layout_problems(page)]
+        page.screenshot(path=str(SCREENSHOTS / f"{rel.replace('/', '__').removesuffix('.html')}-{width}.png"))
         figures += page.evaluate("() => document.querySelectorAll('main img').length")
         tables += page.evaluate("() => document.querySelectorAll('main figure.table-float').length")
     context.close()
