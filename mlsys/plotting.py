@@ -10,7 +10,12 @@ Design rules, so that every figure reads the same on screen and in print:
   deficiencies), and a distinct line style per series, so a greyscale print
   still separates the curves;
 - axis labels always carry their unit, e.g. ``"Checkpoint interval (minutes)"``;
-- fonts large enough to survive a one-column PDF (10–11 pt at 6.4 in wide);
+- fonts large enough to survive a one-column PDF and a phone: figures are at
+  most 6 in wide and no text is smaller than ``TEXT_PT_MIN`` (10 pt), so a
+  figure shrunk to a 358 px phone column still shows text of 8 px or more;
+- labels never collide: ``show`` moves a helper's label that overlaps another
+  text down until it is clear (``place_labels``) and refuses a figure whose
+  texts still overlap (``text_overlaps``), so ``make check`` fails on it;
 - no chart junk: light grid, no top/right spines.
 
 Usage in a chapter cell::
@@ -23,6 +28,7 @@ Usage in a chapter cell::
 from __future__ import annotations
 
 import matplotlib
+import matplotlib.text
 
 import matplotlib.pyplot as plt
 
@@ -45,20 +51,24 @@ SERIES_COLORS = [PALETTE[k] for k in ("blue", "vermillion", "green", "orange", "
 SERIES_LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (3, 1, 1, 1, 1, 1))]
 SERIES_MARKERS = ["o", "s", "^", "D", "v", "P"]
 
-FIGSIZE = (6.4, 3.8)        # inches; fits one text column of the PDF
-FIGSIZE_WIDE = (7.2, 3.6)
+FIGSIZE = (5.6, 3.5)        # inches; fits one text column of the PDF
+FIGSIZE_WIDE = (6.0, 3.6)
+TEXT_PT_MIN = 10            # the smallest text of any figure, in points
+LABEL_BOX = {"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none",
+             "alpha": 0.9}  # behind a label: guide lines do not cross its text
 
 STYLE = {
     "figure.figsize": FIGSIZE,
     "figure.dpi": 110,
     "savefig.dpi": 200,
     "savefig.bbox": "tight",
-    "font.size": 10.5,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10.5,
-    "xtick.labelsize": 9.5,
-    "ytick.labelsize": 9.5,
-    "legend.fontsize": 9.5,
+    "svg.hashsalt": "mlsys-plotting",     # stable ids in SVG output
+    "font.size": 11,
+    "axes.titlesize": 11.5,
+    "axes.labelsize": 11,
+    "xtick.labelsize": TEXT_PT_MIN,
+    "ytick.labelsize": TEXT_PT_MIN,
+    "legend.fontsize": TEXT_PT_MIN,
     "legend.frameon": False,
     "axes.spines.top": False,
     "axes.spines.right": False,
@@ -115,7 +125,7 @@ def mark_point(ax, x: float, y: float, text: str, color: str | None = None,
     ax.axvline(x, color=color, linestyle=":", linewidth=1.0)
     ax.plot([x], [y], marker="o", color=color, markersize=6, zorder=5, linestyle="none")
     ax.annotate(text, xy=(x, y), xytext=offset, textcoords="offset points",
-                fontsize=9.5, color=color)
+                fontsize=TEXT_PT_MIN, color=color, bbox=LABEL_BOX, zorder=6)
 
 
 def mark_span(ax, x0: float, x1: float, y: float, text: str,
@@ -131,10 +141,10 @@ def mark_span(ax, x0: float, x1: float, y: float, text: str,
                             "shrinkA": 0, "shrinkB": 0})
     if label == "right":
         ax.annotate(text, xy=(x1, y), xytext=(6, 0), textcoords="offset points",
-                    ha="left", va="center", fontsize=9.5, color=color)
+                    ha="left", va="center", fontsize=TEXT_PT_MIN, color=color, bbox=LABEL_BOX, zorder=6)
     elif label == "below":
         ax.annotate(text, xy=((x0 + x1) / 2, y), xytext=(0, -4), textcoords="offset points",
-                    ha="center", va="top", fontsize=9.5, color=color)
+                    ha="center", va="top", fontsize=TEXT_PT_MIN, color=color, bbox=LABEL_BOX, zorder=6)
     else:
         raise ValueError(f"label must be 'below' or 'right', got {label!r}")
 
@@ -144,17 +154,105 @@ def mark_event(ax, x: float, text: str, color: str | None = None, y: float = 1.0
     color = color or PALETTE["grey"]
     ax.axvline(x, color=color, linestyle="--", linewidth=1.0)
     ax.annotate(text, xy=(x, y), xycoords=("data", "axes fraction"), xytext=(3, -2),
-                textcoords="offset points", ha="left", va="top", fontsize=9, color=color)
+                textcoords="offset points", ha="left", va="top", fontsize=TEXT_PT_MIN, color=color,
+                bbox=LABEL_BOX, zorder=6)
+
+
+def _boxes(fig):
+    """(text artist, display-space bounding box) of every visible non-empty text
+    drawn in the figure's axes (labels, annotations; legends and ticks
+    excluded), and (None, box) of every annotation's arrow: an obstacle a
+    label must not sit on."""
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for ax in fig.axes:
+        for text in ax.texts:
+            if text.get_visible() and text.get_text().strip():
+                found.append((text, text.get_window_extent(renderer)))
+            arrow = getattr(text, "arrow_patch", None)
+            if text.get_visible() and arrow is not None:
+                found.append((None, arrow.get_window_extent(renderer)))
+    return found
+
+
+LABEL_GAP_PX = 3.0      # the least room between two texts (a label's white box)
+
+
+def _overlap(a, b, gap: float = LABEL_GAP_PX) -> bool:
+    """Two display boxes come closer than `gap` pixels both ways (a text and
+    an arrow: gap -0.5, they must actually cross)."""
+    return (min(a.x1, b.x1) - max(a.x0, b.x0) > -gap
+            and min(a.y1, b.y1) - max(a.y0, b.y0) > -gap)
+
+
+def text_overlaps(fig) -> list[tuple[str, str]]:
+    """Pairs of texts in the figure's axes whose bounding boxes overlap or
+    touch (closer than LABEL_GAP_PX), or
+    that sit on an annotation's arrow ("arrow"), as (text, text), in drawing order."""
+    fig.canvas.draw()
+    boxes = _boxes(fig)
+    pairs = []
+    for i, (a, box_a) in enumerate(boxes):
+        for j, (b, box_b) in enumerate(boxes[i + 1:], start=i + 1):
+            own_arrow = b is None and j == i + 1 and a is not None
+            gap = LABEL_GAP_PX if a is not None and b is not None else -0.5
+            if (a is not None or b is not None) and not own_arrow and _overlap(box_a, box_b, gap):
+                pairs.append((a.get_text() if a else "arrow", b.get_text() if b else "arrow"))
+    return pairs
+
+
+def small_texts(fig) -> list[str]:
+    """Texts of the figure (labels, ticks, legends, annotations) set smaller
+    than TEXT_PT_MIN points: unreadable once the figure shrinks to a phone."""
+    fig.canvas.draw()
+    return [f"{t.get_text()!r} at {t.get_fontsize():g} pt" for t in fig.findobj(matplotlib.text.Text)
+            if t.get_visible() and t.get_text().strip() and t.get_fontsize() < TEXT_PT_MIN]
+
+
+def place_labels(fig, max_moves: int = 60) -> None:
+    """Move each offset-point annotation that overlaps an earlier text or any
+    arrow down, just below it, until it is clear (at most `max_moves` steps).
+
+    Positions come from the drawn extents of the texts, so a label follows
+    the data: a restart close to a failure gets its label under the
+    failure's, one far from it keeps its place.
+    """
+    for _ in range(max_moves):
+        fig.canvas.draw()
+        boxes = _boxes(fig)
+        clash = None
+        for i, (text, box) in enumerate(boxes):
+            if text is None or getattr(text, "get_anncoords", lambda: None)() != "offset points":
+                continue
+            others = [o for j, (t, o) in enumerate(boxes)
+                      if (j < i and t is not None and _overlap(box, o))
+                      or (t is None and j != i + 1 and _overlap(box, o, -0.5))]
+            if others:
+                clash = (text, box, others[0])
+                break
+        if clash is None:
+            return
+        text, box, other = clash
+        x, y = text.xyann
+        text.xyann = (x, y - (box.y1 - other.y0 + LABEL_GAP_PX + 1) * 72 / fig.dpi)   # pixels -> points
 
 
 def show(fig) -> None:
-    """Emit the figure as the cell's image output and release it.
+    """Place the labels, refuse overlapping texts, emit the figure and release it.
 
     In a Jupyter kernel (Quarto's engine and the book checker) `plt.show()`
     hands the figure to the inline backend, which displays it once; closing it
     afterwards keeps memory flat and prevents a second copy at the end of the
     cell. Outside a kernel (plain Python, the Agg backend) nothing is shown.
+    Raises ValueError naming the texts when two still overlap or one is set
+    below TEXT_PT_MIN.
     """
+    place_labels(fig)
+    overlaps, small = text_overlaps(fig), small_texts(fig)
+    if overlaps or small:
+        plt.close(fig)
+        raise ValueError("figure texts overlap: " + "; ".join(f"{a!r} and {b!r}" for a, b in overlaps)
+                         if overlaps else f"figure text below {TEXT_PT_MIN} pt: " + "; ".join(small))
     if "inline" in matplotlib.get_backend():
         plt.show()
     plt.close(fig)

@@ -14,9 +14,10 @@ import html
 import posixpath
 import re
 import shutil
+import sys
 from pathlib import Path
 
-from . import downloads, search
+from . import downloads, pdf_stamp, search
 from .book import Book, Chapter, apply_job, write_files
 from .incremental import Job, run_jobs
 from .pdf import pdf_name
@@ -32,14 +33,14 @@ def _rel(from_page: str, to_path: str) -> str:
 
 
 def sidebar(book: Book, current: Chapter) -> str:
-    """The table of contents, chapters then appendices."""
+    """The table of contents: the chapters, then the appendices (the page's
+    own sections are in "On this page", so the whole book fits one screen)."""
     def item(ch: Chapter) -> str:
         attrs = ' class="active" aria-current="page"' if ch is current else ""
         number = ch.info.number if ch.info else None
         label = html.escape(ch.info.title if ch.info else ch.path)
         num = f'<span class="toc-number">{html.escape(number)}</span> ' if number else ""
-        sections = page_sections(ch) if ch is current else ""
-        return f'<li><a href="{_rel(current.page, ch.page)}"{attrs}>{num}{label}</a>{sections}</li>'
+        return f'<li><a href="{_rel(current.page, ch.page)}"{attrs}>{num}{label}</a></li>'
 
     main = [item(c) for c in book.chapters if not c.appendix]
     apps = [item(c) for c in book.chapters if c.appendix]
@@ -49,17 +50,14 @@ def sidebar(book: Book, current: Chapter) -> str:
     return "\n".join(parts)
 
 
-def page_sections(chapter: Chapter) -> str:
-    """The current page's level-2 sections, listed under its sidebar entry."""
-    if chapter.info is None:
-        return ""
-    headers = chapter.info.collected.get("headers")
-    rows = []
-    for h, number in zip(headers if isinstance(headers, list) else [], chapter.info.headers):
-        if h.get("level") == 2 and h.get("id"):
-            num = f'<span class="toc-number">{html.escape(number)}</span> ' if number else ""
-            rows.append(f'<li><a href="#{html.escape(h["id"])}">{num}{html.escape(h.get("text", ""))}</a></li>')
-    return '<ol class="toc-sections">' + "".join(rows) + "</ol>" if rows else ""
+def title_block(book: Book) -> str:
+    """The landing page's title block, as Quarto's: title, subtitle, authors."""
+    parts = [f'<p class="title">{html.escape(book.title)}</p>']
+    if book.subtitle:
+        parts.append(f'<p class="subtitle">{html.escape(book.subtitle)}</p>')
+    if book.authors:
+        parts.append('<p class="author">' + ", ".join(html.escape(a) for a in book.authors) + "</p>")
+    return '<header class="title-block" data-pagefind-ignore>\n' + "\n".join(parts) + "\n</header>"
 
 
 def pager(book: Book, index: int) -> str:
@@ -156,6 +154,7 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 </nav>
 {on_this_page(here)}
 <main class="content" id="content" data-pagefind-body>
+{title_block(book) if index == 0 else ""}
 {body}
 {pager(book, index)}
 </main>
@@ -166,28 +165,95 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 
 
 REFS_HEADING = re.compile(r'<h1 class="unnumbered" id="bibliography">(.*?)</h1>')
-TABLE = re.compile(r"<table\b.*?</table>", re.S)
-CAPTION = re.compile(r"<caption\b[^>]*>(.*?)</caption>", re.S)
+TABLE = re.compile(r"<table\b([^>]*)>(.*?)</table>", re.S)
+CAPTION = re.compile(r"\s*<caption\b[^>]*>(.*?)</caption>", re.S)
+COLGROUP = re.compile(r"\s*<colgroup>.*?</colgroup>", re.S)
+ID_ATTR = re.compile(r'\s*\bid="([^"]*)"')
+CODE = re.compile(r"<code\b[^>]*>.*?</code>", re.S)
 TAG = re.compile(r"<[^>]+>")
 EQUATION = re.compile(r'(<span\b[^>]*\bclass="equation"[^>]*)>')
 
 
-def scrollable(body: str) -> str:
-    """Wrap each table in a keyboard-focusable region that scrolls sideways.
+def breakable_code(cells: str) -> str:
+    """Table cells may wrap inside inline code after `_`, `.` or `/`, and in
+    text at a `/` between letters (a `<wbr>`): `WORKED_EXAMPLE_DOUBLED_GPUS`
+    or `second/minute` no longer set a column's width. Tags are left alone."""
+    def soften(match: re.Match) -> str:
+        return re.sub(r"(?<=[_./])(?=[^<>]*(?:<|$))(?!<)", "<wbr>", match.group(0))
+    parts = re.split(r"(<[^>]+>)", CODE.sub(soften, cells))
+    return "".join(p if p.startswith("<") else re.sub(r"(?<=[A-Za-z])/(?=[A-Za-z])", "/<wbr>", p)
+                   for p in parts)
 
-    On a phone a wide table scrolls inside its box instead of widening the
-    page; a scrolling region must be reachable by keyboard (axe's
-    scrollable-region-focusable), so the box is focusable and named after
-    the table's caption. Code blocks and numbered equations scroll
-    themselves and get tabindex too.
+
+ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr>", re.S)
+CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.S)
+ENTITY = re.compile(r"&[#\w]+;")
+WIDE_CELL_CHARS = 48     # a longer cell wraps: its column asks for no more
+
+
+def column_widths(inner: str) -> list[int]:
+    """Percent widths of a table's columns from their content.
+
+    A column asks for the mean of its cells' lengths (in characters, each
+    capped at WIDE_CELL_CHARS: text that long wraps anyway) and its longest
+    cell's, at least 4; the widths are those requests scaled to 100 %, so
+    one long name does not widen a column of short ones. The browser still
+    widens a column to its longest unbreakable word.
     """
-    def wrap(match: re.Match) -> str:
-        caption = CAPTION.search(match.group(0))
-        name = " ".join(TAG.sub("", caption.group(1)).split()) if caption else "Table"
-        return (f'<div class="table-wrap" tabindex="0" role="region" '
-                f'aria-label="{html.escape(name or "Table")}">{match.group(0)}</div>')
-    body = TABLE.sub(wrap, body)
+    rows = [[ENTITY.sub("x", TAG.sub("", c)).strip() for c in CELL.findall(r)] for r in ROW.findall(inner)]
+    n = max((len(r) for r in rows), default=0)
+    asks = []
+    for i in range(n):
+        lengths = [min(len(r[i]), WIDE_CELL_CHARS) for r in rows if i < len(r)]
+        asks.append(max(4.0, (sum(lengths) / len(lengths) + max(lengths)) / 2))
+    total = sum(asks)
+    widths = [int(100 * a / total) for a in asks]
+    widths[asks.index(max(asks))] += 100 - sum(widths)      # they add up to 100
+    return widths
+
+
+def colgroup(inner: str) -> str:
+    widths = column_widths(inner)
+    if len(widths) < 2:
+        return ""
+    return "<colgroup>" + "".join(f'<col style="width: {w}%">' for w in widths) + "</colgroup>\n"
+
+
+def table_float(match: re.Match) -> str:
+    """One table as a figure: caption above, outside the box that scrolls.
+
+    The caption is a `<figcaption>` above a keyboard-focusable scrolling
+    region (axe's scrollable-region-focusable) named by it, so on a phone
+    the caption wraps in the text column and only the table scrolls. The
+    table's id moves to the figure, so a cross-reference shows the caption.
+    pandoc's `<colgroup>` widths (from the markdown's dash counts) give way
+    to widths from the cells' content (column_widths).
+    """
+    attrs, inner = match.group(1), match.group(2)
+    caption = CAPTION.search(inner)
+    inner = COLGROUP.sub("", CAPTION.sub("", inner, count=1), count=1)
+    inner = colgroup(inner) + breakable_code(inner)
+    ident = ID_ATTR.search(attrs)
+    attrs = ID_ATTR.sub("", attrs)
+    if caption is None:
+        return (f'<div class="table-wrap" tabindex="0" role="region" aria-label="Table">'
+                f'<table{attrs}>{inner}</table></div>')
+    cap_id = f"{ident.group(1) if ident else 'table'}-caption"
+    fig_id = f' id="{ident.group(1)}"' if ident else ""
+    return (f'<figure class="table-float"{fig_id}>\n'
+            f'<figcaption id="{cap_id}">{caption.group(1)}</figcaption>\n'
+            f'<div class="table-wrap" tabindex="0" role="region" aria-labelledby="{cap_id}">'
+            f'<table{attrs} aria-labelledby="{cap_id}">{inner}</table></div>\n</figure>')
+
+
+def scrollable(body: str) -> str:
+    """Tables become captioned, scrolling figures (table_float); code blocks
+    and numbered equations scroll themselves and get tabindex too; MathML's
+    TeX annotations are kept out of the search index."""
+    body = TABLE.sub(table_float, body)
     body = EQUATION.sub(r'\1 tabindex="0">', body)
+    # MathML's TeX source is not text a reader searches for (search.py)
+    body = body.replace("<annotation encoding=", "<annotation data-pagefind-ignore encoding=")
     return body.replace("<pre>", '<pre tabindex="0">').replace("<pre class=", '<pre tabindex="0" class=')
 
 
@@ -211,14 +277,40 @@ def page_bodies(book: Book, chapters: list[Chapter]) -> list[str]:
     return [finish_body(body) for body in run_jobs(book.cache, [body_job(book, c) for c in chapters])]
 
 
+# OpenType math fonts (a MATH table: stretchy brackets, radicals) a build may
+# ship; the first found is copied to fonts/ and named "Book Math" in book.css.
+MATH_FONTS = [Path("/usr/share/fonts/truetype/dejavu/DejaVuMathTeXGyre.ttf"),     # fonts-dejavu-extra
+              Path("/usr/share/fonts/opentype/stix/STIXTwoMath-Regular.otf"),      # fonts-stix
+              Path("/usr/share/texmf/fonts/opentype/public/lm-math/latinmodern-math.otf")]
+
+
+def write_css(dest: Path, fonts: list[Path] | None = None) -> Path:
+    """book.css, with an @font-face for the first math font of `fonts` found
+    (GUST / OFL licences: redistributable), copied under fonts/."""
+    css = (ASSETS / CSS).read_text(encoding="utf-8")
+    font = next((f for f in (MATH_FONTS if fonts is None else fonts) if f.is_file()), None)
+    if font is not None:
+        (dest / "fonts").mkdir(exist_ok=True)
+        shutil.copyfile(font, dest / "fonts" / font.name)
+        kind = "opentype" if font.suffix == ".otf" else "truetype"
+        css += ('\n@font-face { font-family: "Book Math"; font-display: swap;\n'
+                f'  src: url("fonts/{font.name}") format("{kind}"); }}\n')
+    (dest / CSS).write_text(css, encoding="utf-8")
+    return dest / CSS
+
+
 def write_html(book: Book, dest: Path) -> Path:
     """Write every page, the figures, the assets and the search indexes under `dest`.
 
     A PDF already in `dest` (carried over from an earlier `make pdf`) is
-    linked from every page.
+    linked from every page while it was built from the same sources
+    (pdf_stamp); an older one is left unlinked, with a line on stderr.
     """
     bodies = page_bodies(book, book.chapters)
-    pdf = pdf_name(book) if (dest / pdf_name(book)).is_file() else None
+    pdf = pdf_name(book) if pdf_stamp.is_current(book, dest / pdf_name(book)) else None
+    if pdf is None and (dest / pdf_name(book)).is_file():
+        print(f"html: {pdf_name(book)} was built from older sources: not linked "
+              "(`make book` renders both)", file=sys.stderr)
     pages = {}
     for i, (chapter, body) in enumerate(zip(book.chapters, bodies)):
         target = dest / chapter.page
@@ -239,8 +331,9 @@ def write_html(book: Book, dest: Path) -> Path:
             sections += search.cached_page_sections(book.cache, chapter.page, title,
                                                     pages[chapter.page])
         write_files(book, dest)
-        for name in (CSS, JS, SEARCH_JS):
+        for name in (JS, SEARCH_JS):
             shutil.copyfile(ASSETS / name, dest / name)
+        write_css(dest)
         search.write_fallback_index(dest, sections)
     finally:
         pagefind_done()

@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from . import pandoc
+from . import pandoc, pdf_stamp, typst_tables
 from .book import Book, apply_job, citeproc_args, write_files
 from .errors import RenderError
 from .incremental import RENDERED, cached_run, files_digest, run_jobs
@@ -34,11 +34,19 @@ def pdf_name(book: Book) -> str:
 
 
 def merged_ast(book: Book) -> dict:
-    """One pandoc document holding every chapter's blocks, in book order."""
+    """One pandoc document holding every chapter's blocks, in book order
+    (a marker before the first appendix)."""
     jobs = [apply_job(book, chapter, "typst", "json", [], citeproc=False) for chapter in book.chapters]
     docs = [json.loads(text) for text in run_jobs(book.cache, jobs)]
-    return {"pandoc-api-version": docs[0]["pandoc-api-version"], "meta": {},
-            "blocks": [block for doc in docs for block in doc["blocks"]]}
+    blocks = []
+    for chapter, doc in zip(book.chapters, docs):
+        if chapter.appendix and not any(c.appendix for c in book.chapters[:book.chapters.index(chapter)]):
+            blocks.append(APPENDICES_MARK)        # the contents' "Appendices" divider (book.typ)
+        blocks += doc["blocks"]
+    return {"pandoc-api-version": docs[0]["pandoc-api-version"], "meta": {}, "blocks": blocks}
+
+
+APPENDICES_MARK = {"t": "RawBlock", "c": ["typst", "#metadata(none) <book-appendices>"]}
 
 
 def typst_string(text: str) -> str:
@@ -49,6 +57,7 @@ def typst_string(text: str) -> str:
 def write_typst(book: Book, dest: Path) -> Path:
     """Write book.typ (and the figures) under `dest`; return its path."""
     ast = merged_ast(book)
+    typst_tables.layout_tables(ast["blocks"])      # columns from content, small long tables
     args = ["--from=json", "--to=typst", f"--template={TEMPLATE}", "--wrap=none",
             f"--metadata=title:{book.title}", f"--metadata=pagetitle:{book.title}",
             f"--metadata=lang:{book.lang}"]
@@ -64,6 +73,7 @@ def write_typst(book: Book, dest: Path) -> Path:
     key = ("typst-source", flags, files_digest([TEMPLATE] + book.bibliography + [book.csl]), stdin)
     source = cached_run(book.cache, key, "PDF (typst)",
                         lambda: pandoc.run(args, stdin=stdin, what="PDF (typst)"))
+    source = typst_tables.drop_default_columns(source)
     write_files(book, dest)
     typ = dest / "book.typ"
     typ.write_text(source, encoding="utf-8")
@@ -76,6 +86,7 @@ def write_pdf(book: Book, dest: Path) -> Path:
     pdf = dest / pdf_name(book)
     key = book.cache.key("pdf", tree_digest(dest)) if book.cache is not None else None
     if key is not None and book.cache.copy_to(key, pdf):
+        pdf_stamp.record(book, pdf)
         return pdf                  # same typst source and figures: the same PDF
     RENDERED.append("PDF (typst compile)")
     try:
@@ -91,6 +102,7 @@ def write_pdf(book: Book, dest: Path) -> Path:
         raise RenderError("typst produced no PDF")
     if key is not None:
         book.cache.put_file(key, pdf)
+    pdf_stamp.record(book, pdf)     # the HTML pages link it only while it is current
     return pdf
 
 

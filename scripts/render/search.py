@@ -11,7 +11,8 @@ Two indexes are written under `_book/` at render time, both offline:
   Pagefind is unavailable). Search is a plain all-words match.
 
 Only `<main>` is indexed (the HTML writer marks it `data-pagefind-body`);
-elements marked `data-pagefind-ignore` (the previous/next links) are left out.
+elements marked `data-pagefind-ignore` (the previous/next links, the TeX
+source of each formula that MathML carries as an `<annotation>`) are left out.
 Each section starts at a heading that has an id, so a result links to it.
 """
 from __future__ import annotations
@@ -62,7 +63,7 @@ class _Sections(HTMLParser):
         if tag in VOID:
             return
         self.stack.append(tag)
-        if self.ignore_depth or "data-pagefind-ignore" in a:
+        if self.ignore_depth or "data-pagefind-ignore" in a or tag == "annotation":
             self.ignore_depth += 1
             return
         if tag in HEADINGS and a.get("id"):

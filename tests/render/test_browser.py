@@ -135,7 +135,8 @@ def browse_every_page(result, server: str, browser, shots: Path) -> None:
 
         # numbered tables and figures, as many as the chapter labels
         tables = page.eval_on_selector_all(
-            "table[id^='tbl-']", "els => els.map(e => e.querySelector('caption')?.innerText ?? '')")
+            "figure.table-float[id^='tbl-']",
+            "els => els.map(e => e.querySelector(':scope > figcaption')?.innerText ?? '')")
         assert len(tables) == len(labels(parsed, "tbl-")), where
         for caption in tables:
             assert re.match(r"^Table\s([0-9]+|[A-Z])\.[0-9]+: \S", caption), (where, caption)

@@ -132,14 +132,14 @@ def test_a_speculative_page_is_used_only_when_its_numbers_hold(tmp_path):
                                                "contents/scaling.qmd"]
     page = (root / "_book/contents/scaling.html").read_text(encoding="utf-8")
     assert 'href="scaling.html#tbl-added" class="quarto-xref">Table\u00a02.1</a>' in page
-    assert "<caption>Table\u00a02.2: Failures by cluster size</caption>" in page
+    assert "-caption\">Table\u00a02.2: Failures by cluster size</figcaption>" in page
     path.write_text(original, encoding="utf-8")
     render(checked(root))
     assert runs_of("contents/scaling.qmd") == ["contents/scaling.qmd" + SPECULATIVE,
                                                "contents/scaling.qmd"]
     page = (root / "_book/contents/scaling.html").read_text(encoding="utf-8")
     assert "tbl-added" not in page
-    assert "<caption>Table\u00a02.1: Failures by cluster size</caption>" in page  # as before
+    assert "-caption\">Table\u00a02.1: Failures by cluster size</figcaption>" in page  # as before
 
 
 def test_filter_change_rerenders_everything(book, monkeypatch):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import urljoin
+from urllib.parse import urlencode, urljoin
 
 import pytest
 
@@ -88,9 +88,13 @@ SECTION_OF_CELL = """word => {
 
 
 def search(page, term: str) -> list[str]:
+    """The result links for `term`, without the ?q= that marks the words on the page."""
     page.fill("#search-input", term)
     page.wait_for_selector(f"#search-results[data-query='{term}']", state="attached", timeout=15000)
-    return page.eval_on_selector_all("#search-results a", "els => els.map(a => a.href)")
+    hrefs = page.eval_on_selector_all("#search-results a", "els => els.map(a => a.href)")
+    suffix = "?" + urlencode({"q": term})
+    assert all(suffix in h for h in hrefs), hrefs
+    return [h.replace(suffix, "") for h in hrefs]
 
 
 def test_search_finds_a_table_cell_over_http(site, wide_page):
@@ -107,7 +111,10 @@ def test_search_finds_a_table_cell_over_http(site, wide_page):
     wide_page.goto(urljoin(base, "index.html"))
     search(wide_page, word)
     wide_page.click("#search-results a >> nth=0")
-    wide_page.wait_for_url(re.compile(re.escape(rel) + "#" + re.escape(section) + "$"))
+    wide_page.wait_for_url(re.compile(re.escape(rel) + r"\?q=" + word + "#" + re.escape(section) + "$"))
+    # the word is marked on the page it opens
+    marks = wide_page.eval_on_selector_all("main mark.search-hit", "els => els.map(m => m.textContent)")
+    assert marks and all(m.lower() == word for m in marks), marks
 
 
 def test_search_works_from_file_urls(site, wide_page):
@@ -163,13 +170,12 @@ def axe_violations(page, script: str) -> list[str]:
 
 
 def test_axe_zero_serious_or_critical_on_every_page(site, browser):
-    """Every page at 1400 px; at 390 px (same template, phone layout) a
-    chapter and an appendix, with the contents menu open."""
+    """Every page at 1400 px and at 390 px (phone layout, with the contents
+    menu open)."""
     result, _, base = site
     script = axe_script()
     problems = []
-    phone_pages = [page_for(result.project.chapters[1]), page_for(result.project.appendices[0])]
-    for width, rels in ((WIDE, pages_of(result)), (PHONE, phone_pages)):
+    for width, rels in ((WIDE, pages_of(result)), (PHONE, pages_of(result))):
         context = browser.new_context(viewport={"width": width, "height": 900})
         page = context.new_page()
         for rel in rels:
@@ -229,7 +235,7 @@ def test_phone_width_nothing_overflows(site, browser):
         assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE, rel
         wide = page.evaluate("() => [...document.querySelectorAll('main *')]"
                              ".filter(e => e.getBoundingClientRect().right > innerWidth + 0.5"
-                             " && !e.closest('.table-wrap, pre, .equation')).map(e => e.tagName)")
+                             " && !e.closest('.table-wrap, pre, .equation, .math-scroll')).map(e => e.tagName)")
         assert wide == [], (rel, wide[:5])
         scrolled_tables += page.evaluate("() => [...document.querySelectorAll('.table-wrap')]"
                                          ".filter(w => w.scrollWidth > w.clientWidth).length")

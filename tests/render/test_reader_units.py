@@ -133,3 +133,31 @@ def test_every_page_links_the_pdf_once_it_exists(fresh_minibook):
                for rel, href in expected.items())
     render_book(result, "html", use_quarto=False)
     assert links() == expected
+
+
+def test_a_pdf_older_than_its_sources_is_not_linked(fresh_minibook, capsys):
+    """make pdf -> the sources change (here the subtitle of the title page)
+    -> make html: the PDF in _book/ is older, so the pages do not link it
+    (and say why); make pdf again -> linked."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from scripts.render import render_book
+    from .htmlscan import scan
+
+    root, result = fresh_minibook
+
+    def linked() -> bool:
+        page = (root / "_book" / "index.html").read_text(encoding="utf-8")
+        return any(e.tag == "a" and "download-pdf" in e.classes for e in scan(page))
+
+    pdf = render_book(result, "pdf", use_quarto=False)
+    render_book(result, "html", use_quarto=False)
+    assert linked()
+    shorter = SimpleNamespace(**{**vars(result), "project": dataclasses.replace(
+        result.project, subtitle="A subtitle the PDF does not have")})
+    render_book(shorter, "html", use_quarto=False)
+    assert pdf.is_file() and not linked()
+    assert f"html: {pdf.name} was built from older sources: not linked" in capsys.readouterr().err
+    render_book(shorter, "pdf", use_quarto=False)
+    assert linked()

@@ -1,4 +1,4 @@
-/* book.js: the menu button of narrow screens and the "On this page" list.
+/* book.js: the menu button of narrow screens, tables that scroll, and the "On this page" list.
    No dependency, no network; works from file://. */
 (function () {
   "use strict";
@@ -23,6 +23,144 @@
     document.getElementById("sidebar").addEventListener("click", function (event) {
       if (event.target.closest("a")) menu(false);
     });
+  }
+
+  /* ---- tables that scroll sideways: .scrolls (shadows, caption hint) ---- */
+  var wraps = Array.prototype.slice.call(document.querySelectorAll(".table-wrap"));
+  function markScrolling() {
+    wraps.forEach(function (w) {
+      w.classList.toggle("scrolls", w.scrollWidth > w.clientWidth + 1);
+    });
+  }
+  markScrolling();
+  window.addEventListener("resize", markScrolling);
+
+  /* ---- inline formulas wider than the column scroll in a focusable box ---- */
+  function wrapWideMath() {
+    Array.prototype.forEach.call(document.querySelectorAll("main math:not([display='block'])"), function (m) {
+      if (m.parentElement.classList.contains("math-scroll")) return;
+      var column = m.closest("p, li, td, figcaption, dd") || m.parentElement;
+      if (m.getBoundingClientRect().width <= column.clientWidth) return;
+      var box = document.createElement("span");
+      box.className = "math-scroll";
+      box.tabIndex = 0;
+      m.parentNode.insertBefore(box, m);
+      box.appendChild(m);
+    });
+  }
+  wrapWideMath();
+  if (document.fonts && document.fonts.ready) document.fonts.ready.then(wrapWideMath);   // the math font changes widths
+  window.addEventListener("resize", wrapWideMath);
+
+  var main = document.querySelector("main");
+
+  /* ---- anchor links on headings: "§" after each numbered heading ---- */
+  if (main) {
+    Array.prototype.forEach.call(main.querySelectorAll("h2[id], h3[id], h4[id]"), function (h) {
+      var a = document.createElement("a");
+      a.className = "anchor";
+      a.href = "#" + h.id;
+      a.setAttribute("aria-label", "Link to this section");
+      a.textContent = "§";
+      h.appendChild(a);
+    });
+  }
+
+  /* ---- words of a search (?q=...) marked in the text, the first in view ---- */
+  var query = new URLSearchParams(window.location.search).get("q");
+  if (main && query) {
+    var terms = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(function (t) { return t.length > 1; });
+    var walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT, {
+      acceptNode: function (n) {
+        return n.parentElement.closest("math, script, style, .pager, mark") ? NodeFilter.FILTER_REJECT
+                                                                           : NodeFilter.FILTER_ACCEPT;
+      }
+    });
+    var nodes = [];
+    while (walker.nextNode()) nodes.push(walker.currentNode);
+    var pattern = terms.map(function (t) { return t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }).join("|");
+    if (pattern) {
+      var re = new RegExp("(" + pattern + ")", "iu");
+      nodes.forEach(function (node) {
+        var parts = node.nodeValue.split(re);
+        if (parts.length < 2) return;
+        var frag = document.createDocumentFragment();
+        parts.forEach(function (part, i) {
+          if (i % 2) {
+            var m = document.createElement("mark");
+            m.className = "search-hit";
+            m.textContent = part;
+            frag.appendChild(m);
+          } else if (part) {
+            frag.appendChild(document.createTextNode(part));
+          }
+        });
+        node.parentNode.replaceChild(frag, node);
+      });
+    }
+  }
+
+  /* ---- previews of cross-references and citations on hover and focus ---- */
+  var preview = null, hovered = null;     // the open preview; the link it belongs to
+  function hidePreview() { hovered = null; if (preview) { preview.remove(); preview = null; } }
+  function previewOf(target) {
+    if (target.matches("h1, h2, h3, h4")) {       // a section: its heading and first paragraph
+      var box = document.createElement("div");
+      box.appendChild(target.cloneNode(true));
+      var next = target.nextElementSibling;
+      while (next && next.tagName !== "P") next = next.nextElementSibling;
+      if (next) box.appendChild(next.cloneNode(true));
+      return box;
+    }
+    if (target.matches("figure")) {               // a table or figure: its caption (and image)
+      var fig = document.createElement("div");
+      var img = target.querySelector("img");
+      var cap = target.querySelector("figcaption");
+      if (img) fig.appendChild(img.cloneNode(true));
+      if (cap) fig.appendChild(cap.cloneNode(true));
+      return fig;
+    }
+    return target.cloneNode(true);                // an equation, a reference entry
+  }
+  function showPreview(link) {
+    var url = new URL(link.href, window.location.href);
+    var here = url.pathname === window.location.pathname;
+    var id = decodeURIComponent(url.hash.slice(1));
+    var show = function (doc) {
+      var target = doc.getElementById(id);
+      if (!target || preview || hovered !== link) return;
+      preview = document.createElement("div");
+      preview.className = "preview";
+      preview.setAttribute("role", "tooltip");
+      preview.appendChild(previewOf(target));
+      Array.prototype.forEach.call(preview.querySelectorAll("[id]"), function (e) { e.removeAttribute("id"); });
+      Array.prototype.forEach.call(preview.querySelectorAll("[tabindex]"), function (e) { e.removeAttribute("tabindex"); });
+      Array.prototype.forEach.call(preview.querySelectorAll("img"), function (e) {
+        e.src = new URL(e.getAttribute("src"), url).href;
+      });
+      document.body.appendChild(preview);
+      var r = link.getBoundingClientRect();
+      var width = Math.min(448, window.innerWidth - 16);
+      preview.style.width = width + "px";
+      preview.style.left = Math.max(8, Math.min(r.left, window.innerWidth - width - 8)) + window.scrollX + "px";
+      preview.style.top = r.bottom + window.scrollY + 6 + "px";
+    };
+    if (!id) return;
+    hovered = link;
+    if (here) return show(document);
+    if (!/^https?:$/.test(window.location.protocol)) return;    // file:// pages cannot fetch
+    fetch(url.pathname).then(function (r) { return r.ok ? r.text() : ""; }).then(function (text) {
+      if (text) show(new DOMParser().parseFromString(text, "text/html"));
+    }).catch(function () {});
+  }
+  if (main) {
+    Array.prototype.forEach.call(main.querySelectorAll("a.quarto-xref, a[role='doc-biblioref']"), function (link) {
+      link.addEventListener("mouseenter", function () { hidePreview(); showPreview(link); });
+      link.addEventListener("focus", function () { hidePreview(); showPreview(link); });
+      link.addEventListener("mouseleave", hidePreview);
+      link.addEventListener("blur", hidePreview);
+    });
+    document.addEventListener("keydown", function (event) { if (event.key === "Escape") hidePreview(); });
   }
 
   /* ---- "On this page": open beside the text, folded on narrow screens ---- */

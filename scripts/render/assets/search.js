@@ -3,7 +3,9 @@
    render time). From file:// (where browsers refuse Pagefind's fetch and
    WebAssembly) or without a Pagefind index: search-index.js, a list of every
    section searched here for all the words typed. Either way each result
-   links to the section (page#heading). */
+   links to the section (page?q=words#heading, book.js marks the words
+   there), its excerpt shows the words marked, and a section whose heading
+   holds the words ranks first. */
 (function () {
   "use strict";
   var input = document.getElementById("search-input");
@@ -50,7 +52,9 @@
     return (start > 0 ? "…" : "") + text.slice(start, start + 160) + (start + 160 < text.length ? "…" : "");
   }
 
-  /* All-words search over search-index.js: headings count double. */
+  var HEADING_WEIGHT = 5;   // a word in the heading counts as much as five in the text
+
+  /* All-words search over search-index.js: headings weigh HEADING_WEIGHT. */
   function searchFallback(query) {
     var terms = words(query);
     return loadFallback().then(function (sections) {
@@ -60,7 +64,7 @@
         for (var i = 0; i < terms.length; i++) {
           var inTitle = title.indexOf(terms[i]) >= 0, inText = text.indexOf(terms[i]) >= 0;
           if (!inTitle && !inText) return;
-          score += (inTitle ? 2 : 0) + (inText ? 1 : 0);
+          score += (inTitle ? HEADING_WEIGHT : 0) + (inText ? 1 : 0);
         }
         hits.push({ url: new URL(s.url, root).href, page: s.page, title: s.title || s.page,
                     excerpt: excerpt(s.text, terms[0]), score: score });
@@ -76,21 +80,49 @@
     return div.textContent || "";
   }
 
-  /* Pagefind: one result per matching section (its sub-results). */
+  /* Pagefind: one result per matching section (its sub-results), pages in
+     Pagefind's order, then sections whose heading holds every word first. */
   function searchPagefind(pf, query) {
+    var terms = words(query);
     return pf.search(query).then(function (search) {
       return Promise.all(search.results.slice(0, 8).map(function (r) { return r.data(); }));
     }).then(function (pages) {
       var hits = [];
-      pages.forEach(function (data) {
+      pages.forEach(function (data, rank) {
         var subs = data.sub_results && data.sub_results.length ? data.sub_results : [data];
-        subs.slice(0, 4).forEach(function (sub) {
+        subs.slice(0, 4).forEach(function (sub, n) {
+          var title = sub.title || data.meta.title;
+          var inTitle = terms.every(function (t) { return title.toLowerCase().indexOf(t) >= 0; });
           hits.push({ url: new URL(sub.url, window.location.href).href, page: data.meta.title,
-                      title: sub.title || data.meta.title, excerpt: strip(sub.excerpt || "") });
+                      title: title, excerpt: strip(sub.excerpt || ""),
+                      score: (inTitle ? 100 : 0) - rank * 4 - n });
         });
       });
+      hits.sort(function (a, b) { return b.score - a.score; });
       return hits.slice(0, 20);
     });
+  }
+
+  /* `text` into `parent` as text nodes, each occurrence of a term in <mark>. */
+  function marked(parent, text, terms) {
+    var pattern = terms.map(function (t) { return t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }).join("|");
+    var parts = pattern ? text.split(new RegExp("(" + pattern + ")", "iu")) : [text];
+    parts.forEach(function (part, i) {
+      if (i % 2) {
+        var m = document.createElement("mark");
+        m.textContent = part;
+        parent.appendChild(m);
+      } else if (part) {
+        parent.appendChild(document.createTextNode(part));
+      }
+    });
+  }
+
+  /* page#anchor -> page?q=query#anchor: the page marks the words (book.js) */
+  function withQuery(href, query) {
+    var url = new URL(href);
+    url.searchParams.set("q", query);
+    return url.href;
   }
 
   function show(query, hits) {
@@ -99,8 +131,8 @@
     hits.forEach(function (hit) {
       var li = document.createElement("li");
       var a = document.createElement("a");
-      a.href = hit.url;
-      a.textContent = hit.title;
+      a.href = withQuery(hit.url, query);
+      marked(a, hit.title, words(query));
       li.appendChild(a);
       if (hit.page && hit.page !== hit.title) {
         var where = document.createElement("span");
@@ -109,7 +141,7 @@
         li.appendChild(where);
       }
       var p = document.createElement("p");
-      p.textContent = hit.excerpt;
+      marked(p, hit.excerpt, words(query));
       li.appendChild(p);
       list.appendChild(li);
     });

@@ -1,0 +1,124 @@
+"""What a reader of a Quarto book expects (issue 27), in chromium: the
+landing page's title block, a sidebar of chapters, anchor links on
+headings, previews of cross-references and citations, a math font, and
+search results without TeX, with the words marked and headings first."""
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin
+
+import pytest
+
+from scripts.render import search
+
+from .test_browser import browser  # noqa: F401  (fixture)
+from .test_reader_browser import WIDE, pages_of, site  # noqa: F401  (fixture)
+from .test_reader_browser import search as run_search
+
+pytestmark = pytest.mark.needs_tool("chromium")   # skipped locally, an error under CI
+
+
+@pytest.fixture()
+def page(browser):  # noqa: F811
+    context = browser.new_context(viewport={"width": WIDE, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def test_landing_page_title_block(site, page):
+    result, _, base = site
+    page.goto(urljoin(base, "index.html"))
+    project = result.project
+    block = page.evaluate("() => [...document.querySelectorAll('main .title-block p')]"
+                          ".map(p => [p.className, p.innerText])")
+    assert block == [["title", project.title], ["subtitle", project.subtitle],
+                     ["author", ", ".join(project.authors)]]
+    page.goto(urljoin(base, pages_of(result)[1]))
+    assert page.query_selector("main .title-block") is None
+
+
+def test_sidebar_lists_the_chapters_only(site, page):
+    result, _, base = site
+    page.goto(urljoin(base, pages_of(result)[-2]))
+    entries = page.eval_on_selector_all(".sidebar .toc a", "els => els.map(a => a.getAttribute('href'))")
+    assert len(entries) == len(pages_of(result))
+    assert page.query_selector(".sidebar .toc-sections") is None
+    # all of it above the fold at 900 px, appendices included
+    bottom = page.evaluate("() => Math.max(...[...document.querySelectorAll('.sidebar .toc a')]"
+                           ".map(a => a.getBoundingClientRect().bottom))")
+    assert bottom < 900
+
+
+def test_headings_carry_anchor_links(site, page):
+    result, _, base = site
+    page.goto(urljoin(base, pages_of(result)[1]))
+    pairs = page.evaluate("() => [...document.querySelectorAll('main :is(h2,h3,h4)[id]')]"
+                          ".map(h => [h.id, h.querySelector('a.anchor')?.getAttribute('href')])")
+    assert len(pairs) >= 4 and all(href == "#" + hid for hid, href in pairs), pairs
+
+
+def preview_text(page, selector: str) -> str:
+    page.hover(selector)
+    page.wait_for_selector(".preview", timeout=10000)
+    return page.inner_text(".preview")
+
+
+def test_previews_of_cross_references_and_citations(site, page):
+    result, _, base = site
+    page.goto(urljoin(base, pages_of(result)[-2]))          # an appendix
+    link = "main a.quarto-xref[href*='#tbl-']"
+    target = page.get_attribute(link, "href").split("#")[1]
+    caption = page.inner_text(f"[id='{target}'] > figcaption")
+    assert caption in preview_text(page, link)
+    page.mouse.move(0, 0)
+    page.wait_for_selector(".preview", state="detached", timeout=5000)
+    cite = "main a[role='doc-biblioref']"
+    ref = page.get_attribute(cite, "href").split("#")[1]
+    entry = page.inner_text(f"[id='{ref}']")
+    assert preview_text(page, cite) == entry
+    # a reference to another page is fetched from it (served over http)
+    page.mouse.move(0, 0)
+    page.goto(urljoin(base, "index.html"))
+    other = "main a.quarto-xref[href*='.html#sec-']"
+    assert re.match(r"\d+ ", preview_text(page, other))
+
+
+def test_math_is_set_in_a_math_font(site, page):
+    result, book, base = site
+    page.goto(urljoin(base, pages_of(result)[-2]))
+    family = page.evaluate("() => getComputedStyle(document.querySelector('main math')).fontFamily")
+    assert family.startswith('"Book Math"')
+    if (book / "fonts").is_dir():       # the build shipped one: the browser loads it
+        assert page.evaluate("() => document.fonts.ready.then(() => document.fonts.check('16px \"Book Math\"'))")
+
+
+def test_search_excerpts_have_no_tex_and_mark_the_words(site, page):
+    result, _, base = site
+    page.goto(urljoin(base, "index.html"))
+    hits = run_search(page, "Daly")
+    assert hits
+    excerpts = page.eval_on_selector_all("#search-results p", "els => els.map(p => p.innerText)")
+    assert excerpts and not [e for e in excerpts if "\\" in e or "mathrm" in e], excerpts
+    marks = page.eval_on_selector_all("#search-results p mark", "els => els.map(m => m.innerText)")
+    assert marks and {m.lower() for m in marks} == {"daly"}
+
+
+def test_search_ranks_a_heading_match_first(site, page):
+    """"Young": the section titled "… The Young–Daly model" before any
+    section that only mentions the name."""
+    result, _, base = site
+    page.goto(urljoin(base, "index.html"))
+    run_search(page, "Young")
+    titles = page.eval_on_selector_all("#search-results li > a", "els => els.map(a => a.innerText)")
+    assert "young" in titles[0].lower(), titles
+
+
+def test_tex_annotations_stay_out_of_the_fallback_index():
+    """The file:// index: a formula is its MathML text, not its TeX source."""
+    html = ('<main data-pagefind-body><h2 id="s">Daly</h2><p>The interval '
+            '<math><semantics><mi>τ</mi><annotation data-pagefind-ignore encoding="application/x-tex">'
+            '\\tau_\\mathrm{Daly}</annotation></semantics></math> grows.</p></main>')
+    [section] = search.page_sections("a.html", "A", html)
+    assert section.text == "The interval τ grows."
+    unmarked = html.replace(" data-pagefind-ignore", "")     # the annotation tag alone suffices
+    assert search.page_sections("a.html", "A", unmarked)[0].text == "The interval τ grows."
