@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from scripts.verify.audit_tokens import visible
+
 EXEMPT_CLASSES = {"chapter-number", "header-section-number", "eq-number", "toc-number",
                   "quarto-xref", "citation", "csl-entry", "references", "csl-bib-body",
                   "quarto-appendix-contents", "menu-text", "quarto-section-identifier",
@@ -98,6 +100,7 @@ class _Reader(HTMLParser):
         zone = self._zone()
         if zone == "hidden":
             return
+        data = visible(data)
         if any(t == "math" for t, _ in self.stack):
             data = f" {data} "          # <mn>10</mn><mn>9</mn> is 10 and 9, not 109
         self._add(data, zone)

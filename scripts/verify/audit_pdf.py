@@ -27,10 +27,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from scripts.verify.audit_tokens import number_tokens
+from scripts.verify.audit_tokens import number_tokens, visible
 
 LIST_ITEM = re.compile(r"^[ \t]*(\d+)[.)][ \t]", re.M)
 MATH = re.compile(r"(?<!\\)\$\$.+?\$\$|(?<!\\)\$[^$\n]+?(?<!\\)\$", re.S)
+COLUMN = re.compile(r"\S+(?: \S+)*")     # a run of text without two spaces in a row
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 
 
@@ -42,12 +43,14 @@ def page_texts(pdf: Path, wanted: range | None = None, reader=None) -> dict[int,
                               capture_output=True, timeout=300)
         if done.returncode == 0:
             pages = done.stdout.decode("utf-8", errors="replace").split("\f")
-            return {i: text for i, text in enumerate(pages) if wanted is None or i in wanted}
+            return {i: visible(text) for i, text in enumerate(pages)
+                    if wanted is None or i in wanted}
     if reader is None:
         from pypdf import PdfReader
         reader = PdfReader(str(pdf))
     numbers = wanted if wanted is not None else range(len(reader.pages))
-    return {i: reader.pages[i].extract_text(extraction_mode="layout") or "" for i in numbers}
+    return {i: visible(reader.pages[i].extract_text(extraction_mode="layout") or "")
+            for i in numbers}
 
 
 def bookmarks(reader) -> tuple[list[tuple[str, int]], list[str]]:
@@ -71,13 +74,17 @@ def _exempt(text: str, titles: list[str]) -> list[tuple[int, int]]:
     numbered = [t for t in titles if re.match(r"(?:\d+|[A-Z])(?:\.\d+)*\s", t)]
     offset = 0
     for line in text.split("\n"):
-        flat = " ".join(line.split())
-        for title in numbered:
-            number, _, words = title.partition(" ")
-            if flat.startswith(number + " ") and flat[len(number) + 1:].startswith(words[:12]):
-                start = offset + line.index(number[0])
-                spans.append((start, start + len(number)))
-                break
+        # a heading's line, or a column of one (the running header sets the book's
+        # title and the chapter's numbered title apart on one line)
+        parts = [(len(line) - len(line.lstrip()), line)]
+        parts += [(column.start(), column.group(0)) for column in COLUMN.finditer(line)][1:]
+        for at, part in parts:
+            flat = " ".join(part.split())
+            for title in numbered:
+                number, _, words = title.partition(" ")
+                if flat.startswith(number + " ") and flat[len(number) + 1:].startswith(words[:12]):
+                    spans.append((offset + at, offset + at + len(number)))
+                    break
         offset += len(line) + 1
     return spans
 

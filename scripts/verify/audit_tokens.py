@@ -54,6 +54,16 @@ CITATION_MISS = re.compile(r'data-cites="[^"]*?\b([^"\s]+)\b[^"]*"[^>]*>[^<]*(?:
 GLUED = re.compile(r"(?<=[A-Za-z_])\d+(?:,\d{3})*(?:\.\d+)?(?![\d])")
 
 
+#: break opportunities a renderer inserts (identifiers wrap after `_`): invisible, so
+#: `JOB_\u200b1_\u200bWEEK` reads as the name JOB_1_WEEK, not a number 1
+INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
+
+
+def visible(text: str) -> str:
+    """`text` without the invisible break characters a reader never sees."""
+    return text.translate(INVISIBLE)
+
+
 def number_tokens(text: str) -> list[tuple[str, int, int]]:
     """(number, start, end) of every number in `text`, in order."""
     return [(m.group(0), m.start(), m.end()) for m in NUMBER.finditer(text)]

@@ -90,3 +90,28 @@ def test_bold_prose_ending_in_a_question_mark_is_not_a_citation_miss():
 @pytest.mark.parametrize("prose", ["None of the replicas", "NaN/Inf checks"])
 def test_english_words_are_not_leaks(prose):
     assert leak_findings(chapter(), "one.html", prose) == []
+
+
+def test_an_identifier_with_break_opportunities_is_a_name_not_numbers():
+    """The renderer lets `JOB_1_WEEK_HOURS` wrap after each `_` (a zero-width space in
+    the PDF's text layer and in HTML): the reader sees one name, no number 1."""
+    wrapped = "JOB_\u200b1_\u200bWEEK_\u200bHOURS"
+    reader = reader_text(PAGE.replace("16 nodes", f"16 nodes (<code>{wrapped}</code> aside, {wrapped})"))
+    assert account(chapter(), "one.html", reader.text, values("16", "1,234.5"),
+                   reader.exempt, reader.soft) == []
+    from scripts.verify.audit_tokens import visible
+    assert [n for n, _, _ in number_tokens(visible(wrapped))] == []
+
+
+def test_a_running_header_carries_the_chapters_number_as_the_renderers():
+    """pdftotext sets a running header as the book's title and the chapter's numbered
+    title on one line, columns apart: that number is the renderer's; a number in
+    the same line that is not a title's stays unaccounted."""
+    from scripts.verify.audit_pdf import _exempt
+    header = "Reliability at Scale                         2 Fault-Tolerance Techniques\n"
+    text = header + "Body with 7 things.\n"
+    spans = _exempt(text, ["2 Fault-Tolerance Techniques", "2.1 Checkpoints"])
+    at = header.index("2 Fault")
+    assert spans == [(at, at + 1)]
+    heading = "   2.1    Checkpoints\n"
+    assert _exempt(heading, ["2.1 Checkpoints"]) == [(3, 6)]
