@@ -27,6 +27,7 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
     project = book.project
     root = project.root
     documents = project.documents
+    sources = sh.source_digests(root, project.source_files())
     shards = sh.plan(documents, sh.chapter_costs(root, documents, sh.load_timings(root)),
                      shard.count)
     mine = shards[shard.index - 1]
@@ -45,7 +46,7 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
                                          [check(parsed) for check in text_checks(project)])
     seconds = time.perf_counter() - started
     path = sh.write_partial(out or sh.default_partial_path(root, shard),
-                            sh.partial(shard, shards, documents, records, seconds))
+                            sh.partial(shard, shards, documents, records, seconds, sources))
     findings = [f for rel in mine for f in sh.record_findings(records[rel])]
     return sh.ShardOutcome(path, shard, mine, findings, seconds)
 
@@ -64,6 +65,7 @@ class MergedResult:
     cached_chapters: int = 0
     shards: int = 0
     seconds: float = 0.0        # the slowest shard
+    set_aside: list[Path] = field(default_factory=list)   # stale partials not merged
 
     @property
     def ok(self) -> bool:
@@ -73,11 +75,13 @@ class MergedResult:
 def merge(root: Path, paths: list[Path]) -> MergedResult:
     """Combine the partials at `paths` (ShardError when they are not one complete plan)."""
     project = load_project(Path(root))
-    merged = sh.combine(sh.read_all(paths))
+    merged, aside = sh.combine(sh.read_all(paths),
+                               sh.source_digests(project.root, project.source_files()))
     if merged.documents != project.documents:
         raise sh.ShardError(f"{paths[0]}: the partials list other chapters than "
                             f"{project.root}/_quarto.yml")
-    result = MergedResult(root=project.root, shards=merged.shards, seconds=merged.seconds_slowest)
+    result = MergedResult(root=project.root, shards=merged.shards, seconds=merged.seconds_slowest,
+                          set_aside=aside)
     records = {rel: rec for rel, rec in merged.records.items() if rec["parsed"]}
     result.chapters = len(records)
     result.cells = sum(rec["cells"] for rec in records.values())
