@@ -1,0 +1,62 @@
+"""Hostile and odd input, round three: each case runs the real checker on a small
+book and asserts the exit status, the finding's path:line and kind, and that
+nothing was half-written (numbers.lock, _book/, cache, temp files, processes)."""
+from __future__ import annotations
+
+import pytest
+
+from faultkit import assert_consistent_after_failure, disk_state, edit, line_of
+
+pytestmark = pytest.mark.slow
+
+
+def chapter(book):
+    return book / "contents" / "one.qmd"
+
+
+def append(path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def check_fails(runner, book, kind, *extra):
+    before = disk_state(book)
+    result = runner.cli(book, "check", *extra)
+    assert result.code == 1, result.output
+    return before, result, result.only(kind)
+
+
+# ------------------------------------------------------------ includes
+
+def test_include_of_a_symlink_out_of_the_project_is_refused(good_book, runner, tmp_path):
+    secret = tmp_path / "outside.txt"
+    secret.write_text("TOP-SECRET-HOSTNAME\n")
+    (good_book / "contents" / "parts").mkdir()
+    (good_book / "contents" / "parts" / "evil.qmd").symlink_to(secret)
+    append(chapter(good_book), "\n{{< include parts/evil.qmd >}}\n")
+    before, result, f = check_fails(runner, good_book, "include")
+    assert (f.path, f.line, f.col) == ("contents/one.qmd",
+                                       line_of(chapter(good_book), "evil.qmd"), 1)
+    assert f.reason == f"include escapes the project: parts/evil.qmd (a symlink to {secret})"
+    assert "TOP-SECRET" not in result.stdout + result.stderr      # never read
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_include_of_a_quoted_path_with_a_space_is_expanded(good_book, runner, quote):
+    included = good_book / "contents" / "a b.qmd"
+    included.write_text("Included text.\n\n```{python}\ncheck(cluster > node_mtbf, "
+                        "\"planted: inside the included file\")\n```\n", encoding="utf-8")
+    append(chapter(good_book), f"\n{{{{< include {quote}a b.qmd{quote} >}}}}\n")
+    before, result, f = check_fails(runner, good_book, "invariant")
+    assert (f.path, f.line) == ("contents/a b.qmd", 4)
+    assert "planted: inside the included file" in f.reason
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_malformed_include_is_reported_not_published(good_book, runner):
+    append(chapter(good_book), '\n{{< include "a b.qmd >}}\n')
+    before, result, f = check_fails(runner, good_book, "include")
+    assert (f.path, f.line, f.col) == ("contents/one.qmd",
+                                       line_of(chapter(good_book), "a b.qmd"), 1)
+    assert f.reason.startswith('malformed include: {{< include "a b.qmd >}}')
+    assert_consistent_after_failure(runner, good_book, before, result)
