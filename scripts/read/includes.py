@@ -72,7 +72,7 @@ def _expand(root: Path, base: str, rel: str, text: str, lines: list[str], out: E
                                         reason=f"include cycle: {' -> '.join(stack + [path])}"))
             continue
         try:
-            data = (root / path).read_bytes().decode("utf-8")
+            data = (root / path).read_bytes().decode("utf-8").removeprefix("\ufeff")
         except (OSError, UnicodeDecodeError) as exc:
             reason = "not valid UTF-8" if isinstance(exc, UnicodeDecodeError) else "file not found"
             out.findings.append(Finding(**where, kind="include",

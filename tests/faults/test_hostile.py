@@ -60,3 +60,30 @@ def test_malformed_include_is_reported_not_published(good_book, runner):
                                        line_of(chapter(good_book), "a b.qmd"), 1)
     assert f.reason.startswith('malformed include: {{< include "a b.qmd >}}')
     assert_consistent_after_failure(runner, good_book, before, result)
+
+
+# ------------------------------------------------- Quarto compatibility
+
+BOM = b"\xef\xbb\xbf"
+
+
+def test_bom_before_front_matter_keeps_the_front_matter(good_book, runner):
+    """`execute: enabled: false` behind a BOM is honoured: the raising cell never runs."""
+    from faultkit import add_chapter
+    add_chapter(good_book, BOM + b"---\ntitle: \"Two\"\nexecute:\n  enabled: false\n---\n\n"
+                b"# Two {#sec-two}\n\n```{python}\nraise RuntimeError('planted: ran')\n```\n")
+    before = disk_state(good_book)
+    result = runner.cli(good_book)
+    assert result.code == 0, result.output
+    assert result.findings == []
+    assert disk_state(good_book) == before
+
+
+def test_bom_before_malformed_front_matter_is_reported_at_its_line(good_book, runner):
+    from faultkit import add_chapter
+    add_chapter(good_book, BOM + b"---\ntitle: \"Two\"\nexecute: [unclosed\n---\n\n"
+                b"# Two {#sec-two}\n\nSome prose.\n")
+    before, result, f = check_fails(runner, good_book, "front-matter")
+    assert (f.path, f.line) == ("contents/two.qmd", 3)
+    assert f.reason.startswith("malformed YAML front matter")
+    assert_consistent_after_failure(runner, good_book, before, result)
