@@ -87,3 +87,31 @@ def test_bom_before_malformed_front_matter_is_reported_at_its_line(good_book, ru
     assert (f.path, f.line) == ("contents/two.qmd", 3)
     assert f.reason.startswith("malformed YAML front matter")
     assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_chapter_file_names_are_percent_encoded_in_html_links(good_book, runner):
+    """`contents/#hash [x].qmd`: every link to its page (sidebar, pager, cross-reference)
+    reaches the file, and every relative link of every page resolves."""
+    import re
+    from urllib.parse import unquote, urlsplit
+    from faultkit import add_chapter
+    add_chapter(good_book, "# Odd name {#sec-odd}\n\nBack to @sec-one.\n", rel="contents/#hash [x].qmd")
+    edit(chapter(good_book), "Sixteen nodes", "See @sec-odd. Sixteen nodes")
+    result = runner.cli(good_book, "html")
+    assert result.code == 0, result.output
+    out = good_book / "_book"
+    odd = out / "contents" / "#hash [x].html"
+    assert odd.is_file()
+    one = (out / "contents" / "one.html").read_text(encoding="utf-8")
+    assert 'href="%23hash%20%5Bx%5D.html"' in one                 # sidebar / pager
+    assert 'href="%23hash%20%5Bx%5D.html#sec-odd"' in one         # the cross-reference
+    checked = 0
+    for page in out.rglob("*.html"):
+        for href in re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8")):
+            url = urlsplit(href)
+            if url.scheme or not url.path or href.startswith("data:"):
+                continue
+            target = (page.parent / unquote(url.path)).resolve()
+            assert target.exists(), f"{page.relative_to(out)}: broken link {href}"
+            checked += 1
+    assert checked > 10
