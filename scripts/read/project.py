@@ -55,6 +55,8 @@ class Project:
     timeout_s: float = DEFAULT_TIMEOUT_S                     # `execute: timeout`, per cell
     literal_numbers: bool = False                            # `verify: literal-numbers:` (ours)
     fig_alt: bool = False                                    # `verify: fig-alt:` (ours)
+    jupyter: object = None                                   # `jupyter:` as written (kernel)
+    jupyter_line: int = 0                                    # its line in _quarto.yml
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -167,6 +169,8 @@ def load_project(root: Path) -> Project:
         project.findings.append(Finding(CONFIG, 1, "yaml", f"{CONFIG} is not a YAML mapping"))
         return project
     _resolve(project, config)
+    if _child(node, "jupyter") is not None:
+        project.jupyter, project.jupyter_line = config["jupyter"], _child(node, "jupyter").start_mark.line + 1
     book_node = _child(node, "book")
     seen: set[str] = set()
     project.chapters = _entries(project, _child(book_node, "chapters"), seen, "chapters")

@@ -10,9 +10,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.model import ChapterRun, Finding, ParsedChapter
+from scripts.model import CellRun, ChapterRun, Finding, InlineRun, ParsedChapter
 from scripts.read.book import read_book
 from scripts.read.project import Project
+from scripts.run.kernelspec import kernel_problem
 from scripts.run.schedule import run_chapters
 from scripts.verify import ledger
 from scripts.verify.figalt import missing_fig_alt
@@ -60,6 +61,7 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
+    result.findings = once_per_book(result.findings)
     for check in text_checks(project):
         result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
     published = {rel: ledger.collect(parsed, result.runs[rel])
@@ -95,13 +97,60 @@ def run_some(project: Project, chapters: list[ParsedChapter], force: bool, jobs:
     # the working directory
     options = {**project.cell_defaults, "execute": project.execute,
                "fig-format": project.fig_format, "execute-dir": project.execute_dir}
-    runs = run_chapters(project.root, chapters, options=options,
-                        timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs)
+    refused = {p.path: kernel_refused(project, p) for p in chapters}
+    runs = run_chapters(project.root, [p for p in chapters if refused[p.path] is None],
+                        options=options, timeout_s=timeout_s or project.timeout_s,
+                        force=force, jobs=jobs)
+    runs.update({rel: run for rel, run in refused.items() if run is not None})
     executed = {rel: r.seconds for rel, r in runs.items() if not r.cached}
     if record_times and executed:
         from scripts.verify.shard import save_timings     # (not imported by a cached check)
         save_timings(project.root, executed)
     return runs
+
+
+def kernel_refused(project: Project, parsed: ParsedChapter) -> ChapterRun | None:
+    """A run that never started, when the chapter's `jupyter:` (front matter, else
+    _quarto.yml) names a kernel that is not installed or not Python; else None."""
+    if "jupyter" in parsed.front_matter:
+        value, where = parsed.front_matter["jupyter"], (parsed.path, _front_matter_line(parsed))
+    elif project.jupyter is not None:
+        value, where = project.jupyter, ("_quarto.yml", project.jupyter_line)
+    else:
+        return None
+    if not parsed.execute:
+        return None                 # nothing runs, so no kernel is needed
+    problem = kernel_problem(value)
+    if problem is None:
+        return None
+    return ChapterRun(path=parsed.path, cells=[CellRun(index=c.index) for c in parsed.cells],
+                      inlines=[InlineRun(index=e.index, kind="code", text="")
+                               for e in parsed.inlines],
+                      findings=[Finding(*where, "kernel", problem)])
+
+
+def once_per_book(findings: list[Finding]) -> list[Finding]:
+    """The findings with a repeated `kernel` finding (the project's `jupyter:`, carried
+    by every chapter it stopped) reported once, where it first occurs."""
+    seen: list[Finding] = []
+    out = []
+    for f in findings:
+        if f.kind == "kernel":
+            if f in seen:
+                continue
+            seen.append(f)
+        out.append(f)
+    return out
+
+
+def _front_matter_line(parsed: ParsedChapter) -> int:
+    """The line of the front matter's `jupyter:` key (1 when it cannot be told)."""
+    for number, line in enumerate(parsed.text.split("\n")[1:60], start=2):
+        if line.startswith("jupyter:"):
+            return number
+        if line.rstrip() in ("---", "..."):
+            break
+    return 1
 
 
 def book_wide(project: Project, parsed: dict[str, ParsedChapter],

@@ -332,7 +332,8 @@ def chapter_findings(merged: MergedChapters) -> list[Finding]:
     checks = max((len(rec["text"]) for rec in recs), default=0)
     text = [f for k in range(checks) for rec in recs if k < len(rec["text"])
             for f in rec["text"][k]]
-    return [finding_from_dict(f) for f in unreadable + own + text]
+    from scripts.verify.check import once_per_book
+    return once_per_book([finding_from_dict(f) for f in unreadable + own + text])
 
 
 def read_all(paths: list[Path]) -> list[tuple[Path, dict]]:

@@ -115,3 +115,32 @@ def test_chapter_file_names_are_percent_encoded_in_html_links(good_book, runner)
             assert target.exists(), f"{page.relative_to(out)}: broken link {href}"
             checked += 1
     assert checked > 10
+
+
+@pytest.mark.parametrize("where", ["front matter", "project"])
+def test_unknown_jupyter_kernel_is_an_error(good_book, runner, where):
+    """Quarto stops on `jupyter: nosuchkernel`; the checker must not run python3 instead."""
+    one = chapter(good_book)
+    if where == "front matter":
+        one.write_text("---\ntitle: One\njupyter: nosuchkernel\n---\n\n"
+                       + one.read_text(encoding="utf-8"), encoding="utf-8")
+        expected = ("contents/one.qmd", 3)
+    else:
+        with open(good_book / "_quarto.yml", "a", encoding="utf-8") as config:
+            config.write("jupyter: nosuchkernel\n")
+        expected = ("_quarto.yml", line_of(good_book / "_quarto.yml", "jupyter:"))
+    edit(one, "cluster_str = fmt(", "open('RAN', 'w').close()\ncluster_str = fmt(")
+    before, result, f = check_fails(runner, good_book, "kernel", "--force")
+    assert (f.path, f.line) == expected
+    assert f.reason.startswith("no Jupyter kernel named 'nosuchkernel' is installed (installed: ")
+    assert f.reason.endswith("): install it or write `jupyter: python3`")
+    assert not (good_book / "contents" / "RAN").exists()           # nothing ran
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_jupyter_python3_still_runs(good_book, runner):
+    one = chapter(good_book)
+    one.write_text("---\njupyter: python3\n---\n\n" + one.read_text(encoding="utf-8"),
+                   encoding="utf-8")
+    result = runner.cli(good_book)
+    assert result.code == 0, result.output
