@@ -57,8 +57,38 @@ def reset(*_):
             stream.count, stream.noted = 0, False
 
 
+def _parent_of(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            text = handle.read()
+        return int(text[text.rfind(b")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def protect_checker():
+    """A cell may not signal the processes that run it: os.kill / os.killpg aimed at
+    this kernel's parent (the fork server, or the checker) or its parent (the
+    checker), or at pid -1 (every process of the user), raises PermissionError
+    at the cell's line, so the chapter that tried is the one reported."""
+    import os
+    parent = os.getppid()
+    protected = {p for p in (parent, _parent_of(parent)) if p > 1}
+
+    def hook(event, args):
+        if event in ("os.kill", "os.killpg") and args:
+            target = args[0]
+            if target == -1 or abs(target) in protected:
+                what = "every process of this user" if target == -1 else \
+                    f"process {abs(target)}, which runs this chapter (the checker or its fork server)"
+                raise PermissionError(f"a chapter may not signal {what}")
+    sys.addaudithook(hook)
+
+
 def setup(cap_chars, fig_format=""):
-    """Cap the streams per cell and inline values; choose the inline figure format (svg, png, …)."""
+    """Cap the streams per cell and inline values; choose the inline figure format (svg, png, …);
+    protect the checker's processes from the chapter's signals."""
+    protect_checker()
     CAP["chars"] = cap_chars
     sys.stdout = CappedStream(sys.stdout, cap_chars)
     sys.stderr = CappedStream(sys.stderr, cap_chars)

@@ -144,3 +144,56 @@ def test_jupyter_python3_still_runs(good_book, runner):
                    encoding="utf-8")
     result = runner.cli(good_book)
     assert result.code == 0, result.output
+
+
+# ------------------------------------------------------------ right blame
+
+INNOCENT = """# Innocent {#sec-innocent}
+
+```{python}
+import os, time
+for _ in range(600):                    # still running when the other chapter strikes
+    if os.path.exists("../STRUCK"):
+        break
+    time.sleep(0.05)
+time.sleep(2.5)                         # long enough for a kernel that dies with the server
+innocent_str = "fine"
+```
+
+The innocent chapter is `{python} innocent_str`.
+"""
+
+KILLER = """# Killer {{#sec-killer}}
+
+```{{python}}
+import os, signal, subprocess
+try:
+    {strike}
+finally:
+    open("../STRUCK", "w").close()
+```
+"""
+
+
+@pytest.mark.parametrize("strike", ["os.kill(os.getppid(), signal.SIGKILL)",
+                                    "subprocess.run(['kill', '-9', str(os.getppid())])"])
+def test_a_chapter_killing_the_fork_server_is_blamed_not_its_neighbour(good_book, runner, strike):
+    from faultkit import add_chapter
+    add_chapter(good_book, INNOCENT, rel="contents/innocent.qmd")
+    killer = add_chapter(good_book, KILLER.format(strike=strike), rel="contents/killer.qmd")
+    before = disk_state(good_book)
+    result = runner.cli(good_book, "check", "--jobs", "4")
+    assert "kernel-died" not in result.kinds(), result.output
+    assert not [f for f in result.findings if f.path == "contents/innocent.qmd"], result.output
+    assert (good_book / "STRUCK").exists()
+    if strike.startswith("os.kill"):            # refused where it is written
+        assert result.code == 1, result.output
+        f = result.only("cell-error")
+        assert (f.path, f.line) == ("contents/killer.qmd", line_of(killer, "os.kill("))
+        assert "PermissionError: a chapter may not signal process" in f.reason
+    else:                                       # done behind Python's back: nobody else hurt
+        assert result.kinds() <= {"ledger"}, result.output
+    (good_book / "STRUCK").unlink()
+    assert disk_state(good_book) == before
+    from faultkit import assert_no_leftovers
+    assert_no_leftovers(runner, result.marker)
