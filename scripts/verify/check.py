@@ -15,7 +15,7 @@ from scripts.read.book import read_book
 from scripts.read.project import Project
 from scripts.run.kernelspec import kernel_problem
 from scripts.run.schedule import run_chapters
-from scripts.verify import ledger
+from scripts.verify import control, ledger
 from scripts.verify.figalt import missing_fig_alt
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
@@ -57,13 +57,16 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     book = read_book(Path(root))
     project = book.project
     result = BookResult(project=project, parsed=book.parsed, findings=list(book.findings))
+    controls = control.snapshot(project, list(result.parsed.values()))
     result.runs = run_some(project, list(result.parsed.values()), force, jobs, timeout_s)
+    changed_controls = control.changed(project, controls)
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
     result.findings = once_per_book(result.findings)
     for check in text_checks(project):
         result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
+    result.findings += changed_controls
     published = {rel: ledger.collect(parsed, result.runs[rel])
                  for rel, parsed in result.parsed.items()}
     failed = [rel for rel, run in result.runs.items() if run.findings]

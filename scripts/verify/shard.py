@@ -228,6 +228,7 @@ class MergedChapters:
     records: dict[str, dict]
     shards: int
     seconds_slowest: float = 0.0
+    partials: list[dict] = field(default_factory=list)     # the merged partials' data
 
     def parsed_stubs(self) -> dict[str, ParsedChapter]:
         """ParsedChapters carrying exactly what cross-reference and citation checks read."""
@@ -314,7 +315,7 @@ def combine(partials: list[tuple[Path, dict]], tree: dict[str, str]
         raise ShardError(f"no shard checked {', '.join(absent)}")
     slowest = max(float(d.get("seconds", 0.0)) for _, d in chosen)
     return MergedChapters(documents, {rel: records[rel] for rel in documents}, count,
-                          slowest), aside
+                          slowest, [data for _, data in chosen]), aside
 
 
 def record_findings(record: dict) -> list[Finding]:

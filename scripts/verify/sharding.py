@@ -8,13 +8,13 @@ numbers.lock) to the union of the partials, so both paths share every rule.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from scripts.model import Finding
+from scripts.model import Finding, finding_from_dict
 from scripts.read.book import read_book
 from scripts.read.project import load_project
-from scripts.verify import ledger
+from scripts.verify import control, ledger
 from scripts.verify import shard as sh
 from scripts.verify.check import book_wide, run_some, text_checks
 
@@ -31,6 +31,7 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
     shards = sh.plan(documents, sh.chapter_costs(root, documents, sh.load_timings(root)),
                      shard.count)
     mine = shards[shard.index - 1]
+    controls = control.snapshot(project, [book.parsed[rel] for rel in mine if rel in book.parsed])
     runs = run_some(project, [book.parsed[rel] for rel in mine if rel in book.parsed],
                     force, jobs, timeout_s, record_times=False)
     records: dict[str, dict] = {}
@@ -44,10 +45,12 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
         records[rel] = sh.chapter_record(parsed, run, parsed.findings + [parsed.relocate(f) for f in run.findings],
                                          ledger.collect(parsed, run),
                                          [check(parsed) for check in text_checks(project)])
+    changed = control.changed(project, controls)
     seconds = time.perf_counter() - started
-    path = sh.write_partial(out or sh.default_partial_path(root, shard),
-                            sh.partial(shard, shards, documents, records, seconds, sources))
-    findings = [f for rel in mine for f in sh.record_findings(records[rel])]
+    data = sh.partial(shard, shards, documents, records, seconds, sources)
+    data["control"] = [asdict(f) for f in changed]
+    path = sh.write_partial(out or sh.default_partial_path(root, shard), data)
+    findings = [f for rel in mine for f in sh.record_findings(records[rel])] + changed
     return sh.ShardOutcome(path, shard, mine, findings, seconds)
 
 
@@ -89,6 +92,8 @@ def merge(root: Path, paths: list[Path]) -> MergedResult:
     result.invariants = sum(rec["invariants"] for rec in records.values())
     result.cached_chapters = sum(1 for rec in records.values() if rec["cached"])
     result.findings = list(project.findings) + sh.chapter_findings(merged)
+    result.findings += list(dict.fromkeys(finding_from_dict(f) for data in merged.partials
+                                          for f in data.get("control", [])))
     published = {rel: rec["entries"] for rel, rec in records.items()}
     failed = [rel for rel, rec in records.items() if rec["run_failed"]]
     result.findings += book_wide(project, merged.parsed_stubs(), published, failed, result)

@@ -197,3 +197,29 @@ def test_a_chapter_killing_the_fork_server_is_blamed_not_its_neighbour(good_book
     assert disk_state(good_book) == before
     from faultkit import assert_no_leftovers
     assert_no_leftovers(runner, result.marker)
+
+
+@pytest.mark.parametrize("target", ["numbers.lock", "_quarto.yml", "contents/one.qmd"])
+def test_a_cell_that_rewrites_a_control_file_is_a_finding(good_book, runner, target):
+    """The check must not pass while `git diff` shows a control file the run changed."""
+    edit(chapter(good_book), "cluster_str = fmt(",
+         f"with open('../{target}', 'a') as _f:\n    _f.write('\\n# planted\\n')\ncluster_str = fmt(")
+    written = (good_book / target).read_bytes()
+    result = runner.cli(good_book, "check", "--force")
+    assert result.code == 1, result.output
+    f = result.only("control")
+    assert (f.path, f.line) == (target, 0)
+    assert f.reason.startswith(f"{target} was changed while the chapters ran: a cell must not "
+                               f"write the project's control files")
+    assert (good_book / target).read_bytes() == written + b"\n# planted\n"   # never "restored"
+    from faultkit import assert_no_leftovers
+    assert_no_leftovers(runner, result.marker)
+
+
+def test_make_numbers_refuses_while_a_cell_rewrites_the_lock(good_book, runner):
+    edit(chapter(good_book), "cluster_str = fmt(",
+         "with open('../numbers.lock', 'w') as _f:\n    _f.write('')\ncluster_str = fmt(")
+    result = runner.cli(good_book, "numbers", "--force")
+    assert result.code == 1, result.output
+    assert result.only("control").path == "numbers.lock"
+    assert (good_book / "numbers.lock").read_bytes() == b""     # the cell's write, not ours
