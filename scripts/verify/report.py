@@ -9,6 +9,47 @@ from scripts.model import Finding
 from scripts.verify.ledger import SEP
 
 
+# What a terminal that cannot encode the report's characters (PYTHONIOENCODING=ascii,
+# LANG=C on an old runner) prints instead; anything else becomes a \u escape.
+PLAIN = {"→": "->", "·": "|", "×": "x", "−": "-", "–": "-", "—": "--", "…": "...",
+         "≤": "<=", "≥": ">=", "≈": "~", "±": "+/-", "µ": "u", "‘": "'", "’": "'",
+         "“": '"', "”": '"', "\u00a0": " ", "\u2009": " ", "\u202f": " "}
+ERRORS = "qmd-plain"
+
+
+def _plain(exc: UnicodeError):
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start:exc.end]
+    out = "".join(PLAIN.get(ch) or ch.encode("ascii", "backslashreplace").decode("ascii")
+                  for ch in text)
+    return out, exc.end
+
+
+def use_terminal_encoding(*streams: TextIO) -> None:
+    """Make `streams` (default stdout and stderr) print what their encoding can:
+    the report's arrows and dots in ASCII, any other character as an escape."""
+    import codecs
+    try:
+        codecs.lookup_error(ERRORS)
+    except LookupError:
+        codecs.register_error(ERRORS, _plain)
+    for stream in streams or (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors=ERRORS)
+            except (ValueError, OSError):
+                pass
+
+
+def can_encode(out: TextIO, text: str = "→·") -> bool:
+    try:
+        text.encode(getattr(out, "encoding", None) or "utf-8")
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
 def format_finding(f: Finding) -> str:
     """`path:line[:col] [label] kind: reason`, then the detail indented."""
     label = f" [{f.label}]" if f.label else ""
@@ -91,5 +132,5 @@ def json_report(result) -> dict:
 
 
 def print_json(result, out: TextIO = sys.stdout) -> None:
-    json.dump(json_report(result), out, ensure_ascii=False, indent=1)
+    json.dump(json_report(result), out, ensure_ascii=not can_encode(out), indent=1)
     out.write("\n")

@@ -223,3 +223,45 @@ def test_make_numbers_refuses_while_a_cell_rewrites_the_lock(good_book, runner):
     assert result.code == 1, result.output
     assert result.only("control").path == "numbers.lock"
     assert (good_book / "numbers.lock").read_bytes() == b""     # the cell's write, not ours
+
+
+# ------------------------------------------------------ messages, robustness
+
+def move_a_number(book) -> tuple[str, str]:
+    """Change the recorded value of `cluster_str` in numbers.lock; (old, real) values."""
+    lock = book / "numbers.lock"
+    lines = lock.read_text(encoding="utf-8").split("\n")
+    (n,) = [i for i, line in enumerate(lines) if line.startswith("contents/one.qmd · cluster_str\t")]
+    real = lines[n].split("\t", 1)[1]
+    lines[n] = "contents/one.qmd · cluster_str\t999.9"
+    lock.write_text("\n".join(lines), encoding="utf-8")
+    return "999.9", real
+
+
+def text_cli(runner, book, *extra, env=None):
+    import subprocess
+    import uuid
+    from faultkit import REPO
+    return subprocess.run(runner.argv(book, "check", *extra), cwd=str(REPO),
+                          env=runner.env(uuid.uuid4().hex, env), capture_output=True,
+                          timeout=240)
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_report_prints_what_an_ascii_terminal_can_encode(good_book, runner, encoding):
+    old, real = move_a_number(good_book)
+    before = disk_state(good_book)
+    done = text_cli(runner, good_book, env={"PYTHONIOENCODING": encoding})
+    stdout, stderr = done.stdout.decode(encoding), done.stderr.decode(encoding)
+    assert done.returncode == 1, stdout + stderr
+    assert "Traceback" not in stderr and "UnicodeEncodeError" not in stderr
+    dot = "·" if encoding == "latin-1" else "|"          # what the encoding has
+    assert f"  contents/one.qmd {dot} cluster_str: {old} -> {real}\n" in stdout
+    assert stdout.splitlines()[-1].startswith("FAILED: 2 chapters checked")
+    assert disk_state(good_book) == before
+    done = text_cli(runner, good_book, "--json", env={"PYTHONIOENCODING": encoding})
+    import json
+    report = json.loads(done.stdout.decode("ascii"))
+    (f,) = report["findings"]
+    assert (f["path"], f["kind"], f["message"]) == ("numbers.lock", "ledger",
+                                                    f"contents/one.qmd · cluster_str: {old} → {real}")
