@@ -155,11 +155,19 @@ def read(path: Path) -> Ledger:
     not UTF-8 raises UnicodeDecodeError (a ValueError): the caller turns either
     into a finding rather than guessing at the recorded numbers.
     """
+    path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():    # a FIFO would hang
+        raise OSError(f"{path.name} is not a regular file ({_file_kind(path)})")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Ledger()
     return parse_lock(text)
+
+
+def _file_kind(path: Path) -> str:
+    return ("a FIFO" if path.is_fifo() else "a socket" if path.is_socket() else
+            "a device" if path.is_block_device() or path.is_char_device() else "not a file")
 
 
 def write(path: Path, entries: dict[str, str]) -> None:

@@ -115,8 +115,10 @@ def source_digests(root: Path, files: list[str]) -> dict[str, str]:
     """sha256 (16 hex digits) of each project-relative file; "" when unreadable."""
     digests = {}
     for rel in files:
-        try:
-            digests[rel] = hashlib.sha256((Path(root) / rel).read_bytes()).hexdigest()[:16]
+        path = Path(root) / rel
+        try:        # never open a FIFO or device (it would block): only regular files
+            digests[rel] = (hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+                            if path.is_file() else "not a file")
         except OSError:
             digests[rel] = ""
     return digests

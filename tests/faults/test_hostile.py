@@ -265,3 +265,20 @@ def test_report_prints_what_an_ascii_terminal_can_encode(good_book, runner, enco
     (f,) = report["findings"]
     assert (f["path"], f["kind"], f["message"]) == ("numbers.lock", "ledger",
                                                     f"contents/one.qmd · cluster_str: {old} → {real}")
+
+
+def test_numbers_lock_that_is_a_fifo_is_refused_not_waited_on(good_book, runner):
+    import os
+    lock = good_book / "numbers.lock"
+    lock.unlink()
+    os.mkfifo(lock)
+    result = runner.cli(good_book, timeout=90)         # a hang fails here
+    assert result.code == 1, result.output
+    f = result.only("ledger")
+    assert (f.path, f.line) == ("numbers.lock", 0)
+    assert f.reason == ("cannot read numbers.lock (OSError: numbers.lock is not a regular file "
+                        "(a FIFO)); fix it or run `make numbers`")
+    assert lock.is_fifo()                               # untouched
+    numbers = runner.cli(good_book, "numbers", timeout=120)   # the advertised fix works
+    assert numbers.code == 0, numbers.output
+    assert lock.is_file() and not lock.is_fifo()
