@@ -282,3 +282,42 @@ def test_numbers_lock_that_is_a_fifo_is_refused_not_waited_on(good_book, runner)
     numbers = runner.cli(good_book, "numbers", timeout=120)   # the advertised fix works
     assert numbers.code == 0, numbers.output
     assert lock.is_file() and not lock.is_fifo()
+
+
+def _lock_lines(book):
+    return (book / "numbers.lock").read_text(encoding="utf-8").split("\n")
+
+
+def _rewrite_lock(book, change):
+    lines = _lock_lines(book)
+    (n,) = [i for i, line in enumerate(lines) if line.startswith("contents/one.qmd · cluster_str\t")]
+    lines[n] = change(lines[n])
+    (book / "numbers.lock").write_text("\n".join(lines), encoding="utf-8")
+    return n + 1, lines[n].split("\t", 1)[1].strip()
+
+
+def test_ledger_diff_shows_a_trailing_space(good_book, runner):
+    line, value = _rewrite_lock(good_book, lambda text: text + " ")
+    before, result, f = check_fails(runner, good_book, "ledger")
+    assert (f.path, f.line) == ("numbers.lock", line)
+    assert f.reason == f'contents/one.qmd · cluster_str: "{value} " → "{value}"'
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_ledger_diff_shows_an_invisible_character_in_a_key(good_book, runner):
+    line, value = _rewrite_lock(good_book, lambda text: text.replace("cluster_str", "cluster\u200b_str"))
+    before = disk_state(good_book)
+    result = runner.cli(good_book)
+    assert result.code == 1, result.output
+    assert sorted((f.path, f.line, f.kind, f.reason) for f in result.findings) == [
+        ("numbers.lock", 0, "ledger", f'"contents/one.qmd · cluster_str": (new) → {value}'),
+        ("numbers.lock", line, "ledger",
+         f'"contents/one.qmd · cluster\\u200b_str": {value} → (removed)')]
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_a_byte_order_mark_before_the_first_ledger_entry_is_ignored(good_book, runner):
+    entries = [line for line in _lock_lines(good_book) if line and not line.startswith("#")]
+    (good_book / "numbers.lock").write_bytes(b"\xef\xbb\xbf" + "\n".join(entries).encode() + b"\n")
+    result = runner.cli(good_book)
+    assert result.code == 0, result.output
