@@ -84,12 +84,13 @@ def print_report(result, out: TextIO = sys.stdout) -> None:
 def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sys.stdout) -> None:
     """Each finding, ledger differences grouped last; then the chapters left out of numbers.lock."""
     findings = sorted(findings, key=lambda f: f.kind == "ledger")
+    moved = sum(1 for f in findings if f.kind == "ledger" and "→" in f.reason)
     ledger_header = False
     for f in findings:
         if f.kind == "ledger" and "→" in f.reason:
             if not ledger_header:
-                print("published numbers differ from numbers.lock (`make numbers` accepts them):",
-                      file=out)
+                print(f"{moved_numbers(moved)} (`make numbers` accepts "
+                      f"{'it' if moved == 1 else 'them'}):", file=out)
                 ledger_header = True
             print(f"  {f.reason}", file=out)
         else:
@@ -97,6 +98,12 @@ def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sy
     if skipped:
         print(f"numbers of {', '.join(skipped)} not compared with numbers.lock "
               "(did not run to the end)", file=out)
+
+
+def moved_numbers(n: int) -> str:
+    """`1 published number differs from numbers.lock`, `3 published numbers differ …`."""
+    return (f"{n} published number{'s' * (n != 1)} "
+            f"{'differs' if n == 1 else 'differ'} from numbers.lock")
 
 
 def finding_record(f: Finding, documents: list[str]) -> dict:

@@ -256,7 +256,8 @@ def test_report_prints_what_an_ascii_terminal_can_encode(good_book, runner, enco
     assert done.returncode == 1, stdout + stderr
     assert "Traceback" not in stderr and "UnicodeEncodeError" not in stderr
     dot = "·" if encoding == "latin-1" else "|"          # what the encoding has
-    assert f"  contents/one.qmd {dot} cluster_str: {old} -> {real}\n" in stdout
+    assert (f"1 published number differs from numbers.lock (`make numbers` accepts it):\n"
+            f"  contents/one.qmd {dot} cluster_str: {old} -> {real}\n") in stdout
     assert stdout.splitlines()[-1].startswith("FAILED: 2 chapters checked")
     assert disk_state(good_book) == before
     done = text_cli(runner, good_book, "--json", env={"PYTHONIOENCODING": encoding})
@@ -321,3 +322,42 @@ def test_a_byte_order_mark_before_the_first_ledger_entry_is_ignored(good_book, r
     (good_book / "numbers.lock").write_bytes(b"\xef\xbb\xbf" + "\n".join(entries).encode() + b"\n")
     result = runner.cli(good_book)
     assert result.code == 0, result.output
+
+
+def test_preview_on_a_taken_port_stops_at_once_in_one_line(good_book, runner):
+    import socket
+    import subprocess
+    import uuid
+    from faultkit import REPO
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    before = disk_state(good_book)
+    try:
+        done = subprocess.run([*runner.argv(good_book, "preview"), "--port", str(port)],
+                              cwd=str(REPO), env=runner.env(uuid.uuid4().hex),
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        taken.close()
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""                    # no build happened first
+    assert done.stderr == (f"error: cannot serve on 127.0.0.1:{port}: Address already in use "
+                           f"(another preview?); pass another --port, or none for a free one\n")
+    assert disk_state(good_book) == before
+    assert runner.leftover_temp_files() == []
+
+
+@pytest.mark.parametrize("n, head", [
+    (1, "1 published number differs from numbers.lock (`make numbers` accepts it):"),
+    (2, "2 published numbers differ from numbers.lock (`make numbers` accepts them):")])
+def test_moved_numbers_are_counted_in_good_english(capsys, n, head):
+    from scripts.model import Finding
+    from scripts.tools.preview import announce
+    from scripts.tools.preview.session import Outcome
+    from scripts.verify.report import print_findings
+    moved = [Finding("numbers.lock", 3 + k, "ledger", f"ch.qmd · x{k}: 1 → 2") for k in range(n)]
+    print_findings(moved, [])
+    announce(Outcome(ok=True, moved=moved))
+    out = capsys.readouterr().out.split("\n")
+    assert out[0] == head and out[n + 1] == head
