@@ -357,7 +357,8 @@ def test_moved_numbers_are_counted_in_good_english(capsys, n, head):
     from scripts.tools.preview.session import Outcome
     from scripts.verify.report import print_findings
     moved = [Finding("numbers.lock", 3 + k, "ledger", f"ch.qmd · x{k}: 1 → 2") for k in range(n)]
-    print_findings(moved, [])
+    import sys
+    print_findings(moved, [], sys.stdout)
     announce(Outcome(ok=True, moved=moved))
     out = capsys.readouterr().out.split("\n")
     assert out[0] == head and out[n + 1] == head
