@@ -167,9 +167,26 @@ def inline(exprs):
             value = None
             out.append({"kind": kind, "text": _capped(text), "empty": empty, "bundle": shown})
         except Exception as exc:
-            out.append({"error": type(exc).__name__, "message": _capped(str(exc)),
+            out.append({"error": type(exc).__name__,
+                        "message": _capped(str(exc) + did_you_mean(exc, namespace)),
                         "names": [c.__name__ for c in type(exc).__mro__]})
     return Raw(json.dumps(out))
+
+
+def did_you_mean(exc, namespace):
+    """`; did you mean `node_mtbf_str`?` for a NameError (or AttributeError) whose name
+    is close to one that exists (difflib, as Python's own traceback suggestions)."""
+    import builtins
+    import difflib
+    name = getattr(exc, "name", None)
+    if isinstance(exc, NameError) and name:
+        known = [k for k in namespace if not k.startswith("_")] + dir(builtins)
+    elif isinstance(exc, AttributeError) and name and getattr(exc, "obj", None) is not None:
+        known = [k for k in dir(exc.obj) if not k.startswith("_")]
+    else:
+        return ""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+    return f"; did you mean `{close[0]}`?" if close and close[0] != name else ""
 
 
 def last_error():
@@ -178,7 +195,7 @@ def last_error():
     cells = getattr(get_ipython().compile, "_filename_map", {})
     frames = [[f.filename, f.lineno, cells.get(f.filename), f.name]
               for f in traceback.extract_tb(getattr(sys, "last_traceback", None))]
-    message = str(value)
+    message = str(value) + did_you_mean(value, get_ipython().user_ns)
     if isinstance(value, SyntaxError):
         message = value.msg or message
         if value.filename in cells:

@@ -7,7 +7,7 @@ server); a fully cached check does not import Jupyter.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from scripts.model import CellRun, ChapterRun, Finding, InlineRun, ParsedChapter
@@ -133,17 +133,45 @@ def kernel_refused(project: Project, parsed: ParsedChapter) -> ChapterRun | None
 
 
 def once_per_book(findings: list[Finding]) -> list[Finding]:
-    """The findings with a repeated `kernel` finding (the project's `jupyter:`, carried
-    by every chapter it stopped) reported once, where it first occurs."""
-    seen: list[Finding] = []
-    out = []
+    """The findings with a repeated one reported once, where it first occurs: a `kernel`
+    finding (the project's `jupyter:`, carried by every chapter it stopped) and a
+    cell error raised outside the chapters (the same error, at the same line of a
+    module such as mlsys/constants.py, in every chapter that imports it), which
+    then names the other chapters it stopped."""
+    seen: set[Finding] = set()
+    first: dict[tuple, int] = {}            # origin of a shared cell error -> its index
+    also: dict[tuple, list[str]] = {}       # origin -> the other chapters it stopped
+    out: list[Finding] = []
     for f in findings:
         if f.kind == "kernel":
             if f in seen:
                 continue
-            seen.append(f)
+            seen.add(f)
+        origin = _outside_origin(f)
+        if origin is not None and origin in first:
+            also[origin].append(f.path)
+            continue
+        if origin is not None:
+            first[origin], also[origin] = len(out), []
         out.append(f)
+    for origin, paths in also.items():
+        if paths:
+            f = out[first[origin]]
+            out[first[origin]] = replace(f, reason=(
+                f"{f.reason} (the same error stopped {len(paths)} more chapter"
+                f"{'s' * (len(paths) != 1)}: {', '.join(paths)})"))
     return out
+
+
+def _outside_origin(f: Finding) -> tuple | None:
+    """(reason, innermost frame) of a cell error whose innermost frame is a project
+    module rather than the chapter (a traceback row `mlsys/x.py:74 in _declare`)."""
+    if f.kind != "cell-error" or not f.detail:
+        return None
+    rows = f.detail.split("\n")
+    if len(rows) < 2 or rows[-2].startswith(f.path + ":") or ".qmd:" in rows[-2]:
+        return None
+    return f.reason, rows[-2]
 
 
 def _front_matter_line(parsed: ParsedChapter) -> int:

@@ -362,3 +362,61 @@ def test_moved_numbers_are_counted_in_good_english(capsys, n, head):
     announce(Outcome(ok=True, moved=moved))
     out = capsys.readouterr().out.split("\n")
     assert out[0] == head and out[n + 1] == head
+
+
+# ------------------------------------------------------------ author messages
+
+SECOND = """# Two {#sec-two}
+
+```{python}
+from mlsys import GPU_MTTF_HOURS, check, fmt, hour
+two_str = fmt(GPU_MTTF_HOURS, precision=0)
+```
+
+Two: `{python} two_str`.
+"""
+
+
+def test_unknown_constant_source_is_reported_once_with_the_fix(good_book, runner):
+    from faultkit import add_chapter
+    add_chapter(good_book, SECOND)
+    constants = good_book / "mlsys" / "constants.py"
+    append(constants, '\nSMITH_X = _declare("SMITH_X", 1.0, "", "A planted constant.", "smith2027")\n')
+    before, result, f = check_fails(runner, good_book, "cell-error")
+    assert (f.path, f.line) == ("contents/one.qmd", line_of(chapter(good_book), "from mlsys import"))
+    assert f.reason == (
+        "ValueError: SMITH_X: unknown source 'smith2027': add its entry to references.bib and "
+        "'smith2027' to CITATION_KEYS in mlsys/constants.py, or write source=\"assumption\" or "
+        "\"convention\" (the same error stopped 1 more chapter: contents/two.qmd)")
+    assert result.report["summary"]["ledger_skipped"] == ["contents/one.qmd", "contents/two.qmd"]
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_failing_check_shows_the_values_in_its_condition(good_book, runner):
+    edit(chapter(good_book), 'check(cluster < node_mtbf, "a cluster fails more often than one node")',
+         'check(cluster < node_mtbf, "a cluster fails more often than one node")\n'
+         'check(node_mtbf < 5000 * hour and cluster < node_mtbf, "planted: nodes fail")')
+    before, result, f = check_fails(runner, good_book, "invariant")
+    assert (f.path, f.line) == ("contents/one.qmd", line_of(chapter(good_book), "planted: nodes"))
+    assert f.reason == ("planted: nodes fail (`node_mtbf < 5000 * hour and cluster < node_mtbf` "
+                        "was `6,250 hour < 5,000 hour and 390.6 hour < 6,250 hour`)")
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_misspelt_inline_name_gets_a_suggestion(good_book, runner):
+    edit(chapter(good_book), "`{python} cluster_str`", "`{python} clustr_str`")
+    before, result, f = check_fails(runner, good_book, "inline-error")
+    assert (f.path, f.line) == ("contents/one.qmd", line_of(chapter(good_book), "clustr_str"))
+    assert f.reason == ("NameError: name 'clustr_str' is not defined; "
+                        "did you mean `cluster_str`?")
+    assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_fmt_unit_on_a_plain_number_names_the_fix(good_book, runner):
+    edit(chapter(good_book), "cluster_str = fmt(", "power_str = fmt(3.5, \"kW\")\ncluster_str = fmt(")
+    before, result, f = check_fails(runner, good_book, "cell-error")
+    assert (f.path, f.line) == ("contents/one.qmd", line_of(chapter(good_book), "power_str"))
+    assert f.reason == ("ValueError: unit= applies to Quantities only; this value is a plain "
+                        "number (3.5): drop unit= to print it as it is, or attach its unit "
+                        "first, e.g. fmt(x * ureg('kW'), 'kW')")
+    assert_consistent_after_failure(runner, good_book, before, result)
