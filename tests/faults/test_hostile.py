@@ -420,3 +420,30 @@ def test_fmt_unit_on_a_plain_number_names_the_fix(good_book, runner):
                         "number (3.5): drop unit= to print it as it is, or attach its unit "
                         "first, e.g. fmt(x * ureg('kW'), 'kW')")
     assert_consistent_after_failure(runner, good_book, before, result)
+
+
+def test_a_shard_that_rewrites_a_control_file_fails_the_merge(good_book, runner, tmp_path):
+    """As on CI: the shard runs on its own checkout, the merge on a clean one."""
+    import shutil
+    import subprocess
+    import uuid
+    from faultkit import REPO
+    edit(chapter(good_book), "cluster_str = fmt(",
+         "with open('../numbers.lock', 'a') as _f:\n    _f.write('# planted\\n')\ncluster_str = fmt(")
+    shard_book = tmp_path / "shard-checkout"
+    shutil.copytree(good_book, shard_book, symlinks=True)
+    partial = tmp_path / "shard-1-of-1.json"
+
+    def run(book, *args):
+        return subprocess.run(runner.argv(book, *args), cwd=str(REPO), env=runner.env(uuid.uuid4().hex),
+                              capture_output=True, text=True, timeout=240)
+    done = run(shard_book, "check", "--shard", "1/1", "--out", str(partial), "--force")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "numbers.lock:0 control: numbers.lock was changed while the chapters ran" in done.stdout
+    merged = run(good_book, "merge", str(partial))
+    assert merged.returncode == 1, merged.stdout + merged.stderr
+    assert "numbers.lock:0 control: numbers.lock was changed while the chapters ran" in merged.stdout
+    assert merged.stdout.splitlines()[-1].startswith("FAILED")
+    # merged where the shard ran, the changed tree itself is refused
+    local = run(shard_book, "merge", str(partial))
+    assert local.returncode == 2 and "files that differ: numbers.lock" in local.stderr
