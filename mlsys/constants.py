@@ -95,7 +95,9 @@ def _declare(name: str, value: int | float, unit: str, description: str, source:
     if type(value) not in (int, float) or not math.isfinite(value):
         raise TypeError(f"{name}: value must be a finite int or float, got {value!r}")
     if source not in CITATION_KEYS | SOURCE_MARKERS:
-        raise ValueError(f"{name}: unknown source {source!r}")
+        raise ValueError(f"{name}: unknown source {source!r}: add its entry to references.bib "
+                         f"and {source!r} to CITATION_KEYS in mlsys/constants.py, or write "
+                         f"source=\"assumption\" or \"convention\"")
     if not description.strip() or "\n" in description:
         raise ValueError(f"{name}: description must be one non-empty line")
     ureg.parse_units(unit)  # fails loudly on a unit pint cannot read

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import sys
 
 import pint
 
@@ -36,7 +37,62 @@ def check(condition, message: str) -> None:
     if not isinstance(condition, bool) and not (is_numpy_bool and condition.shape == ()):
         raise TypeError(f"check() needs a bool condition, got {type(condition).__name__}")
     if not condition:
-        raise InvariantError(message)
+        raise InvariantError(message + _explained(sys._getframe(1)))
+
+
+def _explained(frame) -> str:
+    """`` (`node_mtbf > 5000` was `4,286 hour > 5000`)``: the failing condition's
+    names, attributes and arithmetic on them re-evaluated in the caller, as pytest
+    shows an assert; "" when the source is not available or shows nothing more.
+    Calls are never re-run (they may have side effects): they stay as written."""
+    import ast
+    import linecache
+    try:
+        tree = ast.parse("".join(linecache.getlines(frame.f_code.co_filename)))
+        call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.args
+                    and getattr(n.func, "id", getattr(n.func, "attr", "")) == "check"
+                    and n.lineno <= frame.f_lineno <= n.end_lineno)
+    except (SyntaxError, ValueError, StopIteration, TypeError):
+        return ""
+    condition = call.args[0]
+
+    def shown(node) -> str:
+        if isinstance(node, ast.Compare):
+            parts = [shown(node.left)]
+            for op, right in zip(node.ops, node.comparators):
+                parts += [ast.unparse(ast.Compare(ast.Constant(0), [op], [ast.Constant(0)]))[2:-2],
+                          shown(right)]
+            return " ".join(parts)
+        if isinstance(node, ast.BoolOp):
+            return f" {'and' if isinstance(node.op, ast.And) else 'or'} ".join(
+                shown(v) for v in node.values)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return f"not {shown(node.operand)}"
+        kinds = {type(n) for n in ast.walk(node)}
+        if ast.Name not in kinds or kinds & {ast.Call, ast.NamedExpr, ast.Lambda, ast.Await,
+                                             ast.Yield, ast.ListComp, ast.GeneratorExp}:
+            return ast.unparse(node)
+        try:
+            value = eval(compile(ast.Expression(node), "<check>", "eval"),
+                         frame.f_globals, frame.f_locals)
+        except Exception:
+            return ast.unparse(node)
+        return _value_text(value)
+
+    written, values = ast.unparse(condition), shown(condition)
+    return "" if values == written else f" (`{written}` was `{values}`)"
+
+
+def _value_text(value) -> str:
+    """A value as a failing check shows it: 4 significant digits, thousands separated."""
+    if isinstance(value, pint.Quantity):
+        return f"{_value_text(value.magnitude)} {value.units}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        text = repr(value)
+        return text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(value, numbers.Integral):
+        return f"{int(value):,}"
+    return f"{float(value):,.4g}"
 
 
 # ---------------------------------------------------------------------- numbers
@@ -88,7 +144,11 @@ def fmt(value, unit=None, precision: int = 1, commas: bool = True, allow_zero: b
             )
         value = value.m_as(unit or "dimensionless")
     elif unit is not None:
-        raise ValueError("unit= applies to Quantities only; this value is a plain number")
+        raise ValueError(
+            f"unit= applies to Quantities only; this value is a plain number ({value!r}): "
+            f"drop unit= to print it as it is, or attach its unit first, e.g. "
+            f"fmt(x * ureg({str(unit)!r}), {str(unit)!r})"
+        )
     return _fixed(_finite_number(value), p, commas, allow_zero)
 
 

@@ -85,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         from scripts.tools.preview import main as preview_main
         return int(preview_main(argv[1:]) or 0)
     args = _parser().parse_args(argv)
+    from scripts.verify.report import use_terminal_encoding
+    use_terminal_encoding()         # PYTHONIOENCODING=ascii: plain arrows, no traceback
     try:
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     except ValueError:              # not the main thread: leave signals alone

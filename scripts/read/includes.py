@@ -2,7 +2,9 @@
 
 Paths resolve from the top-level chapter's folder, also for an include
 written inside an included file (conformance case 09); a leading `/` means
-the project root. The expanded text runs in the chapter's kernel. `line_map`
+the project root. A path may be quoted (`{{< include "a b.qmd" >}}`); a file
+whose real path (symlinks resolved) lies outside the project is refused, as
+chapters are. The expanded text runs in the chapter's kernel. `line_map`
 gives, for each line of the expanded text, the (file, line) it came from, so
 a finding inside an included file is reported at that file's own path:line.
 """
@@ -15,7 +17,8 @@ from pathlib import Path
 
 from scripts.model import Finding
 
-INCLUDE = re.compile(r"^\s*\{\{<\s*include\s+(\S+?)\s*>\}\}\s*$")
+INCLUDE = re.compile(r"""^\s*\{\{<\s*include\s+(?:"([^"]+)"|'([^']+)'|([^\s"']+?))\s*>\}\}\s*$""")
+SHORTCODE = re.compile(r"^\s*\{\{<\s*include\b")
 MAX_DEPTH = 10
 
 
@@ -48,23 +51,28 @@ def _expand(root: Path, base: str, rel: str, text: str, lines: list[str], out: E
             fence = None
         m = INCLUDE.match(line) if fence is None else None
         if not m:
+            if fence is None and SHORTCODE.match(line):
+                out.findings.append(Finding(rel, number, "include", (
+                    f"malformed include: {stripped} (write {{{{< include file.qmd >}}}}, "
+                    f"quoting a path with spaces)"), col=line.index("{{") + 1))
             lines.append(line)
             out.line_map.append((rel, number))
             continue
-        target = m.group(1).strip("\"'")
+        target = next(g for g in m.groups() if g is not None)
         path = posixpath.normpath(target.lstrip("/") if target.startswith("/")
                                   else posixpath.join(base, target))
         where = dict(path=rel, line=number, col=line.index("{{") + 1)
-        if path.startswith("../") or path == "..":
+        if path.startswith("../") or path == ".." or not _inside(root, root / path):
+            link = "" if path.startswith("..") else f" (a symlink to {_real(root / path)})"
             out.findings.append(Finding(**where, kind="include",
-                                        reason=f"include escapes the project: {target}"))
+                                        reason=f"include escapes the project: {target}{link}"))
             continue
         if path in stack or len(stack) > MAX_DEPTH:
             out.findings.append(Finding(**where, kind="include",
                                         reason=f"include cycle: {' -> '.join(stack + [path])}"))
             continue
         try:
-            data = (root / path).read_bytes().decode("utf-8")
+            data = (root / path).read_bytes().decode("utf-8").removeprefix("\ufeff")
         except (OSError, UnicodeDecodeError) as exc:
             reason = "not valid UTF-8" if isinstance(exc, UnicodeDecodeError) else "file not found"
             out.findings.append(Finding(**where, kind="include",
@@ -73,3 +81,22 @@ def _expand(root: Path, base: str, rel: str, text: str, lines: list[str], out: E
         if path not in out.files:
             out.files.append(path)
         _expand(root, base, path, data.rstrip("\n"), lines, out, stack + [path])
+
+
+def _real(path: Path) -> str:
+    try:
+        return str(path.resolve())
+    except (OSError, RuntimeError):
+        return "?"
+
+
+def _inside(root: Path, path: Path) -> bool:
+    """True when `path` (symlinks resolved) lies under `root`; a missing file counts
+    as inside (it is reported as not found)."""
+    try:
+        path.resolve().relative_to(root.resolve())
+        return True
+    except ValueError:
+        return False
+    except (OSError, RuntimeError):
+        return True

@@ -59,6 +59,8 @@ class Project:
     type: str = "book"                                       # `project: type:` book | website | default;
                                                              # single: .qmd files without _quarto.yml
     config_files: list[str] = field(default_factory=list)   # merged over _quarto.yml (read/profiles.py)
+    jupyter: object = None                                   # `jupyter:` as written (kernel)
+    jupyter_line: int = 0                                    # its line in _quarto.yml
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -178,6 +180,8 @@ def load_project(root: Path) -> Project:
     config, project.config_files, problems = overlay(root, config)   # metadata-files, profiles
     project.findings += problems
     _resolve(project, config)
+    if _child(node, "jupyter") is not None:
+        project.jupyter, project.jupyter_line = config.get("jupyter"), _child(node, "jupyter").start_mark.line + 1
     book_node = _child(node, "book")
     if config.get("book") != base_book:          # a profile or metadata file changed `book:`
         book_node = compose_yaml(yaml.safe_dump(config.get("book")))[0]

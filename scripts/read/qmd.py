@@ -289,7 +289,10 @@ def _grid_tables(chapter: ParsedChapter, lines: list[str]) -> None:
 
 
 def decode(path_rel: str, data: bytes) -> tuple[str, list[Finding]]:
-    """Decode chapter bytes as UTF-8; bad bytes become a finding, not a crash."""
+    """Decode chapter bytes as UTF-8; bad bytes become a finding, not a crash.
+    A UTF-8 byte-order mark is dropped, as pandoc and Quarto drop it (else the
+    `---` of front matter would not be at the start of line 1)."""
+    data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:

@@ -16,6 +16,7 @@ import posixpath
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import quote
 from typing import Callable
 
 from .errors import RenderError
@@ -94,7 +95,7 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
         ctx["headers"] = [n or "" for n in chapter.info.headers]
     if target == "html":        # each page's address relative to this one, computed once
         here = chapter.page_dir or "."
-        pages = {c.path: posixpath.relpath(c.page, here) for c in book.chapters}
+        pages = {c.path: quote(posixpath.relpath(c.page, here)) for c in book.chapters}
     refs = {}
     for rid, ref in book.refs.items():
         href = f"{pages[ref.path]}#{rid}" if target == "html" else f"#{rid}"

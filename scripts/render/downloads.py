@@ -13,6 +13,7 @@ import posixpath
 import re
 import tempfile
 from pathlib import Path
+from urllib.parse import quote
 
 SLOT = "<!-- pdf-download -->"
 LINK = re.compile(r'<p class="downloads">.*?</p>', re.S)
@@ -22,7 +23,7 @@ def pdf_link(page: str, pdf: str | None) -> str:
     """The link from `page` (relative to the book root) to the root's `pdf`."""
     if not pdf:
         return SLOT
-    href = posixpath.relpath(pdf, posixpath.dirname(page) or ".")
+    href = quote(posixpath.relpath(pdf, posixpath.dirname(page) or "."))
     return (f'<p class="downloads"><a class="download-pdf" href="{html.escape(href)}" download>'
             f'Download PDF</a></p>')
 

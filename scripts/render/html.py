@@ -16,6 +16,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from . import downloads, pdf_stamp, search
 from .book import Book, Chapter, apply_job, write_files
@@ -29,7 +30,9 @@ SEARCH_JS = "search.js"
 
 
 def _rel(from_page: str, to_path: str) -> str:
-    return posixpath.relpath(to_path, posixpath.dirname(from_page) or ".")
+    """The URL of `to_path` from `from_page`: relative, percent-encoded (a file name
+    may hold `#`, `?`, `%`, spaces or brackets)."""
+    return quote(posixpath.relpath(to_path, posixpath.dirname(from_page) or "."))
 
 
 def sidebar(book: Book, current: Chapter) -> str:
@@ -318,7 +321,7 @@ def write_html(book: Book, dest: Path) -> Path:
         text = pages[chapter.page] = page(book, i, body, pdf)
         target.write_text(text, encoding="utf-8")
     if not (dest / "index.html").exists():
-        first = book.chapters[0].page
+        first = html.escape(quote(book.chapters[0].page))
         (dest / "index.html").write_text(
             f'<!DOCTYPE html><meta charset="utf-8"><title>{html.escape(book.title)}</title>'
             f'<meta http-equiv="refresh" content="0; url={first}"><a href="{first}">{first}</a>',
@@ -328,7 +331,7 @@ def write_html(book: Book, dest: Path) -> Path:
         sections = []
         for chapter in book.chapters:
             title = chapter.display_title.replace("\u00a0\u00a0", " ")
-            sections += search.cached_page_sections(book.cache, chapter.page, title,
+            sections += search.cached_page_sections(book.cache, quote(chapter.page), title,
                                                     pages[chapter.page])
         write_files(book, dest)
         for name in (JS, SEARCH_JS):

@@ -105,12 +105,15 @@ def _become_kernel(argv: list[str], cwd: str, env: dict) -> None:
         os.chdir(cwd)
         os.environ.clear()
         os.environ.update(env)
-        # ipykernel's parent poller: exit when this server goes away (it exits when
-        # the checker does, even if the checker is SIGKILLed: its stdin closes).
-        # Passed as an option: ipykernel read JPY_PARENT_PID when we preloaded it.
-        os.environ["JPY_PARENT_PID"] = str(os.getppid())
+        # Exit when both this server and the checker are gone (the server exits when
+        # the checker does, even if the checker is SIGKILLed: its stdin closes). A
+        # kernel outlives the server alone: the checker is a child subreaper and
+        # takes it in, so a chapter that kills the server hurts no other chapter.
+        # (Not ipykernel's parent poller, which exits when the server goes.)
+        os.environ.pop("JPY_PARENT_PID", None)
+        _watch_parents(os.getppid(), CHECKER["pid"])
         args = argv[argv.index(KERNEL_MODULE) + 1:]
-        args.append(f"--IPKernelApp.parent_handle={os.getppid()}")
+        args.append("--IPKernelApp.parent_handle=0")
         sys.argv = [KERNEL_MODULE, *args]
         if sys.path and sys.path[0] == "":        # as ipykernel_launcher does
             del sys.path[0]
@@ -120,7 +123,25 @@ def _become_kernel(argv: list[str], cwd: str, env: dict) -> None:
         os._exit(0)
 
 
+CHECKER = {"pid": 0}         # the checker that started this server
+
+
+def _watch_parents(server: int, checker: int, period_s: float = 0.5) -> None:
+    """In a kernel: a daemon thread that ends the process once its parent is neither
+    the server nor the checker (both gone: re-parented to init or another reaper)."""
+    import threading
+    import time
+
+    def watch():
+        while True:
+            time.sleep(period_s)
+            if os.getppid() not in (server, checker):
+                os._exit(1)
+    threading.Thread(target=watch, name="qmd-parent-watch", daemon=True).start()
+
+
 def serve(modules: list[str]) -> None:
+    CHECKER["pid"] = os.getppid()
     signal.signal(signal.SIGCHLD, _reap)
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # the checker decides when we stop
     ready = _preload(modules)

@@ -57,8 +57,38 @@ def reset(*_):
             stream.count, stream.noted = 0, False
 
 
+def _parent_of(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            text = handle.read()
+        return int(text[text.rfind(b")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def protect_checker():
+    """A cell may not signal the processes that run it: os.kill / os.killpg aimed at
+    this kernel's parent (the fork server, or the checker) or its parent (the
+    checker), or at pid -1 (every process of the user), raises PermissionError
+    at the cell's line, so the chapter that tried is the one reported."""
+    import os
+    parent = os.getppid()
+    protected = {p for p in (parent, _parent_of(parent)) if p > 1}
+
+    def hook(event, args):
+        if event in ("os.kill", "os.killpg") and args:
+            target = args[0]
+            if target == -1 or abs(target) in protected:
+                what = "every process of this user" if target == -1 else \
+                    f"process {abs(target)}, which runs this chapter (the checker or its fork server)"
+                raise PermissionError(f"a chapter may not signal {what}")
+    sys.addaudithook(hook)
+
+
 def setup(cap_chars, fig_format=""):
-    """Cap the streams per cell and inline values; choose the inline figure format (svg, png, …)."""
+    """Cap the streams per cell and inline values; choose the inline figure format (svg, png, …);
+    protect the checker's processes from the chapter's signals."""
+    protect_checker()
     CAP["chars"] = cap_chars
     sys.stdout = CappedStream(sys.stdout, cap_chars)
     sys.stderr = CappedStream(sys.stderr, cap_chars)
@@ -137,9 +167,26 @@ def inline(exprs):
             value = None
             out.append({"kind": kind, "text": _capped(text), "empty": empty, "bundle": shown})
         except Exception as exc:
-            out.append({"error": type(exc).__name__, "message": _capped(str(exc)),
+            out.append({"error": type(exc).__name__,
+                        "message": _capped(str(exc) + did_you_mean(exc, namespace)),
                         "names": [c.__name__ for c in type(exc).__mro__]})
     return Raw(json.dumps(out))
+
+
+def did_you_mean(exc, namespace):
+    """`; did you mean `node_mtbf_str`?` for a NameError (or AttributeError) whose name
+    is close to one that exists (difflib, as Python's own traceback suggestions)."""
+    import builtins
+    import difflib
+    name = getattr(exc, "name", None)
+    if isinstance(exc, NameError) and name:
+        known = [k for k in namespace if not k.startswith("_")] + dir(builtins)
+    elif isinstance(exc, AttributeError) and name and getattr(exc, "obj", None) is not None:
+        known = [k for k in dir(exc.obj) if not k.startswith("_")]
+    else:
+        return ""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+    return f"; did you mean `{close[0]}`?" if close and close[0] != name else ""
 
 
 def last_error():
@@ -148,7 +195,7 @@ def last_error():
     cells = getattr(get_ipython().compile, "_filename_map", {})
     frames = [[f.filename, f.lineno, cells.get(f.filename), f.name]
               for f in traceback.extract_tb(getattr(sys, "last_traceback", None))]
-    message = str(value)
+    message = str(value) + did_you_mean(value, get_ipython().user_ns)
     if isinstance(value, SyntaxError):
         message = value.msg or message
         if value.filename in cells:

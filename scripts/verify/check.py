@@ -14,7 +14,8 @@ from scripts.model import ChapterRun, Finding, ParsedChapter
 from scripts.read.book import read_book
 from scripts.read.project import Project
 from scripts.run.schedule import opaque_notes, run_chapters
-from scripts.verify import ledger
+from scripts.verify import control, ledger
+from scripts.verify.blame import kernel_refused, once_per_book
 from scripts.verify.figalt import missing_fig_alt
 from scripts.verify.generated import caption_inlines, with_generated
 from scripts.verify.prose_numbers import find_prose_numbers
@@ -69,16 +70,20 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
         from scripts.run.schedule import reusable
         served = cache_audit.served(project.root, chapters, run_options(project),
                                     timeout_s or project.timeout_s, reusable)
+    controls = control.snapshot(project, chapters)
     result.runs = run_some(project, chapters, force or audit, jobs, timeout_s,
                            prune=not book.findings)
+    changed_controls = control.changed(project, controls)
     if audit:
         result.findings += cache_audit.findings(chapters, served, result.runs)
     result.notes = opaque_notes(chapters, result.runs)
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
+    result.findings = once_per_book(result.findings)
     for check in text_checks(project):
         result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
+    result.findings += changed_controls
     published = {rel: ledger.collect(parsed, result.runs[rel])
                  for rel, parsed in result.parsed.items()}
     failed = [rel for rel, run in result.runs.items() if run.findings]
@@ -113,9 +118,11 @@ def run_some(project: Project, chapters: list[ParsedChapter], force: bool, jobs:
              prune: bool = False) -> dict[str, ChapterRun]:
     """Runs of `chapters` (cache or kernels); records the executed ones' times for sharding
     (not a shard's: its siblings must plan from the same times; the merge records them)."""
-    runs = run_chapters(project.root, chapters, options=run_options(project),
-                        timeout_s=timeout_s or project.timeout_s, force=force, jobs=jobs,
-                        prune=prune)
+    refused = {p.path: kernel_refused(project, p) for p in chapters}
+    runs = run_chapters(project.root, [p for p in chapters if refused[p.path] is None],
+                        options=run_options(project), timeout_s=timeout_s or project.timeout_s,
+                        force=force, jobs=jobs, prune=prune)
+    runs.update({rel: run for rel, run in refused.items() if run is not None})
     executed = {rel: r.seconds for rel, r in runs.items() if not r.cached}
     if record_times and executed:
         from scripts.verify.shard import save_timings     # (not imported by a cached check)

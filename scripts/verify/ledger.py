@@ -155,11 +155,19 @@ def read(path: Path) -> Ledger:
     not UTF-8 raises UnicodeDecodeError (a ValueError): the caller turns either
     into a finding rather than guessing at the recorded numbers.
     """
+    path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():    # a FIFO would hang
+        raise OSError(f"{path.name} is not a regular file ({_file_kind(path)})")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Ledger()
-    return parse_lock(text)
+    return parse_lock(text.removeprefix("\ufeff"))     # an editor's byte-order mark
+
+
+def _file_kind(path: Path) -> str:
+    return ("a FIFO" if path.is_fifo() else "a socket" if path.is_socket() else
+            "a device" if path.is_block_device() or path.is_char_device() else "not a file")
 
 
 def write(path: Path, entries: dict[str, str]) -> None:
@@ -174,6 +182,24 @@ def _show(value: str) -> str:
     if value == "":
         return '""'
     return value if len(value) <= SHOWN_CHARS else value[:SHOWN_CHARS - 1] + f"… ({len(value)} chars)"
+
+
+# characters a terminal shows as nothing or as a plain space
+INVISIBLE = re.compile("[\u0000-\u0008\u000b-\u001f\u007f-\u00a0\u00ad\u034f\u061c"
+                       "\u115f\u1160\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f"
+                       "\u3000\ufe00-\ufe0f\ufeff]")
+
+
+def _looks(text: str) -> str:
+    """What a reader sees of `text`: invisible characters dropped, blanks collapsed."""
+    return " ".join(INVISIBLE.sub(lambda m: " " if m.group().isspace() else "", text).split())
+
+
+def visible(text: str) -> str:
+    """`text` quoted, with each invisible character as its \\u escape (`"\\ufeff42 "`),
+    so leading or trailing blanks and zero-width characters show."""
+    return '"' + INVISIBLE.sub(lambda m: m.group() if m.group() == " " else
+                               f"\\u{ord(m.group()):04x}", text) + '"'
 
 
 def _sorted_lines(old: dict[str, str]) -> dict[str, int]:
@@ -191,15 +217,21 @@ def diff(old: dict[str, str], new: dict[str, str]) -> list[Finding]:
     """
     lines = getattr(old, "lines", None) or _sorted_lines(old)
     findings = []
+    # a new and a removed key that look alike: show what tells them apart
+    alike = {_looks(k) for k in set(new) - set(old)} & {_looks(k) for k in set(old) - set(new)}
     for key in sorted(set(old) | set(new)):
+        shown = visible(key) if _looks(key) in alike else key
         if key in old and key in new:
             if old[key] == new[key]:
                 continue
-            reason = f"{key}: {_show(old[key])} → {_show(new[key])}"
+            a, b = old[key], new[key]
+            if _looks(a) == _looks(b):          # the difference is invisible
+                a, b = visible(a), visible(b)
+            reason = f"{shown}: {_show(a)} → {_show(b)}"
         elif key in new:
-            reason = f"{key}: (new) → {_show(new[key])}"
+            reason = f"{shown}: (new) → {_show(new[key])}"
         else:
-            reason = f"{key}: {_show(old[key])} → (removed)"
+            reason = f"{shown}: {_show(old[key])} → (removed)"
         findings.append(Finding(path=LOCK_NAME, line=lines.get(key, 0), kind="ledger",
                                 reason=one_line(reason), key=key,
                                 old=old.get(key), new=new.get(key)))

@@ -9,6 +9,47 @@ from scripts.model import Finding
 from scripts.verify.ledger import SEP
 
 
+# What a terminal that cannot encode the report's characters (PYTHONIOENCODING=ascii,
+# LANG=C on an old runner) prints instead; anything else becomes a \u escape.
+PLAIN = {"→": "->", "·": "|", "×": "x", "−": "-", "–": "-", "—": "--", "…": "...",
+         "≤": "<=", "≥": ">=", "≈": "~", "±": "+/-", "µ": "u", "‘": "'", "’": "'",
+         "“": '"', "”": '"', "\u00a0": " ", "\u2009": " ", "\u202f": " "}
+ERRORS = "qmd-plain"
+
+
+def _plain(exc: UnicodeError):
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start:exc.end]
+    out = "".join(PLAIN.get(ch) or ch.encode("ascii", "backslashreplace").decode("ascii")
+                  for ch in text)
+    return out, exc.end
+
+
+def use_terminal_encoding(*streams: TextIO) -> None:
+    """Make `streams` (default stdout and stderr) print what their encoding can:
+    the report's arrows and dots in ASCII, any other character as an escape."""
+    import codecs
+    try:
+        codecs.lookup_error(ERRORS)
+    except LookupError:
+        codecs.register_error(ERRORS, _plain)
+    for stream in streams or (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors=ERRORS)
+            except (ValueError, OSError):
+                pass
+
+
+def can_encode(out: TextIO, text: str = "→·") -> bool:
+    try:
+        text.encode(getattr(out, "encoding", None) or "utf-8")
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
 def format_finding(f: Finding) -> str:
     """`path:line[:col] [label] kind: reason`, then the detail indented."""
     label = f" [{f.label}]" if f.label else ""
@@ -45,12 +86,13 @@ def print_report(result, out: TextIO = sys.stdout) -> None:
 def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sys.stdout) -> None:
     """Each finding, ledger differences grouped last; then the chapters left out of numbers.lock."""
     findings = sorted(findings, key=lambda f: f.kind == "ledger")
+    moved = sum(1 for f in findings if f.kind == "ledger" and "→" in f.reason)
     ledger_header = False
     for f in findings:
         if f.kind == "ledger" and "→" in f.reason:
             if not ledger_header:
-                print("published numbers differ from numbers.lock (`make numbers` accepts them):",
-                      file=out)
+                print(f"{moved_numbers(moved)} (`make numbers` accepts "
+                      f"{'it' if moved == 1 else 'them'}):", file=out)
                 ledger_header = True
             print(f"  {f.reason}", file=out)
         else:
@@ -58,6 +100,12 @@ def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sy
     if skipped:
         print(f"numbers of {', '.join(skipped)} not compared with numbers.lock "
               "(did not run to the end)", file=out)
+
+
+def moved_numbers(n: int) -> str:
+    """`1 published number differs from numbers.lock`, `3 published numbers differ …`."""
+    return (f"{n} published number{'s' * (n != 1)} "
+            f"{'differs' if n == 1 else 'differ'} from numbers.lock")
 
 
 def finding_record(f: Finding, documents: list[str]) -> dict:
@@ -94,5 +142,5 @@ def json_report(result) -> dict:
 
 
 def print_json(result, out: TextIO = sys.stdout) -> None:
-    json.dump(json_report(result), out, ensure_ascii=False, indent=1)
+    json.dump(json_report(result), out, ensure_ascii=not can_encode(out), indent=1)
     out.write("\n")

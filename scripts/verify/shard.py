@@ -15,8 +15,16 @@ Partial. A shard checks its chapters exactly as an unsharded check does
 checks need: findings, labels, references, citations, the published numbers
 and whether the run failed. It does no book-wide check.
 
+Sources. A partial records the digest of every source file it checked
+(`Project.source_files()`: chapters, includes, _quarto.yml, references.bib,
+numbers.lock, data, the chapters' packages). Partials of two trees never merge,
+and the merge refuses partials of a tree other than its own (naming the files
+that differ).
+
 Merge. The partials must come from one plan and cover every chapter exactly
-once (else a `shard` error naming the file). The merge then runs the book-wide
+once (else a `shard` error naming the file). Partials of other plans or trees
+(stale files left in _build/shards/ by an earlier N) are set aside, named, when
+the rest is one complete set of the current tree. The merge then runs the book-wide
 checks (cross-references, citations, duplicate labels, numbers.lock) on the
 union, in book order, so its findings equal those of one unsharded run.
 """
@@ -30,7 +38,7 @@ from pathlib import Path
 from scripts.files import atomic_write
 from scripts.model import Finding, ParsedChapter, finding_from_dict
 
-PARTIAL_FORMAT = 1
+PARTIAL_FORMAT = 2
 TIMINGS_FILE = Path("_build") / "timings.json"
 SHARDS_DIR = Path("_build") / "shards"
 
@@ -103,6 +111,31 @@ def plan_digest(shards: list[list[str]]) -> str:
     return hashlib.sha256(json.dumps(shards).encode("utf-8")).hexdigest()[:16]
 
 
+def source_digests(root: Path, files: list[str]) -> dict[str, str]:
+    """sha256 (16 hex digits) of each project-relative file; "" when unreadable."""
+    digests = {}
+    for rel in files:
+        path = Path(root) / rel
+        try:        # never open a FIFO or device (it would block): only regular files
+            digests[rel] = (hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+                            if path.is_file() else "not a file")
+        except OSError:
+            digests[rel] = ""
+    return digests
+
+
+def tree_digest(digests: dict[str, str]) -> str:
+    """One digest of a source tree (its files' names and contents)."""
+    return hashlib.sha256(json.dumps(sorted(digests.items())).encode("utf-8")).hexdigest()[:16]
+
+
+def tree_difference(ours: dict[str, str], theirs: dict[str, str], limit: int = 3) -> str:
+    """The first few files that differ between two trees, for a message."""
+    names = sorted(k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
+    shown = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return shown or "none"
+
+
 def load_timings(root: Path) -> dict[str, float]:
     """Last recorded run time of each chapter ({} when none is recorded)."""
     try:
@@ -153,9 +186,10 @@ def chapter_record(parsed: ParsedChapter | None, run, findings: list[Finding],
 
 
 def partial(shard: Shard, shards: list[list[str]], documents: list[str],
-            chapters: dict[str, dict], seconds: float) -> dict:
+            chapters: dict[str, dict], seconds: float, sources: dict[str, str]) -> dict:
     return {"format": PARTIAL_FORMAT, "shard": [shard.index, shard.count],
             "plan": plan_digest(shards), "documents": documents,
+            "tree": tree_digest(sources), "sources": sources,
             "assigned": shards[shard.index - 1], "chapters": chapters, "seconds": seconds}
 
 
@@ -174,11 +208,14 @@ def read_partial(path: Path) -> dict:
         raise ShardError(f"{path}: cannot read the partial result: {exc.strerror}") from None
     except ValueError as exc:
         raise ShardError(f"{path}: not a partial result (bad JSON: {exc})") from None
-    keys = {"format", "shard", "plan", "documents", "assigned", "chapters"}
-    if not isinstance(data, dict) or not keys <= set(data):
+    keys = {"format", "shard", "plan", "documents", "assigned", "chapters", "tree", "sources"}
+    if not isinstance(data, dict) or "format" not in data:
         raise ShardError(f"{path}: not a partial result of `check --shard`")
     if data["format"] != PARTIAL_FORMAT:
-        raise ShardError(f"{path}: partial format {data['format']}, expected {PARTIAL_FORMAT}")
+        raise ShardError(f"{path}: partial format {data.get('format')}, expected "
+                         f"{PARTIAL_FORMAT}: rerun this shard with this checker")
+    if not isinstance(data, dict) or not keys <= set(data):
+        raise ShardError(f"{path}: not a partial result of `check --shard`")
     if set(data["chapters"]) != set(data["assigned"]):
         raise ShardError(f"{path}: records chapters its shard was not assigned")
     return data
@@ -193,6 +230,7 @@ class MergedChapters:
     records: dict[str, dict]
     shards: int
     seconds_slowest: float = 0.0
+    partials: list[dict] = field(default_factory=list)     # the merged partials' data
 
     def parsed_stubs(self) -> dict[str, ParsedChapter]:
         """ParsedChapters carrying exactly what cross-reference and citation checks read."""
@@ -203,33 +241,83 @@ class MergedChapters:
                 for rel, rec in self.records.items() if rec["parsed"]}
 
 
-def combine(partials: list[tuple[Path, dict]]) -> MergedChapters:
-    """Check that the partials are one plan's complete set; return their union."""
+def _complete(group: list[tuple[Path, dict]]) -> bool:
+    indices = [data["shard"][0] for _, data in group]
+    return sorted(indices) == list(range(1, group[0][1]["shard"][1] + 1))
+
+
+def _names(group: list[tuple[Path, dict]]) -> str:
+    return ", ".join(str(path) for path, _ in group)
+
+
+def pick(partials: list[tuple[Path, dict]], tree: dict[str, str]
+         ) -> tuple[list[tuple[Path, dict]], list[Path]]:
+    """The partials to merge and those set aside (stale: another plan or tree).
+
+    The partials are grouped by plan and source tree. Exactly one group may be
+    merged: it checked `tree` (the merging project's sources) and is one plan's
+    complete set. Other groups are set aside only when such a set exists;
+    otherwise a ShardError names what is wrong and which files to delete.
+    """
     if not partials:
         raise ShardError("no partial results to merge")
-    first_path, first = partials[0]
-    count = first["shard"][1]
-    seen: dict[int, Path] = {}
-    records: dict[str, dict] = {}
+    current = tree_digest(tree)
+    groups: dict[tuple, list[tuple[Path, dict]]] = {}
     for path, data in partials:
+        key = (data["tree"], data["plan"], data["shard"][1], tuple(data["documents"]))
+        groups.setdefault(key, []).append((path, data))
+    ours = [g for key, g in groups.items() if key[0] == current]
+    complete = [g for g in ours if _complete(g)]
+    if len(complete) == 1:
+        chosen = complete[0]
+        return chosen, [path for path, _ in partials if all(path is not p for p, _ in chosen)]
+    if not ours:
+        path, data = partials[0]
+        others = {key[0] for key in groups}
+        if len(others) > 1:
+            second = next(d for _, d in partials if d["tree"] != data["tree"])
+            raise ShardError(f"the partials checked different source trees (files that differ: "
+                             f"{tree_difference(data['sources'], second['sources'])}): "
+                             f"rerun every shard on one commit")
+        raise ShardError(f"{path}: checked another source tree than this project (files that "
+                         f"differ: {tree_difference(tree, data['sources'])}): rerun the shards "
+                         f"on this tree, or merge in the tree they checked")
+    main = ours[0]
+    seen: dict[int, Path] = {}
+    for path, data in main:
         index, n = data["shard"]
-        if n != count or data["plan"] != first["plan"] or data["documents"] != first["documents"]:
-            raise ShardError(f"{path}: shard {index}/{n} comes from another plan than "
-                             f"{first_path} (different chapters, times or N): rerun all shards")
         if index in seen:
             raise ShardError(f"{path}: shard {index}/{n} is also in {seen[index]}")
         seen[index] = path
-        records.update(data["chapters"])
+    stale = [(p, d) for p, d in partials if all(p is not q for q, _ in main)]
+    count = main[0][1]["shard"][1]
+    if stale:
+        other_tree = [(p, d) for p, d in stale if d["tree"] != current]
+        why = (f"checked another source tree (files that differ: "
+               f"{tree_difference(tree, other_tree[0][1]['sources'])})" if other_tree else
+               "come from another plan (different chapters, times or N)")
+        raise ShardError(f"{_names(stale)}: {why} than {_names(main)}, and no plan's set is "
+                         f"complete: delete the stale partials, or rerun every shard on one commit")
     missing = sorted(set(range(1, count + 1)) - set(seen))
-    if missing:
-        raise ShardError(f"missing shard{'s' * (len(missing) > 1)} "
-                         f"{', '.join(f'{i}/{count}' for i in missing)}")
-    documents = list(first["documents"])
+    raise ShardError(f"missing shard{'s' * (len(missing) > 1)} "
+                     f"{', '.join(f'{i}/{count}' for i in missing)}")
+
+
+def combine(partials: list[tuple[Path, dict]], tree: dict[str, str]
+            ) -> tuple[MergedChapters, list[Path]]:
+    """The union of one plan's complete set of partials of `tree`, and the paths set aside."""
+    chosen, aside = pick(partials, tree)
+    count = chosen[0][1]["shard"][1]
+    records: dict[str, dict] = {}
+    for _, data in chosen:
+        records.update(data["chapters"])
+    documents = list(chosen[0][1]["documents"])
     absent = [rel for rel in documents if rel not in records]
     if absent:
         raise ShardError(f"no shard checked {', '.join(absent)}")
-    slowest = max(float(d.get("seconds", 0.0)) for _, d in partials)
-    return MergedChapters(documents, {rel: records[rel] for rel in documents}, count, slowest)
+    slowest = max(float(d.get("seconds", 0.0)) for _, d in chosen)
+    return MergedChapters(documents, {rel: records[rel] for rel in documents}, count,
+                          slowest, [data for _, data in chosen]), aside
 
 
 def record_findings(record: dict) -> list[Finding]:
@@ -247,7 +335,8 @@ def chapter_findings(merged: MergedChapters) -> list[Finding]:
     checks = max((len(rec["text"]) for rec in recs), default=0)
     text = [f for k in range(checks) for rec in recs if k < len(rec["text"])
             for f in rec["text"][k]]
-    return [finding_from_dict(f) for f in unreadable + own + text]
+    from scripts.verify.blame import once_per_book
+    return once_per_book([finding_from_dict(f) for f in unreadable + own + text])
 
 
 def read_all(paths: list[Path]) -> list[tuple[Path, dict]]:

@@ -38,6 +38,11 @@ def run_merge(root: Path, paths: list[Path], stream: TextIO = sys.stdout) -> int
     except ShardError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if result.set_aside:
+        print(f"note: set aside {len(result.set_aside)} partial"
+              f"{'s' * (len(result.set_aside) != 1)} of another plan or source tree "
+              f"(stale; delete {'them' if len(result.set_aside) != 1 else 'it'}): "
+              f"{', '.join(map(str, result.set_aside))}", file=sys.stderr)
     print_findings(result.findings, result.ledger_skipped, stream)
     line = merged_summary(result)
     print(line, file=stream)

@@ -8,13 +8,13 @@ numbers.lock) to the union of the partials, so both paths share every rule.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from scripts.model import Finding
+from scripts.model import Finding, finding_from_dict
 from scripts.read.book import read_book
 from scripts.read.project import load_project
-from scripts.verify import ledger
+from scripts.verify import control, ledger
 from scripts.verify import shard as sh
 from scripts.verify.check import book_wide, run_some, text_checks
 from scripts.verify.generated import with_generated
@@ -28,9 +28,11 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
     project = book.project
     root = project.root
     documents = project.documents
+    sources = sh.source_digests(root, project.source_files())
     shards = sh.plan(documents, sh.chapter_costs(root, documents, sh.load_timings(root)),
                      shard.count)
     mine = shards[shard.index - 1]
+    controls = control.snapshot(project, [book.parsed[rel] for rel in mine if rel in book.parsed])
     runs = run_some(project, [book.parsed[rel] for rel in mine if rel in book.parsed],
                     force, jobs, timeout_s, record_times=False)
     records: dict[str, dict] = {}
@@ -44,10 +46,12 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
         records[rel] = sh.chapter_record(with_generated(parsed, run), run, parsed.findings + [parsed.relocate(f) for f in run.findings],
                                          ledger.collect(parsed, run),
                                          [check(parsed) for check in text_checks(project)])
+    changed = control.changed(project, controls)
     seconds = time.perf_counter() - started
-    path = sh.write_partial(out or sh.default_partial_path(root, shard),
-                            sh.partial(shard, shards, documents, records, seconds))
-    findings = [f for rel in mine for f in sh.record_findings(records[rel])]
+    data = sh.partial(shard, shards, documents, records, seconds, sources)
+    data["control"] = [asdict(f) for f in changed]
+    path = sh.write_partial(out or sh.default_partial_path(root, shard), data)
+    findings = [f for rel in mine for f in sh.record_findings(records[rel])] + changed
     return sh.ShardOutcome(path, shard, mine, findings, seconds)
 
 
@@ -65,6 +69,7 @@ class MergedResult:
     cached_chapters: int = 0
     shards: int = 0
     seconds: float = 0.0        # the slowest shard
+    set_aside: list[Path] = field(default_factory=list)   # stale partials not merged
 
     @property
     def ok(self) -> bool:
@@ -74,11 +79,13 @@ class MergedResult:
 def merge(root: Path, paths: list[Path]) -> MergedResult:
     """Combine the partials at `paths` (ShardError when they are not one complete plan)."""
     project = load_project(Path(root))
-    merged = sh.combine(sh.read_all(paths))
+    merged, aside = sh.combine(sh.read_all(paths),
+                               sh.source_digests(project.root, project.source_files()))
     if merged.documents != project.documents:
         raise sh.ShardError(f"{paths[0]}: the partials list other chapters than "
                             f"{project.root}/_quarto.yml")
-    result = MergedResult(root=project.root, shards=merged.shards, seconds=merged.seconds_slowest)
+    result = MergedResult(root=project.root, shards=merged.shards, seconds=merged.seconds_slowest,
+                          set_aside=aside)
     records = {rel: rec for rel, rec in merged.records.items() if rec["parsed"]}
     result.chapters = len(records)
     result.cells = sum(rec["cells"] for rec in records.values())
@@ -86,6 +93,8 @@ def merge(root: Path, paths: list[Path]) -> MergedResult:
     result.invariants = sum(rec["invariants"] for rec in records.values())
     result.cached_chapters = sum(1 for rec in records.values() if rec["cached"])
     result.findings = list(project.findings) + sh.chapter_findings(merged)
+    result.findings += list(dict.fromkeys(finding_from_dict(f) for data in merged.partials
+                                          for f in data.get("control", [])))
     published = {rel: rec["entries"] for rel, rec in records.items()}
     failed = [rel for rel, rec in records.items() if rec["run_failed"]]
     result.findings += book_wide(project, merged.parsed_stubs(), published, failed, result)

@@ -42,7 +42,8 @@ def test_failing_check(good_book, runner):
     assert result.code == 1, result.output
     f = result.only("invariant")
     assert (f.path, f.line) == ("contents/one.qmd", line_of(chapter(good_book), "check(cluster >"))
-    assert f.reason == "a cluster fails more often than one node"
+    assert f.reason == ("a cluster fails more often than one node "
+                        "(`cluster > node_mtbf` was `390.6 hour > 6,250 hour`)")
     assert_consistent_after_failure(runner, good_book, before, result)
 
 

@@ -37,7 +37,34 @@ SCENARIOS = {
     "detached": ("import subprocess\nsubprocess.Popen(['sleep', '417'], start_new_session=True)\n",
                  ("--force",), 0),
     "setsid": ("import subprocess\nsubprocess.Popen(['setsid', 'sleep', '418'])\n", ("--force",), 0),
+    # … or one that also dropped its environment (no run marker to find it by)
+    "emptied-env": ("import subprocess\nsubprocess.Popen(['sleep', '602'], start_new_session=True, "
+                    "env={})\n", ("--force",), 0),
+    "env-i": ("import subprocess\nsubprocess.run(['env', '-i', 'setsid', 'sh', '-c', 'sleep 603 &'])\n",
+              ("--force",), 0),
 }
+
+# the sleepers above, found by their command line (an emptied environment carries
+# no marker; the test kills them itself, so a missing fix never leaks them)
+SLEEPERS = {"spawned": "sleep 300", "detached": "sleep 417", "setsid": "sleep 418",
+            "emptied-env": "sleep 602", "env-i": "sleep 603"}
+
+
+def _by_cmdline(cmdline: str) -> list[int]:
+    """Live processes of this user whose command line is exactly `cmdline`."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                text = handle.read().rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace")
+            uid = os.stat(f"/proc/{name}").st_uid
+        except OSError:
+            continue
+        if text == cmdline and uid == os.getuid() and _alive(int(name)):
+            found.append(int(name))
+    return found
 
 
 def _watch(proc, seen: dict[int, str], stop: threading.Event) -> None:
@@ -63,6 +90,8 @@ def test_nothing_outlives_a_run(good_book, runner, scenario):
     code, extra, expected = SCENARIOS[scenario]
     if code:
         edit(good_book / "contents" / "one.qmd", "cluster_str = fmt(", code + "cluster_str = fmt(")
+    sleeper = SLEEPERS.get(scenario)
+    already = set(_by_cmdline(sleeper)) if sleeper else set()
     proc, marker = runner.start(good_book, "check", *extra)
     seen: dict[int, str] = {}
     stop = threading.Event()
@@ -79,6 +108,13 @@ def test_nothing_outlives_a_run(good_book, runner, scenario):
         watcher.join()
         if proc.poll() is None:
             proc.kill()
+        escaped = []
+        if sleeper:
+            wait_until(lambda: not set(_by_cmdline(sleeper)) - already, timeout=5)
+            escaped = sorted(set(_by_cmdline(sleeper)) - already)
+            for pid in escaped:                 # never leave them running, fix or no fix
+                os.kill(pid, signal.SIGKILL)
+    assert escaped == [], f"{sleeper!r} outlived the run"
     assert proc.returncode == expected, (stdout, stderr)
     assert seen, "the run started no process at all: nothing was tested"
     assert any("kernel" in c or "forkserver" in c for c in seen.values()), seen

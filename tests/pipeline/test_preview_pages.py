@@ -79,3 +79,26 @@ def test_relevant_keeps_sources_only(tmp_path):
                                 "contents/.a.qmd.swp", "tests/t.py", "mlsys/units.py")]
     assert relevant(root, paths + [Path("/elsewhere/x.qmd")]) == [
         "_quarto.yml", "contents/a.qmd", "mlsys/units.py"]
+
+
+@pytest.mark.parametrize("edit", [True, False])
+def test_output_deleted_while_previewing_is_rebuilt_whole(book, edit):
+    """`_book/` removed (make clean, rm -r) under a running preview: the next build writes
+    every page and asset again, not only the page an edit changed."""
+    import shutil
+    renderer = PageRenderer()
+    try:
+        renderer.render(check_book(book))
+        def listing():          # (Pagefind's fragment names follow the text: left out)
+            return sorted(str(p.relative_to(book / "_book")) for p in (book / "_book").rglob("*")
+                          if "pagefind" not in p.parts)
+        everything = listing()
+        assert "book.css" in everything and "one.html" in everything
+        shutil.rmtree(book / "_book")
+        if edit:
+            write(book, "one.qmd", (book / "one.qmd").read_text().replace("Text.", "More text."))
+        assert sorted(renderer.render(check_book(book))) == ["index.html", "one.html", "two.html"]
+        assert listing() == everything
+        assert renderer.render(check_book(book)) == []              # and then nothing again
+    finally:
+        renderer.close()

@@ -186,3 +186,63 @@ def test_command_line_shards_and_merge(planted, tmp_path):
     assert done.returncode == 1
     assert "contents/ch05.qmd" in done.stdout and "unknown-ref" in done.stdout
     assert "FAILED" in done.stdout.splitlines()[-1]
+
+
+# ------------------------------------------- what was checked, and stale files
+
+def _other_tree(root, tmp_path):
+    """A copy of the planted book whose ch05 prose differs (same size, so same plan)."""
+    import shutil
+    other = tmp_path / "other-tree"
+    shutil.copytree(root, other, symlinks=True)
+    path = other / "contents/ch05.qmd"
+    text = path.read_text(encoding="utf-8")
+    assert "planted reference" in text
+    path.write_text(text.replace("planted reference", "Planted reference"), encoding="utf-8")
+    return other
+
+
+def test_partials_of_two_source_trees_never_merge(planted, tmp_path):
+    """Each tree fails on its own; half of each must not merge into one verdict."""
+    root, _, _ = planted
+    other = _other_tree(root, tmp_path)
+    mine = check_shard(root, sh.Shard(1, 2), out=tmp_path / "mine-1.json")
+    theirs = check_shard(other, sh.Shard(2, 2), out=tmp_path / "theirs-2.json")
+    assert json.loads(mine.path.read_text())["plan"] == json.loads(theirs.path.read_text())["plan"]
+    with pytest.raises(sh.ShardError, match=r"theirs-2\.json: checked another source tree "
+                                            r"\(files that differ: contents/ch05\.qmd\)"):
+        merge(root, [mine.path, theirs.path])
+    with pytest.raises(sh.ShardError, match=r"different source trees \(files that differ: "
+                                            r"contents/ch05\.qmd\)"):
+        sh.pick(sh.read_all([mine.path, theirs.path]), {})     # a third tree merges
+    # a complete set of one tree is refused by a merge in the other tree
+    theirs_1 = check_shard(other, sh.Shard(1, 2), out=tmp_path / "theirs-1.json")
+    with pytest.raises(sh.ShardError, match=r"theirs-1\.json: checked another source tree than "
+                                            r"this project \(files that differ: "
+                                            r"contents/ch05\.qmd\)"):
+        merge(root, [theirs_1.path, theirs.path])
+    done = subprocess.run([sys.executable, "-m", "scripts", "merge", "--root", str(root),
+                           str(mine.path), str(theirs.path)], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "" and "contents/ch05.qmd" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_stale_partials_of_another_n_are_set_aside_by_name(planted, tmp_path):
+    root, expected, _ = planted
+    stale = [check_shard(root, sh.Shard(i, 3), out=tmp_path / f"shard-{i}-of-3.json").path
+             for i in (1, 2)]
+    fresh = [check_shard(root, sh.Shard(i, 2), out=tmp_path / f"shard-{i}-of-2.json").path
+             for i in (1, 2)]
+    merged = merge(root, stale + fresh)
+    assert merged.findings == expected.findings
+    assert merged.set_aside == stale
+    done = subprocess.run([sys.executable, "-m", "scripts", "merge", "--root", str(root),
+                           *map(str, stale + fresh)], capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (f"note: set aside 2 partials of another plan or source tree "
+                           f"(stale; delete them): {stale[0]}, {stale[1]}\n")
+    # without a complete set the message names the stale files to delete
+    with pytest.raises(sh.ShardError, match=r"shard-1-of-2\.json: come from another plan .* "
+                                            r"delete the stale partials"):
+        merge(root, [stale[0], fresh[0]])

@@ -27,6 +27,10 @@ PLACEHOLDER = ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Previe
                "<body><p>No good render yet: fix the findings below.</p></body></html>\n")
 
 
+class PortUnavailable(OSError):
+    """The --port asked for cannot be bound (in use, privileged)."""
+
+
 class _Stop(KeyboardInterrupt):
     """SIGTERM: stop exactly as for Ctrl-C."""
 
@@ -50,8 +54,9 @@ def announce(outcome: Outcome) -> None:
              f"[{outcome.check_s:.2f} s]")
         return
     if outcome.moved:
-        _say(f"{len(outcome.moved)} published number{'s' * (len(outcome.moved) != 1)} "
-             "differ from numbers.lock (`make numbers` accepts them):")
+        from scripts.verify.report import moved_numbers
+        n = len(outcome.moved)
+        _say(f"{moved_numbers(n)} (`make numbers` accepts {'it' if n == 1 else 'them'}):")
         for f in outcome.moved[:20]:
             _say(f"  {f.reason}")
     pages = len(outcome.pages)
@@ -72,16 +77,27 @@ def serve(root: Path, port: int = 0, jobs: int | None = None,
     from scripts.tools.preview.server import PreviewServer
     root = Path(root).resolve()
     session = Session(root, jobs)
-    watcher = watch.Watcher(root, stop)
-    server = None
+    output = session.output
+    try:        # the port first: a taken one must not cost a whole build
+        server = PreviewServer(output, port)
+    except OSError as exc:
+        session.close()
+        raise PortUnavailable(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc} "
+                              f"(another preview?); pass another --port, or none for a "
+                              f"free one") from None
+    try:
+        watcher = watch.Watcher(root, stop)
+    except BaseException:
+        server.stop()
+        session.close()
+        raise
     try:
         first = session.build()
         announce(first)
-        output = session.output
         output.mkdir(parents=True, exist_ok=True)
         if not (output / "index.html").exists():        # nothing good rendered yet
             (output / "index.html").write_text(PLACEHOLDER, encoding="utf-8")
-        server = PreviewServer(output, port).start()
+        server.start()
         publish(server, first)
         _say(f"preview: {server.url} (Ctrl-C stops)")
         if ready is not None:
@@ -118,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         previous = None
     try:
         return serve(args.root, args.port, args.jobs)
-    except WatcherMissing as exc:
+    except (WatcherMissing, PortUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     finally:

@@ -10,7 +10,8 @@ and labels (the sidebar, the pager and cross-references show them). So:
 2. renumber the book; when any chapter's collected facts changed, or the
    project's configuration did, every page is rewritten, else only the changed ones.
 
-The first build and any configuration change render everything with
+The first build, any configuration change and an output missing a page or
+the stylesheet (`_book/` deleted while previewing) render everything with
 `make html`'s writer; afterwards each rewritten page is written atomically
 (temp file + os.replace), so the server never serves half a page. Scratch files
 live in one temporary directory removed by `close()`; pandoc's outputs are stored
@@ -29,7 +30,7 @@ from scripts.files import atomic_write
 from scripts.render import output_dir
 from scripts.render.book import (Book, Chapter, assemble, chapter_info, collect_all, new_book,
                                  new_chapter, number, write_chapter_files)
-from scripts.render.html import body_job, page, page_bodies, write_html
+from scripts.render.html import CSS, body_job, page, page_bodies, write_html
 from scripts.render.incremental import RenderCache
 from scripts.render.pdf import pdf_name
 
@@ -79,7 +80,7 @@ class PageRenderer:
         for path in project.documents:
             md = assemble(result.parsed[path], result.runs.get(path))
             fresh[path] = (md.text, md.files)
-        full = self.book is None or config != self.config
+        full = self.book is None or config != self.config or self._output_gone()
         if full:
             appendices = set(project.appendices)
             self.book = new_book(project, [new_chapter(self.work, p, p in appendices, *fresh[p])
@@ -107,6 +108,14 @@ class PageRenderer:
         pages = self.book.chapters if facts_moved else changed
         self._write(pages, full)
         return [c.page for c in pages]
+
+    def _output_gone(self) -> bool:
+        """True when a page or the stylesheet of the last build is missing from the output
+        (`_book/` deleted or cleaned while previewing): everything is written again."""
+        if self.book is None or self.dest is None:
+            return True
+        return not (self.dest / CSS).is_file() or any(
+            not (self.dest / c.page).is_file() for c in self.book.chapters)
 
     def _write(self, pages: list[Chapter], full: bool) -> None:
         """A full render is `make html`'s own writer (pages, figures, assets, search);

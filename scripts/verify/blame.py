@@ -1,0 +1,84 @@
+"""Who a finding belongs to: a chapter whose `jupyter:` kernel cannot run is refused
+before it starts, and an error every chapter shares is reported once.
+
+(Used by check.py and by the merge of sharded checks, shard.py.)
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from scripts.model import CellRun, ChapterRun, Finding, InlineRun, ParsedChapter
+from scripts.read.project import Project
+from scripts.run.kernelspec import kernel_problem
+
+
+def kernel_refused(project: Project, parsed: ParsedChapter) -> ChapterRun | None:
+    """A run that never started, when the chapter's `jupyter:` (front matter, else
+    _quarto.yml) names a kernel that is not installed or not Python; else None."""
+    if "jupyter" in parsed.front_matter:
+        value, where = parsed.front_matter["jupyter"], (parsed.path, _front_matter_line(parsed))
+    elif project.jupyter is not None:
+        value, where = project.jupyter, ("_quarto.yml", project.jupyter_line)
+    else:
+        return None
+    if not parsed.execute:
+        return None                 # nothing runs, so no kernel is needed
+    problem = kernel_problem(value)
+    if problem is None:
+        return None
+    return ChapterRun(path=parsed.path, cells=[CellRun(index=c.index) for c in parsed.cells],
+                      inlines=[InlineRun(index=e.index, kind="code", text="")
+                               for e in parsed.inlines],
+                      findings=[Finding(*where, "kernel", problem)])
+
+
+def once_per_book(findings: list[Finding]) -> list[Finding]:
+    """The findings with a repeated one reported once, where it first occurs: a `kernel`
+    finding (the project's `jupyter:`, carried by every chapter it stopped) and a
+    cell error raised outside the chapters (the same error, at the same line of a
+    module such as mlsys/constants.py, in every chapter that imports it), which
+    then names the other chapters it stopped."""
+    seen: set[Finding] = set()
+    first: dict[tuple, int] = {}            # origin of a shared cell error -> its index
+    also: dict[tuple, list[str]] = {}       # origin -> the other chapters it stopped
+    out: list[Finding] = []
+    for f in findings:
+        if f.kind == "kernel":
+            if f in seen:
+                continue
+            seen.add(f)
+        origin = _outside_origin(f)
+        if origin is not None and origin in first:
+            also[origin].append(f.path)
+            continue
+        if origin is not None:
+            first[origin], also[origin] = len(out), []
+        out.append(f)
+    for origin, paths in also.items():
+        if paths:
+            f = out[first[origin]]
+            out[first[origin]] = replace(f, reason=(
+                f"{f.reason} (the same error stopped {len(paths)} more chapter"
+                f"{'s' * (len(paths) != 1)}: {', '.join(paths)})"))
+    return out
+
+
+def _outside_origin(f: Finding) -> tuple | None:
+    """(reason, innermost frame) of a cell error whose innermost frame is a project
+    module rather than the chapter (a traceback row `mlsys/x.py:74 in _declare`)."""
+    if f.kind != "cell-error" or not f.detail:
+        return None
+    rows = f.detail.split("\n")
+    if len(rows) < 2 or rows[-2].startswith(f.path + ":") or ".qmd:" in rows[-2]:
+        return None
+    return f.reason, rows[-2]
+
+
+def _front_matter_line(parsed: ParsedChapter) -> int:
+    """The line of the front matter's `jupyter:` key (1 when it cannot be told)."""
+    for number, line in enumerate(parsed.text.split("\n")[1:60], start=2):
+        if line.startswith("jupyter:"):
+            return number
+        if line.rstrip() in ("---", "..."):
+            break
+    return 1
