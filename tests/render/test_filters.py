@@ -76,3 +76,41 @@ def test_callout_titles_and_typst_box(tmp_path):
     assert '<div class="callout-title">\nMind <em>this</em>\n</div>' in html
     typ = run(tmp_path, "::: {.callout-caution}\nBody\n:::\n", to="typst", target="typst")
     assert typ.startswith("#block(width: 100%") and "#strong[Caution]" in typ and "Body" in typ
+
+
+CALLOUT_REFS = {
+    "nte-n": {"text": "Note 1.1", "number": "1.1", "href": "#nte-n", "kind": "nte"},
+    "tip-t": {"text": "Tip 2.1", "number": "2.1", "href": "c.html#tip-t", "kind": "tip"},
+}
+NUMBERED_CALLOUTS = ('::: {#nte-n .callout-note title="Ref"}\nBody.\n:::\n\n'
+                     "::: {#tip-t .callout-tip}\nTip body.\n:::\n\n"
+                     "::: {.callout-note}\nPlain.\n:::\n\nSee @nte-n and @tip-t.\n")
+
+
+def test_numbered_callouts_get_quarto_titles_and_links(tmp_path):
+    context = {"refs": {**REFS, **CALLOUT_REFS}}
+    html = run(tmp_path, NUMBERED_CALLOUTS, **context)
+    assert '<div id="nte-n" class="callout callout-note" role="note">' in html
+    assert '<div class="callout-title">\nNote\u00a01.1: Ref\n</div>' in html
+    assert '<div class="callout-title">\nTip\u00a02.1\n</div>' in html      # no title: the label alone
+    assert '<div class="callout-title">\nNote\n</div>' in html              # unlabelled: unnumbered
+    assert ('See <a href="#nte-n" class="quarto-xref">Note\u00a01.1</a> and '
+            '<a href="c.html#tip-t" class="quarto-xref">Tip\u00a02.1</a>.') in html
+
+
+def test_numbered_callouts_in_typst_are_link_targets(tmp_path):
+    refs = {rid: {**entry, "href": f"#{rid}"} for rid, entry in CALLOUT_REFS.items()}
+    typ = run(tmp_path, NUMBERED_CALLOUTS, to="typst", target="typst", refs={**REFS, **refs})
+    assert "#strong[Note~1.1: Ref]" in typ and "#strong[Tip~2.1]" in typ
+    assert "\n] <nte-n>\n" in typ and "\n] <tip-t>\n" in typ
+    assert "#link(<nte-n>)[Note~1.1] and #link(<tip-t>)[Tip~2.1]" in typ
+    import typst                    # a link to a label the document lacks fails to compile
+    assert typst.compile(typ.encode("utf-8"))[:5] == b"%PDF-"
+
+
+def test_collect_lists_labelled_callouts_only(tmp_path):
+    out = tmp_path / "found.json"
+    run(tmp_path, "::: {#nte-b .callout-note}\nx\n:::\n\n::: {#nte-plain}\ny\n:::\n\n"
+                  "::: {#wrn-a .callout-warning}\nz\n:::\n", mode="collect", out=str(out))
+    labels = json.loads(out.read_text())["labels"]
+    assert [(lab["kind"], lab["id"]) for lab in labels] == [("nte", "nte-b"), ("wrn", "wrn-a")]

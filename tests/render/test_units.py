@@ -113,6 +113,21 @@ def test_number_book_like_quarto():
     assert chapters[0].headers == [None, None]
 
 
+def test_callouts_numbered_per_kind_and_chapter():
+    chapters = [
+        info("a.qmd", {"headers": [{"id": "sec-a", "level": 1, "unnumbered": False, "text": "A"}],
+                       "labels": [{"id": "nte-1", "kind": "nte"}, {"id": "tbl-1", "kind": "tbl"},
+                                  {"id": "nte-2", "kind": "nte"}, {"id": "cau-1", "kind": "cau"}]}),
+        info("b.qmd", {"headers": [{"id": "sec-b", "level": 1, "unnumbered": False, "text": "B"}],
+                       "labels": [{"id": "wrn-1", "kind": "wrn"}, {"id": "imp-1", "kind": "imp"},
+                                  {"id": "tip-1", "kind": "tip"}, {"id": "nte-3", "kind": "nte"}]}),
+    ]
+    texts = {k: v.text for k, v in number_book(chapters).items() if not k.startswith("sec-")}
+    assert texts == {"nte-1": "Note 1.1", "tbl-1": "Table 1.1", "nte-2": "Note 1.2",
+                     "cau-1": "Caution 1.1", "wrn-1": "Warning 2.1", "imp-1": "Important 2.1",
+                     "tip-1": "Tip 2.1", "nte-3": "Note 2.1"}
+
+
 def test_duplicate_labels_rejected():
     chapters = [info("a.qmd", {"headers": [], "labels": [{"id": "tbl-1", "kind": "tbl"}]}),
                 info("b.qmd", {"headers": {}, "labels": [{"id": "tbl-1", "kind": "tbl"}]})]

@@ -4,7 +4,8 @@ crossref.lua: book-wide numbering and cross-references, in two passes.
 The filter reads a JSON context file named by the metadata `book-context`.
 
   mode "collect": list what this chapter defines, in document order
-    (headings, and tbl-/fig-/eq- labels), plus its title and the images it
+    (headings, and tbl-/fig-/eq- labels and callouts labelled nte-/tip-/
+    wrn-/imp-/cau-, as callouts.lua left them), plus its title and the images it
     uses, and write that as JSON to `context.out`. The document is unchanged.
     Python (scripts/render/numbering.py) turns the lists of all chapters
     into numbers: numbering needs every chapter before any page is written.
@@ -14,7 +15,7 @@ The filter reads a JSON context file named by the metadata `book-context`.
 
   mode "apply": number headings (`context.headers`, one entry per heading
     in document order), prefix captions ("Table 1.1: "), show equation
-    numbers, and replace every @sec-/@tbl-/@fig-/@eq- citation with a link
+    numbers, and replace every @sec-/@tbl-/@fig-/@eq-/@nte-… citation with a link
     whose text is the label ("Table A.1") to `context.refs[id].href`.
     An unknown reference is an error: the render fails rather than
     printing "?@tbl-x".
@@ -25,7 +26,10 @@ math followed by the string "{#eq-x}".
 
 local ctx = {}
 local NBSP = "\u{a0}"
-local CROSSREF_KINDS = { sec = true, tbl = true, fig = true, eq = true }
+local CROSSREF_KINDS = { sec = true, tbl = true, fig = true, eq = true,
+  -- callouts (callouts.lua, which runs first, numbers their titles)
+  nte = true, tip = true, wrn = true, imp = true, cau = true }
+local CALLOUT_KINDS = { nte = true, tip = true, wrn = true, imp = true, cau = true }
 
 --- "tbl" for "tbl-x", nil for ids that are not cross-reference labels.
 local function label_kind(id)
@@ -104,6 +108,8 @@ local function collect(doc)
     Div = function(d)
       local kind = label_kind(d.identifier)
       if kind == "fig" or kind == "tbl" then
+        table.insert(found.labels, { id = d.identifier, kind = kind })
+      elseif CALLOUT_KINDS[kind] and d.classes:includes("callout") then
         table.insert(found.labels, { id = d.identifier, kind = kind })
       end
     end,
