@@ -114,3 +114,26 @@ def test_collect_lists_labelled_callouts_only(tmp_path):
                   "::: {#wrn-a .callout-warning}\nz\n:::\n", mode="collect", out=str(out))
     labels = json.loads(out.read_text())["labels"]
     assert [(lab["kind"], lab["id"]) for lab in labels] == [("nte", "nte-b"), ("wrn", "wrn-a")]
+
+
+def test_first_heading_promoted_to_chapter_title(tmp_path):
+    """Quarto's book: no `title:` and no `#`, the first heading is the chapter title."""
+    out = tmp_path / "found.json"
+    source = "Intro text.\n\n## First {#sec-first}\n\n## Second {#sec-second}\n\n### Third\n"
+    run(tmp_path, source, mode="collect", out=str(out))
+    found = json.loads(out.read_text())
+    assert found["title"] == "First"
+    assert [(h["id"], h["level"]) for h in found["headers"]] == [
+        ("sec-first", 1), ("sec-second", 2), ("third", 3)]
+    html = run(tmp_path, source, headers=["2", "2.1", "2.1.1"])
+    assert html.index('<h1 id="sec-first">') < html.index("<p>Intro text.</p>") < html.index("<h2")
+    assert '<span class="header-section-number">2.1</span> Second</h2>' in html
+
+
+def test_no_heading_and_front_matter_title_are_not_promoted(tmp_path):
+    out = tmp_path / "found.json"
+    run(tmp_path, "---\ntitle: Meta\n---\n\n## Sub\n", mode="collect", out=str(out))
+    found = json.loads(out.read_text())
+    assert [(h["text"], h["level"]) for h in found["headers"]] == [("Meta", 1), ("Sub", 2)]
+    run(tmp_path, "Only text.\n", mode="collect", out=str(out))
+    assert json.loads(out.read_text())["title"] == ""

@@ -128,6 +128,24 @@ def test_callouts_numbered_per_kind_and_chapter():
                      "tip-1": "Tip 2.1", "nte-3": "Note 2.1"}
 
 
+def test_chapter_without_heading_is_numbered_like_quarto():
+    """Quarto 1.7 (case 19): a chapter with no heading takes the next number, its page's
+    file name as its title, and numbers its labels without the chapter ("Table 1")."""
+    chapters = [
+        info("a.qmd", {"headers": [{"id": "sec-a", "level": 1, "unnumbered": False, "text": "A"}],
+                       "labels": [{"id": "tbl-a", "kind": "tbl"}], "title": "A"}),
+        info("sub/bare.qmd", {"headers": [], "labels": [{"id": "tbl-b", "kind": "tbl"},
+                                                        {"id": "eq-b", "kind": "eq"}], "title": ""}),
+        info("c.qmd", {"headers": [{"id": "sec-c", "level": 1, "unnumbered": False, "text": "C"}],
+                       "labels": [], "title": "C"}),
+    ]
+    refs = number_book(chapters)
+    assert [(c.number, c.title) for c in chapters] == [("1", "A"), ("2", "bare.html"), ("3", "C")]
+    assert {k: v.text for k, v in refs.items()} == {
+        "sec-a": "Chapter 1", "tbl-a": "Table 1.1", "tbl-b": "Table 1", "eq-b": "Equation 1",
+        "sec-c": "Chapter 3"}
+
+
 def test_duplicate_labels_rejected():
     chapters = [info("a.qmd", {"headers": [], "labels": [{"id": "tbl-1", "kind": "tbl"}]}),
                 info("b.qmd", {"headers": {}, "labels": [{"id": "tbl-1", "kind": "tbl"}]})]

@@ -360,11 +360,18 @@ end
 
 ------------------------------------------------------------------ entry
 
---- Give a chapter without a level-1 heading one from its `title:`.
+--- Give a chapter without a level-1 heading its title as Quarto's book does:
+--- its `title:`, else its first heading (`## x` too), moved to the top of the
+--- page as the level-1 title (the text before it stays; the other headings keep
+--- their levels). A chapter with no heading at all gets none.
 local function ensure_title(doc)
-  for _, block in ipairs(doc.blocks) do
-    if block.t == "Header" and block.level == 1 then
-      return doc
+  local first = nil
+  for i, block in ipairs(doc.blocks) do
+    if block.t == "Header" then
+      if block.level == 1 then
+        return doc
+      end
+      first = first or i
     end
   end
   if doc.meta.title then
@@ -372,6 +379,11 @@ local function ensure_title(doc)
     local inlines = pandoc.utils.type(title) == "Inlines" and title
       or pandoc.Inlines({ pandoc.Str(pandoc.utils.stringify(title)) })
     doc.blocks:insert(1, pandoc.Header(1, inlines))
+  elseif first then
+    local heading = doc.blocks[first]
+    doc.blocks:remove(first)
+    heading.level = 1
+    doc.blocks:insert(1, heading)
   end
   return doc
 end
