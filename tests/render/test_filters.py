@@ -137,3 +137,24 @@ def test_no_heading_and_front_matter_title_are_not_promoted(tmp_path):
     assert [(h["text"], h["level"]) for h in found["headers"]] == [("Meta", 1), ("Sub", 2)]
     run(tmp_path, "Only text.\n", mode="collect", out=str(out))
     assert json.loads(out.read_text())["title"] == ""
+
+
+TABLE_FLOATS = ("::: {#tbl-t}\n```{=html}\n<div><style scoped>th {}</style>\n"
+                "<table class=\"dataframe\"><thead><tr><th></th><th>x</th></tr></thead>"
+                "<tbody><tr><th>0</th><td>0.50</td></tr></tbody></table></div>\n```\n\n"
+                "A DataFrame\n:::\n\n"
+                "::: {#tbl-p}\n``` {.cell-output}\nprinted\n```\n\nPrinted\n:::\n\nSee @tbl-t.\n")
+TABLE_REFS = {**REFS, "tbl-p": {"text": "Table A.2", "number": "A.2", "href": "#tbl-p", "kind": "tbl"}}
+
+
+def test_dataframe_html_in_a_table_float_becomes_a_numbered_table(tmp_path):
+    html = run(tmp_path, TABLE_FLOATS, refs=TABLE_REFS)
+    assert '<table id="tbl-t" class="dataframe">' in html
+    assert "<caption>Table\u00a0A.1: A DataFrame</caption>" in html
+    assert "<td>0.50</td>" in html and "<style" not in html
+    assert '<figure id="tbl-p">' in html and "<figcaption>Table\u00a0A.2: Printed</figcaption>" in html
+    typ = run(tmp_path, TABLE_FLOATS, to="typst", target="typst",
+              refs={**TABLE_REFS, "tbl-t": {**REFS["tbl-t"], "href": "#tbl-t"}})
+    assert "[0.50]" in typ and "<tbl-t>" in typ          # a real table in the PDF, not raw HTML
+    import typst
+    assert typst.compile(typ.encode("utf-8"))[:5] == b"%PDF-"

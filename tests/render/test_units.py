@@ -82,6 +82,39 @@ def test_chapter_markdown_requires_checked_values():
         chapter_markdown(parsed, no_inlines)
 
 
+TABLE_CELLS = """# T
+
+```{python}
+#| label: tbl-df
+#| tbl-cap: "A DataFrame"
+#| echo: true
+df
+```
+
+```{python}
+#| label: tbl-print
+#| tbl-cap: "Printed"
+print(rows)
+```
+"""
+
+
+def test_tbl_cap_on_html_or_text_output_makes_a_table_float():
+    """Quarto (case 04): a DataFrame's HTML or printed text under `tbl-cap` is a table
+    float; the built-in renderer writes it as `::: {#tbl-x}` with the caption last."""
+    parsed = parse_chapter("c.qmd", TABLE_CELLS)
+    run = ChapterRun(path="c.qmd", cells=[
+        CellRun(0, [Output("html", "<table><tr><td>1</td></tr></table>")]),
+        CellRun(1, [Output("text", "| a |\n")])])
+    text = chapter_markdown(parsed, run).text
+    assert ("``` {.python .cell-code}\ndf\n```\n\n::: {#tbl-df}\n```{=html}\n"
+            "<table><tr><td>1</td></tr></table>\n```\n\nA DataFrame\n:::") in text
+    assert "::: {#tbl-print}\n``` {.cell-output}\n| a |\n```\n\nPrinted\n:::" in text
+    empty = ChapterRun(path="c.qmd", cells=[CellRun(0, []), CellRun(1, [])])
+    with pytest.raises(RenderError, match=r"c.qmd:3: cell tbl-df has tbl-cap but produced no output"):
+        chapter_markdown(parsed, empty)
+
+
 def info(path, collected, appendix=False):
     return ChapterInfo(path, appendix, collected)
 

@@ -291,6 +291,18 @@ local function apply_cite(cite)
   return links
 end
 
+--- The first table of a raw HTML block (pandas' `<table class="dataframe">`), read
+--- by pandoc's HTML reader, or nil.
+local function html_table(raw)
+  local found = nil
+  pandoc.read(raw.text, "html").blocks:walk({
+    Table = function(t)
+      found = found or t
+    end,
+  })
+  return found
+end
+
 --- Quarto's div syntax for floats: `::: {#fig-x}` (content, then the
 --- caption as the last paragraph) becomes a Figure; `::: {#tbl-x}` around a
 --- table gives the table that id (and the last paragraph as its caption).
@@ -310,6 +322,9 @@ local function float_div(d)
   end
   if kind == "tbl" then
     for i, block in ipairs(body) do
+      if block.t == "RawBlock" and block.format == "html" and block.text:find("<table") then
+        block = html_table(block) or block   -- a DataFrame's HTML: a real table, as in Quarto
+      end
       if block.t == "Table" then
         block.identifier = d.identifier
         if caption_inlines and #block.caption.long == 0 then
