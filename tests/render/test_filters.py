@@ -158,3 +158,24 @@ def test_dataframe_html_in_a_table_float_becomes_a_numbered_table(tmp_path):
     assert "[0.50]" in typ and "<tbl-t>" in typ          # a real table in the PDF, not raw HTML
     import typst
     assert typst.compile(typ.encode("utf-8"))[:5] == b"%PDF-"
+
+
+CUSTOM = {"todo": {"title": "To do", "color": "#ff69b4"}, "callout-quiz": {"title": "Quiz", "color": ""}}
+
+
+def test_custom_callout_types_from_the_extension(tmp_path):
+    """coatless-quarto/custom-callout: `::: todo` is a callout; its heading is its title,
+    not a numbered section (in the collect pass too)."""
+    source = ("::: todo\nDo it.\n:::\n\n::: {.callout-quiz}\n## Question one\nWhy?\n:::\n\n"
+              "::: {.todo title=\"Later\"}\nx\n:::\n")
+    html = run(tmp_path, source, custom_callouts=CUSTOM)
+    assert '<div class="callout callout-todo" role="note">' in html
+    assert '<div class="callout-title">\nTo do\n</div>' in html
+    assert '<div class="callout callout-callout-quiz" role="note">' in html
+    assert '<div class="callout-title">\nQuestion one\n</div>' in html and "<h2" not in html
+    assert '<div class="callout-title">\nLater\n</div>' in html
+    out = tmp_path / "found.json"
+    run(tmp_path, source, mode="collect", out=str(out), custom_callouts=CUSTOM)
+    assert json.loads(out.read_text())["headers"] in ([], {})
+    typ = run(tmp_path, source, to="typst", target="typst", custom_callouts=CUSTOM)
+    assert 'fill: rgb("#ff69b4")' in typ and 'rgb("#6c757d")' in typ and "#strong[To do]" in typ

@@ -188,3 +188,15 @@ def test_duplicate_labels_rejected():
 
 def test_appendix_letters():
     assert [appendix_letter(n) for n in (1, 2, 26, 27)] == ["A", "B", "Z", "AA"]
+
+
+def test_custom_callout_types_reach_the_filters(tmp_path):
+    """The project's custom callout types are in every pass's context (callouts.lua)."""
+    import json
+    from scripts.render.book import Chapter, new_book, write_context
+    project = Project(root=tmp_path, custom_callouts={"todo": {"title": "To do", "color": ""}})
+    chapter = Chapter("a.qmd", "a.html", False, tmp_path / "a.md")
+    book = new_book(project, [chapter], tmp_path)
+    for mode in ("collect", "apply"):
+        ctx = json.loads(write_context(book, chapter, mode, "html").read_text())
+        assert ctx["custom_callouts"] == {"todo": {"title": "To do", "color": ""}}
