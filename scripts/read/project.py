@@ -46,6 +46,8 @@ class Project:
     lang: str = "en"
     authors: list[str] = field(default_factory=list)
     crossref: dict = field(default_factory=dict)             # `crossref:` options
+    custom_callouts: dict = field(default_factory=dict)      # class -> {"title", "color"}: the
+                                                             # custom-callout extension's types
     formats: list[str] = field(default_factory=list)         # `format:` names, in order
     fig_format: str = ""                                     # first format's `fig-format`
     output_dir: str = "_book"                                # `project: output-dir:`
@@ -238,6 +240,7 @@ def _resolve(project: Project, config: dict) -> None:
     project.authors = [str(a.get("name", "")) if isinstance(a, dict) else str(a)
                        for a in authors if a]
     project.crossref = _mapping(config.get("crossref"))
+    project.custom_callouts = custom_callouts(config)
     formats = _mapping(config.get("format"))
     project.formats = [str(name) for name in formats]
     project.fig_format = next((str(o["fig-format"]) for o in formats.values()
@@ -253,6 +256,26 @@ def _resolve(project: Project, config: dict) -> None:
     verify = _mapping(config.get("verify"))
     project.literal_numbers = bool(verify.get("literal-numbers"))
     project.fig_alt = bool(verify.get("fig-alt"))
+
+
+def custom_callouts(config: dict) -> dict:
+    """Callout types an extension adds (coatless-quarto/custom-callout: `filters:` lists
+    `custom-callout` and `custom-callout: {todo: {title: ..., color: ...}}` defines them).
+
+    class -> {"title", "color"}: a div with that class is a callout; its default title is
+    the type's `title`, else its name capitalised (the extension's rule). Without the
+    filter listed Quarto ignores the key, and so does this.
+    """
+    filters = [str(f.get("path", "")) if isinstance(f, dict) else str(f)
+               for f in _as_list(config.get("filters"))]
+    if not any("custom-callout" in f for f in filters):
+        return {}
+    found = {}
+    for name, spec in _mapping(config.get("custom-callout")).items():
+        if isinstance(spec, dict):
+            title = spec.get("title") or str(name)[:1].upper() + str(name)[1:]
+            found[str(name)] = {"title": str(title), "color": str(spec.get("color") or "")}
+    return found
 
 
 def _timeout(value) -> float:

@@ -9,7 +9,8 @@ What is recognised (and nothing is executed here):
 * inline expressions `{python} expr` in one-backtick code spans of the
   markdown text (not inside any fenced block, not inside longer code spans);
 * cross-reference labels (`{#sec-x}`, `{#tbl-x}`, `{#fig-x}`, `{#eq-x}`,
-  cell `label:`), `@sec-x`-style references and `[@key]` citations;
+  cell `label:`, callouts `{#nte-x .callout-note}`), `@sec-x`-style
+  references and `[@key]` citations;
 * grid tables that contain an inline expression (rejected).
 
 Every problem found by reading alone becomes a Finding with a line number.
@@ -37,8 +38,11 @@ BLANK_LINE = re.compile(r"\n[ \t]*\n")
 GRID_BORDER = re.compile(r"^\s*\+(?:[-=:]+\+)+\s*$")
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
+# Quarto's callout cross-reference types (`::: {#nte-x .callout-note}`, `@nte-x`):
+# a label of these kinds is defined only on a callout div.
+CALLOUT_PREFIXES = ("nte", "tip", "wrn", "imp", "cau")
 CROSSREF_PREFIXES = ("sec", "tbl", "fig", "eq", "lst", "thm", "lem", "cor", "prp", "cnj",
-                     "def", "exm", "exr", "sol", "rem", "alg")
+                     "def", "exm", "exr", "sol", "rem", "alg") + CALLOUT_PREFIXES
 LABEL_CHARS = r"[A-Za-z0-9_][A-Za-z0-9_:.\-]*[A-Za-z0-9_]|[A-Za-z0-9_]"
 ATTR_LABEL = re.compile(r"\{[^{}\n]*?#((?:" + "|".join(CROSSREF_PREFIXES) + r")-(?:"
                         + LABEL_CHARS + r"))[^{}\n]*\}")
@@ -256,7 +260,8 @@ def _labels_and_refs(chapter: ParsedChapter, prose: str) -> None:
     """Record labels defined, @references and citations (code already blanked)."""
     prose = HTML_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), prose)
     where = _Lines(prose)
-    found = [(m.group(1), where.locate(m.start(1))[0]) for m in ATTR_LABEL.finditer(prose)]
+    found = [(m.group(1), where.locate(m.start(1))[0]) for m in ATTR_LABEL.finditer(prose)
+             if _defines(m.group(1), m.group(0))]
     found += [(cell.label, cell.first_code_line) for cell in chapter.cells if cell.label]
     chapter.labels = sorted(found, key=lambda item: item[1])
     for m in AT_KEY.finditer(prose):
@@ -266,6 +271,13 @@ def _labels_and_refs(chapter: ParsedChapter, prose: str) -> None:
             chapter.references.append((key, line, col))
         else:
             chapter.citations.append((key, line, col))
+
+
+def _defines(label: str, attributes: str) -> bool:
+    """Whether `{... #label ...}` defines the label: a callout label only on a callout."""
+    if label.split("-", 1)[0] not in CALLOUT_PREFIXES:
+        return True
+    return re.search(r"(?:^|[\s{])\.callout-[\w-]+", attributes) is not None
 
 
 def _grid_tables(chapter: ParsedChapter, lines: list[str]) -> None:

@@ -66,6 +66,7 @@ class Book:
     subtitle: str = ""
     authors: list[str] = field(default_factory=list)
     crossref: dict = field(default_factory=dict)     # _quarto.yml `crossref:` options
+    custom_callouts: dict = field(default_factory=dict)   # an extension's callout types (callouts.lua)
     output_file: str = ""                            # _quarto.yml `book: output-file:`
     parts: frozenset = frozenset()                   # `- part: file.qmd` pages: unnumbered
     cache: RenderCache | None = None                 # stored pandoc outputs (incremental.py)
@@ -101,6 +102,7 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
         href = f"{pages[ref.path]}#{rid}" if target == "html" else f"#{rid}"
         refs[rid] = {"kind": ref.kind, "number": ref.number, "text": ref.text, "href": href}
     ctx["refs"] = refs
+    ctx["custom_callouts"] = book.custom_callouts
     ctx["appendix_title"] = str(book.crossref.get("appendix-title", "Appendix"))
     ctx["appendix_delim"] = str(book.crossref.get("appendix-delim", " —"))
     ctx["image_prefix"] = f"{chapter.page_dir}/" if chapter.page_dir else ""
@@ -261,6 +263,7 @@ def new_book(project, chapters: list[Chapter], work: Path) -> Book:
                 csl=Path(project.root) / project.csl if project.csl else None, work=work,
                 lang=project.lang, subtitle=project.subtitle, authors=list(project.authors),
                 crossref=dict(project.crossref), output_file=project.output_file,
+                custom_callouts=dict(getattr(project, "custom_callouts", {})),
                 parts=frozenset(getattr(project, "parts", ())))
 
 

@@ -11,7 +11,8 @@ produced (or loaded from its cache).
   `output: asis`; images saved as files; html raw), nothing when
   `include: false`;
 - a cell labelled `tbl-x` with `tbl-cap` gets `: cap {#tbl-x}` under its
-  table; a cell labelled `fig-x` with `fig-cap` becomes
+  Markdown table, or (a DataFrame's HTML, printed text) its outputs are put in
+  Quarto's table float `::: {#tbl-x}` with the caption last; a cell labelled `fig-x` with `fig-cap` becomes
   `![cap](file){#fig-x fig-alt="..."}`.
 """
 from __future__ import annotations
@@ -80,6 +81,16 @@ def in_pipe_table(text: str, offset: int) -> bool:
     return "|" in line and TABLE_RULE.search(block) is not None
 
 
+def table_float(label: str, caption, outputs: list[str]) -> str:
+    """Quarto's table float around outputs that are no Markdown table (a DataFrame's
+    HTML, printed text): `::: {#tbl-x}` with the caption as its last paragraph;
+    crossref.lua numbers it and reads an HTML table in it into a real table."""
+    colons = ":" * max(3, max((len(m) for o in outputs for m in re.findall(r"^:{3,}", o, re.M)),
+                              default=0) + 1)
+    body = "\n\n".join(outputs)
+    return f"{colons} {{#{label}}}\n{body}\n\n{one_line(caption)}\n{colons}"
+
+
 class _Assembler:
     def __init__(self, parsed: ParsedChapter, run: ChapterRun | None,
                  files_dir: str):
@@ -133,11 +144,16 @@ class _Assembler:
                 parts.append(self.image(cell, opts, output.kind, output.data, images))
                 images += 1
         if label.startswith("tbl-") and opts.get("tbl-cap"):
-            caption = f": {one_line(opts['tbl-cap'])} {{#{label}}}"
-            if table_part is None:
-                raise RenderError(f"{self.parsed.path}:{cell.fence_line}: cell {label} has "
-                                  f"tbl-cap but produced no markdown table")
-            parts[table_part] = parts[table_part] + "\n\n" + caption
+            if table_part is not None:
+                caption = f": {one_line(opts['tbl-cap'])} {{#{label}}}"
+                parts[table_part] = parts[table_part] + "\n\n" + caption
+            else:
+                outputs = [p for p in parts[1 if opts.get("echo") is True else 0:] if p]
+                if not outputs:
+                    raise RenderError(f"{self.parsed.path}:{cell.fence_line}: cell {label} has "
+                                      f"tbl-cap but produced no output")
+                code = parts[:1] if opts.get("echo") is True else []
+                parts = code + [table_float(label, opts["tbl-cap"], outputs)]
         if label.startswith("fig-") and opts.get("fig-cap") and images == 0:
             raise RenderError(f"{self.parsed.path}:{cell.fence_line}: cell {label} has "
                               f"fig-cap but produced no image")

@@ -5,20 +5,26 @@ its headings and its tbl-/fig-/eq- labels. `number_book` turns those lists
 into Quarto 1.10's numbers:
 
 - chapters 1, 2, ... ; appendices A, B, ... ; `index.qmd` (the preface) and
-  `.unnumbered` chapters get no number;
+  `.unnumbered` chapters get no number; a chapter with no heading at all is
+  numbered too, named by its page ("bare.html"), its labels counted 1, 2, …
+  without the chapter number (Quarto 1.7's own numbering of such a page);
 - sections 1.1, 1.2.1, A.1 within numbered chapters;
-- tables, figures and equations per chapter: 1.1, 2.3, A.1;
+- tables, figures, equations and referenceable callouts (`#nte-`, `#tip-`,
+  `#wrn-`, `#imp-`, `#cau-`, each kind its own count) per chapter: 1.1, 2.3, A.1;
 - a reference text: "Chapter 1" / "Appendix A" for a chapter heading,
-  "Section 1.2", "Table A.1", "Figure 2.1", "Equation 1.1".
+  "Section 1.2", "Table A.1", "Figure 2.1", "Equation 1.1", "Note 1.1".
 """
 from __future__ import annotations
 
+import posixpath
 import string
 from dataclasses import dataclass, field
 
 from .errors import RenderError
 
-KIND_NAMES = {"tbl": "Table", "fig": "Figure", "eq": "Equation", "sec": "Section"}
+KIND_NAMES = {"tbl": "Table", "fig": "Figure", "eq": "Equation", "sec": "Section",
+              # callouts (Quarto's crossref categories: the name follows the label's prefix)
+              "nte": "Note", "tip": "Tip", "wrn": "Warning", "imp": "Important", "cau": "Caution"}
 
 
 @dataclass(frozen=True)
@@ -58,9 +64,11 @@ def _as_list(value) -> list:
 
 
 def _chapter_number(info: ChapterInfo, counters: dict) -> str | None:
+    """Quarto numbers every chapter, one with no heading at all too, except the
+    preface, a part page and one whose title heading is `.unnumbered`."""
     headers = _as_list(info.collected.get("headers"))
     first = next((h for h in headers if h.get("level") == 1), None)
-    if info.path == "index.qmd" or info.unnumbered or first is None or first.get("unnumbered"):
+    if info.path == "index.qmd" or info.unnumbered or (first is not None and first.get("unnumbered")):
         return None
     if info.appendix:
         counters["appendix"] += 1
@@ -86,7 +94,12 @@ def number_book(chapters: list[ChapterInfo], appendix_title: str = "Appendix") -
     for info in chapters:
         info.number = _chapter_number(info, counters)
         chap = info.number
-        info.title = info.collected.get("title") or info.path
+        # no heading at all: Quarto names the chapter by its page's file name
+        info.title = info.collected.get("title") or posixpath.basename(
+            posixpath.splitext(info.path)[0] + ".html")
+        # and numbers its tables, figures, … without the chapter ("Table 1")
+        within = chap if any(int(h.get("level", 1)) == 1
+                             for h in _as_list(info.collected.get("headers"))) else None
         section: list[int] = []
         seen_h1 = False
         info.headers = []
@@ -115,6 +128,6 @@ def number_book(chapters: list[ChapterInfo], appendix_title: str = "Appendix") -
             kind, lid = label["kind"], label["id"]
             per_kind[kind] = per_kind.get(kind, 0) + 1
             k = per_kind[kind]
-            number = f"{chap}.{k}" if chap else str(k)
+            number = f"{within}.{k}" if within else str(k)
             define(Ref(lid, kind, number, f"{KIND_NAMES[kind]} {number}", info.path))
     return refs

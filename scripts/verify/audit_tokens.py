@@ -26,9 +26,11 @@ NUMBER = re.compile(r"(?<![\w.,\d])\d+(?:,\d{3})*(?:\.\d+)?(?![\d])")
 ALLOWED = [re.compile(p) for p, _ in ALLOWLIST]
 
 #: Numbers the renderer makes, recognised in running text: "Table 1.2", "Figure A.1",
-#: "Section 2.3", "Chapter 1", "Appendix B", "Equation (1.2)", and an equation number
+#: "Section 2.3", "Chapter 1", "Appendix B", "Equation (1.2)", a numbered callout's
+#: "Note 1.1" (also Tip, Warning, Important, Caution), and an equation number
 #: "(A.3)" (the number must contain a dot, so "(3)" in prose is not taken for one).
-LABEL = re.compile(r"\b(?:Table|Figure|Section|Chapter|Appendix|Equation|Eq\.)"
+LABEL = re.compile(r"\b(?:Table|Figure|Section|Chapter|Appendix|Equation|Eq\."
+                   r"|Note|Tip|Warning|Important|Caution)"
                    r"[\s\u00a0]+\(?(?:[A-Z]|\d+)(?:\.\d+)*\)?")
 EQ_NUMBER = re.compile(r"\((?:[A-Z]|\d+)\.\d+\)")
 

@@ -96,3 +96,16 @@ def test_a_folder_of_lone_documents_without_quarto_yml(tmp_path):
     write(tmp_path, {"doc.qmd": "# D\n", "_skip.qmd": "# S\n", "sub/x.qmd": "# X\n"})
     project = load_project(tmp_path)
     assert (project.type, project.chapters, project.findings) == ("single", ["doc.qmd"], [])
+
+
+def test_custom_callout_types_of_the_extension(tmp_path):
+    """coatless-quarto/custom-callout: its types count only when its filter is listed
+    (Quarto ignores the key otherwise); the default title is the name capitalised."""
+    types = ("custom-callout:\n  todo:\n    color: '#ff69b4'\n"
+             "  callout-quiz:\n    title: Self-check\n  broken: 3\n")
+    write(tmp_path, {"_quarto.yml": BOOK + types, "index.qmd": "# I\n"})
+    assert load_project(tmp_path).custom_callouts == {}
+    write(tmp_path, {"_quarto.yml": BOOK + types + "filters:\n  - quarto\n  - custom-callout\n"})
+    assert load_project(tmp_path).custom_callouts == {
+        "todo": {"title": "Todo", "color": "#ff69b4"},
+        "callout-quiz": {"title": "Self-check", "color": ""}}

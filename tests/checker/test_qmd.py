@@ -117,6 +117,22 @@ def test_labels_references_and_citations():
     assert [(k, line) for k, line, _ in parsed.citations] == [("smith2020", 3), ("lee-2021", 3)]
 
 
+def test_callout_labels_and_references():
+    text = (
+        '::: {#nte-a .callout-note title="A"}\n'              # 1
+        "Body.\n:::\n\n"
+        "::: {.callout-tip #tip-b}\nTip.\n:::\n\n"             # 5
+        "::: {#wrn-plain}\nnot a callout\n:::\n\n"            # 9
+        "## Heading {#cau-head}\n\n"                          # 13
+        "See @nte-a, @tip-b, @wrn-plain and @imp-none.\n"     # 15
+    )
+    parsed = parse_chapter("c.qmd", text)
+    assert parsed.labels == [("nte-a", 1), ("tip-b", 5)]
+    assert [(k, line) for k, line, _ in parsed.references] == [
+        ("nte-a", 15), ("tip-b", 15), ("wrn-plain", 15), ("imp-none", 15)]
+    assert parsed.citations == []
+
+
 def test_grid_table_with_inline_expression_is_rejected():
     text = (
         "# H\n\n"

@@ -56,7 +56,8 @@ def copy_inputs(case: Path, dest: Path) -> Path:
 
 
 def run_case(root: Path):
-    """check_book + the built-in HTML renderer (in a worker thread: asyncio inside)."""
+    """check_book + the built-in HTML renderer (in a worker thread: asyncio inside),
+    without the rendered-page audit."""
     from scripts.verify.check import check_book
     with ThreadPoolExecutor(max_workers=1) as pool:
         result = pool.submit(check_book, root, update_ledger=True).result()

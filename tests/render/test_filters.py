@@ -76,3 +76,106 @@ def test_callout_titles_and_typst_box(tmp_path):
     assert '<div class="callout-title">\nMind <em>this</em>\n</div>' in html
     typ = run(tmp_path, "::: {.callout-caution}\nBody\n:::\n", to="typst", target="typst")
     assert typ.startswith("#block(width: 100%") and "#strong[Caution]" in typ and "Body" in typ
+
+
+CALLOUT_REFS = {
+    "nte-n": {"text": "Note 1.1", "number": "1.1", "href": "#nte-n", "kind": "nte"},
+    "tip-t": {"text": "Tip 2.1", "number": "2.1", "href": "c.html#tip-t", "kind": "tip"},
+}
+NUMBERED_CALLOUTS = ('::: {#nte-n .callout-note title="Ref"}\nBody.\n:::\n\n'
+                     "::: {#tip-t .callout-tip}\nTip body.\n:::\n\n"
+                     "::: {.callout-note}\nPlain.\n:::\n\nSee @nte-n and @tip-t.\n")
+
+
+def test_numbered_callouts_get_quarto_titles_and_links(tmp_path):
+    context = {"refs": {**REFS, **CALLOUT_REFS}}
+    html = run(tmp_path, NUMBERED_CALLOUTS, **context)
+    assert '<div id="nte-n" class="callout callout-note" role="note">' in html
+    assert '<div class="callout-title">\nNote\u00a01.1: Ref\n</div>' in html
+    assert '<div class="callout-title">\nTip\u00a02.1\n</div>' in html      # no title: the label alone
+    assert '<div class="callout-title">\nNote\n</div>' in html              # unlabelled: unnumbered
+    assert ('See <a href="#nte-n" class="quarto-xref">Note\u00a01.1</a> and '
+            '<a href="c.html#tip-t" class="quarto-xref">Tip\u00a02.1</a>.') in html
+
+
+def test_numbered_callouts_in_typst_are_link_targets(tmp_path):
+    refs = {rid: {**entry, "href": f"#{rid}"} for rid, entry in CALLOUT_REFS.items()}
+    typ = run(tmp_path, NUMBERED_CALLOUTS, to="typst", target="typst", refs={**REFS, **refs})
+    assert "#strong[Note~1.1: Ref]" in typ and "#strong[Tip~2.1]" in typ
+    assert "\n] <nte-n>\n" in typ and "\n] <tip-t>\n" in typ
+    assert "#link(<nte-n>)[Note~1.1] and #link(<tip-t>)[Tip~2.1]" in typ
+    import typst                    # a link to a label the document lacks fails to compile
+    assert typst.compile(typ.encode("utf-8"))[:5] == b"%PDF-"
+
+
+def test_collect_lists_labelled_callouts_only(tmp_path):
+    out = tmp_path / "found.json"
+    run(tmp_path, "::: {#nte-b .callout-note}\nx\n:::\n\n::: {#nte-plain}\ny\n:::\n\n"
+                  "::: {#wrn-a .callout-warning}\nz\n:::\n", mode="collect", out=str(out))
+    labels = json.loads(out.read_text())["labels"]
+    assert [(lab["kind"], lab["id"]) for lab in labels] == [("nte", "nte-b"), ("wrn", "wrn-a")]
+
+
+def test_first_heading_promoted_to_chapter_title(tmp_path):
+    """Quarto's book: no `title:` and no `#`, the first heading is the chapter title."""
+    out = tmp_path / "found.json"
+    source = "Intro text.\n\n## First {#sec-first}\n\n## Second {#sec-second}\n\n### Third\n"
+    run(tmp_path, source, mode="collect", out=str(out))
+    found = json.loads(out.read_text())
+    assert found["title"] == "First"
+    assert [(h["id"], h["level"]) for h in found["headers"]] == [
+        ("sec-first", 1), ("sec-second", 2), ("third", 3)]
+    html = run(tmp_path, source, headers=["2", "2.1", "2.1.1"])
+    assert html.index('<h1 id="sec-first">') < html.index("<p>Intro text.</p>") < html.index("<h2")
+    assert '<span class="header-section-number">2.1</span> Second</h2>' in html
+
+
+def test_no_heading_and_front_matter_title_are_not_promoted(tmp_path):
+    out = tmp_path / "found.json"
+    run(tmp_path, "---\ntitle: Meta\n---\n\n## Sub\n", mode="collect", out=str(out))
+    found = json.loads(out.read_text())
+    assert [(h["text"], h["level"]) for h in found["headers"]] == [("Meta", 1), ("Sub", 2)]
+    run(tmp_path, "Only text.\n", mode="collect", out=str(out))
+    assert json.loads(out.read_text())["title"] == ""
+
+
+TABLE_FLOATS = ("::: {#tbl-t}\n```{=html}\n<div><style scoped>th {}</style>\n"
+                "<table class=\"dataframe\"><thead><tr><th></th><th>x</th></tr></thead>"
+                "<tbody><tr><th>0</th><td>0.50</td></tr></tbody></table></div>\n```\n\n"
+                "A DataFrame\n:::\n\n"
+                "::: {#tbl-p}\n``` {.cell-output}\nprinted\n```\n\nPrinted\n:::\n\nSee @tbl-t.\n")
+TABLE_REFS = {**REFS, "tbl-p": {"text": "Table A.2", "number": "A.2", "href": "#tbl-p", "kind": "tbl"}}
+
+
+def test_dataframe_html_in_a_table_float_becomes_a_numbered_table(tmp_path):
+    html = run(tmp_path, TABLE_FLOATS, refs=TABLE_REFS)
+    assert '<table id="tbl-t" class="dataframe">' in html
+    assert "<caption>Table\u00a0A.1: A DataFrame</caption>" in html
+    assert "<td>0.50</td>" in html and "<style" not in html
+    assert '<figure id="tbl-p">' in html and "<figcaption>Table\u00a0A.2: Printed</figcaption>" in html
+    typ = run(tmp_path, TABLE_FLOATS, to="typst", target="typst",
+              refs={**TABLE_REFS, "tbl-t": {**REFS["tbl-t"], "href": "#tbl-t"}})
+    assert "[0.50]" in typ and "<tbl-t>" in typ          # a real table in the PDF, not raw HTML
+    import typst
+    assert typst.compile(typ.encode("utf-8"))[:5] == b"%PDF-"
+
+
+CUSTOM = {"todo": {"title": "To do", "color": "#ff69b4"}, "callout-quiz": {"title": "Quiz", "color": ""}}
+
+
+def test_custom_callout_types_from_the_extension(tmp_path):
+    """coatless-quarto/custom-callout: `::: todo` is a callout; its heading is its title,
+    not a numbered section (in the collect pass too)."""
+    source = ("::: todo\nDo it.\n:::\n\n::: {.callout-quiz}\n## Question one\nWhy?\n:::\n\n"
+              "::: {.todo title=\"Later\"}\nx\n:::\n")
+    html = run(tmp_path, source, custom_callouts=CUSTOM)
+    assert '<div class="callout callout-todo" role="note">' in html
+    assert '<div class="callout-title">\nTo do\n</div>' in html
+    assert '<div class="callout callout-callout-quiz" role="note">' in html
+    assert '<div class="callout-title">\nQuestion one\n</div>' in html and "<h2" not in html
+    assert '<div class="callout-title">\nLater\n</div>' in html
+    out = tmp_path / "found.json"
+    run(tmp_path, source, mode="collect", out=str(out), custom_callouts=CUSTOM)
+    assert json.loads(out.read_text())["headers"] in ([], {})
+    typ = run(tmp_path, source, to="typst", target="typst", custom_callouts=CUSTOM)
+    assert 'fill: rgb("#ff69b4")' in typ and 'rgb("#6c757d")' in typ and "#strong[To do]" in typ

@@ -82,6 +82,39 @@ def test_chapter_markdown_requires_checked_values():
         chapter_markdown(parsed, no_inlines)
 
 
+TABLE_CELLS = """# T
+
+```{python}
+#| label: tbl-df
+#| tbl-cap: "A DataFrame"
+#| echo: true
+df
+```
+
+```{python}
+#| label: tbl-print
+#| tbl-cap: "Printed"
+print(rows)
+```
+"""
+
+
+def test_tbl_cap_on_html_or_text_output_makes_a_table_float():
+    """Quarto (case 04): a DataFrame's HTML or printed text under `tbl-cap` is a table
+    float; the built-in renderer writes it as `::: {#tbl-x}` with the caption last."""
+    parsed = parse_chapter("c.qmd", TABLE_CELLS)
+    run = ChapterRun(path="c.qmd", cells=[
+        CellRun(0, [Output("html", "<table><tr><td>1</td></tr></table>")]),
+        CellRun(1, [Output("text", "| a |\n")])])
+    text = chapter_markdown(parsed, run).text
+    assert ("``` {.python .cell-code}\ndf\n```\n\n::: {#tbl-df}\n```{=html}\n"
+            "<table><tr><td>1</td></tr></table>\n```\n\nA DataFrame\n:::") in text
+    assert "::: {#tbl-print}\n``` {.cell-output}\n| a |\n```\n\nPrinted\n:::" in text
+    empty = ChapterRun(path="c.qmd", cells=[CellRun(0, []), CellRun(1, [])])
+    with pytest.raises(RenderError, match=r"c.qmd:3: cell tbl-df has tbl-cap but produced no output"):
+        chapter_markdown(parsed, empty)
+
+
 def info(path, collected, appendix=False):
     return ChapterInfo(path, appendix, collected)
 
@@ -113,6 +146,39 @@ def test_number_book_like_quarto():
     assert chapters[0].headers == [None, None]
 
 
+def test_callouts_numbered_per_kind_and_chapter():
+    chapters = [
+        info("a.qmd", {"headers": [{"id": "sec-a", "level": 1, "unnumbered": False, "text": "A"}],
+                       "labels": [{"id": "nte-1", "kind": "nte"}, {"id": "tbl-1", "kind": "tbl"},
+                                  {"id": "nte-2", "kind": "nte"}, {"id": "cau-1", "kind": "cau"}]}),
+        info("b.qmd", {"headers": [{"id": "sec-b", "level": 1, "unnumbered": False, "text": "B"}],
+                       "labels": [{"id": "wrn-1", "kind": "wrn"}, {"id": "imp-1", "kind": "imp"},
+                                  {"id": "tip-1", "kind": "tip"}, {"id": "nte-3", "kind": "nte"}]}),
+    ]
+    texts = {k: v.text for k, v in number_book(chapters).items() if not k.startswith("sec-")}
+    assert texts == {"nte-1": "Note 1.1", "tbl-1": "Table 1.1", "nte-2": "Note 1.2",
+                     "cau-1": "Caution 1.1", "wrn-1": "Warning 2.1", "imp-1": "Important 2.1",
+                     "tip-1": "Tip 2.1", "nte-3": "Note 2.1"}
+
+
+def test_chapter_without_heading_is_numbered_like_quarto():
+    """Quarto 1.7 (case 19): a chapter with no heading takes the next number, its page's
+    file name as its title, and numbers its labels without the chapter ("Table 1")."""
+    chapters = [
+        info("a.qmd", {"headers": [{"id": "sec-a", "level": 1, "unnumbered": False, "text": "A"}],
+                       "labels": [{"id": "tbl-a", "kind": "tbl"}], "title": "A"}),
+        info("sub/bare.qmd", {"headers": [], "labels": [{"id": "tbl-b", "kind": "tbl"},
+                                                        {"id": "eq-b", "kind": "eq"}], "title": ""}),
+        info("c.qmd", {"headers": [{"id": "sec-c", "level": 1, "unnumbered": False, "text": "C"}],
+                       "labels": [], "title": "C"}),
+    ]
+    refs = number_book(chapters)
+    assert [(c.number, c.title) for c in chapters] == [("1", "A"), ("2", "bare.html"), ("3", "C")]
+    assert {k: v.text for k, v in refs.items()} == {
+        "sec-a": "Chapter 1", "tbl-a": "Table 1.1", "tbl-b": "Table 1", "eq-b": "Equation 1",
+        "sec-c": "Chapter 3"}
+
+
 def test_duplicate_labels_rejected():
     chapters = [info("a.qmd", {"headers": [], "labels": [{"id": "tbl-1", "kind": "tbl"}]}),
                 info("b.qmd", {"headers": {}, "labels": [{"id": "tbl-1", "kind": "tbl"}]})]
@@ -122,3 +188,15 @@ def test_duplicate_labels_rejected():
 
 def test_appendix_letters():
     assert [appendix_letter(n) for n in (1, 2, 26, 27)] == ["A", "B", "Z", "AA"]
+
+
+def test_custom_callout_types_reach_the_filters(tmp_path):
+    """The project's custom callout types are in every pass's context (callouts.lua)."""
+    import json
+    from scripts.render.book import Chapter, new_book, write_context
+    project = Project(root=tmp_path, custom_callouts={"todo": {"title": "To do", "color": ""}})
+    chapter = Chapter("a.qmd", "a.html", False, tmp_path / "a.md")
+    book = new_book(project, [chapter], tmp_path)
+    for mode in ("collect", "apply"):
+        ctx = json.loads(write_context(book, chapter, mode, "html").read_text())
+        assert ctx["custom_callouts"] == {"todo": {"title": "To do", "color": ""}}

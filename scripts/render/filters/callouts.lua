@@ -12,6 +12,18 @@ block written as raw typst around the converted body.
 
 This filter runs before crossref.lua so that a heading used as a callout
 title is not numbered as a section.
+
+A callout labelled for cross-references (`::: {#nte-x .callout-note}`; also
+tip-, wrn-, imp-, cau-) keeps its id; crossref.lua's collect pass lists it and
+numbering.py numbers it. In the apply pass (the JSON context named by the
+metadata `book-context` holds every label's entry) its title becomes
+Quarto's "Note 1.1: title", or "Note 1.1" alone when it has no title; in
+typst the block gets the label `<nte-x>` so that links to it resolve.
+
+Custom callout types from the custom-callout extension (the context's
+`custom_callouts`: class -> {title, color}, from _quarto.yml) are callouts
+too: `::: todo` or `::: {.todo}`, titled by `title=`, a leading heading or the
+type's default title, in every pass (their heading is no section).
 ]]
 
 local KINDS = {
@@ -23,8 +35,13 @@ local KINDS = {
 }
 
 local target = "html"
+local refs = {}
+local CALLOUT_REFS = { nte = true, tip = true, wrn = true, imp = true, cau = true }
+local NBSP = "\u{a0}"
 
---- The callout kind of a div ("note", "tip", ...) or nil.
+local custom = {}          -- the extension's types, by class
+
+--- The callout kind of a div ("note", "tip", ..., or a custom type's class) or nil.
 local function callout_kind(div)
   for _, class in ipairs(div.classes) do
     local kind = class:match("^callout%-(%a+)$")
@@ -32,11 +49,27 @@ local function callout_kind(div)
       return kind
     end
   end
+  for _, class in ipairs(div.classes) do
+    if custom[class] then
+      return class
+    end
+  end
   return nil
 end
 
 --- Title inlines and body blocks of a callout div.
-local function split_title(div, kind)
+--- Title and colour of a kind (a custom type: its own, grey when it names none).
+local function kind_info(kind)
+  if KINDS[kind] then
+    return KINDS[kind]
+  end
+  local spec = custom[kind]
+  local color = spec.color or ""
+  return { title = spec.title or kind, color = color:match("^#%x%x%x%x%x%x$") and color or "#6c757d" }
+end
+
+--- Title inlines (nil: none given) and body blocks of a callout div.
+local function given_title(div)
   local body = div.content
   local title_text = div.attributes["title"]
   if title_text and title_text ~= "" then
@@ -51,7 +84,24 @@ local function split_title(div, kind)
     end
     return title, rest
   end
-  return pandoc.Inlines({ pandoc.Str(KINDS[kind].title) }), body
+  return nil, body
+end
+
+--- Title and body; a numbered callout's title is prefixed like Quarto's:
+--- "Note 1.1: title", or "Note 1.1" when none is given.
+local function split_title(div, kind)
+  local title, body = given_title(div)
+  local entry = refs[div.identifier]
+  if entry and CALLOUT_REFS[entry.kind] then
+    local label = pandoc.Inlines({ pandoc.Str((entry.text:gsub(" ", NBSP))) })
+    if title then
+      label:insert(pandoc.Str(":"))
+      label:insert(pandoc.Space())
+      label:extend(title)
+    end
+    return label, body
+  end
+  return title or pandoc.Inlines({ pandoc.Str(kind_info(kind).title) }), body
 end
 
 local function html_callout(div, kind, title, body)
@@ -63,7 +113,9 @@ local function html_callout(div, kind, title, body)
 end
 
 local function typst_callout(div, kind, title, body)
-  local color = KINDS[kind].color
+  local color = kind_info(kind).color
+  local entry = refs[div.identifier]
+  local label = (entry and CALLOUT_REFS[entry.kind]) and (" <" .. div.identifier .. ">") or ""
   local open = string.format(
     '#block(width: 100%%, inset: 8pt, radius: 3pt, breakable: true, '
     .. 'fill: rgb("%s").lighten(92%%), stroke: (left: 3pt + rgb("%s")))[',
@@ -71,7 +123,7 @@ local function typst_callout(div, kind, title, body)
   local blocks = pandoc.Blocks({ pandoc.RawBlock("typst", open) })
   blocks:insert(pandoc.Para({ pandoc.Strong(title) }))
   blocks:extend(body)
-  blocks:insert(pandoc.RawBlock("typst", "]"))
+  blocks:insert(pandoc.RawBlock("typst", "]" .. label))
   return blocks
 end
 
@@ -87,10 +139,29 @@ local function Div(div)
   return html_callout(div, kind, title, body)
 end
 
+--- The book context: every label's entry (apply pass; none when collecting) and
+--- the custom callout types.
+local function read_context(doc)
+  local path = pandoc.utils.stringify(doc.meta["book-context"] or "")
+  if path == "" then
+    return {}, {}
+  end
+  local f = assert(io.open(path, "r"))
+  local ctx = pandoc.json.decode(f:read("a"), false)
+  f:close()
+  local types = type(ctx.custom_callouts) == "table" and ctx.custom_callouts or {}
+  if ctx.mode ~= "apply" or type(ctx.refs) ~= "table" then
+    return {}, types
+  end
+  return ctx.refs, types
+end
+
+
 function Pandoc(doc)
   local t = doc.meta["book-target"]
   if t then
     target = pandoc.utils.stringify(t)
   end
+  refs, custom = read_context(doc)
   return doc:walk({ Div = Div })
 end

@@ -4,7 +4,8 @@ crossref.lua: book-wide numbering and cross-references, in two passes.
 The filter reads a JSON context file named by the metadata `book-context`.
 
   mode "collect": list what this chapter defines, in document order
-    (headings, and tbl-/fig-/eq- labels), plus its title and the images it
+    (headings, and tbl-/fig-/eq- labels and callouts labelled nte-/tip-/
+    wrn-/imp-/cau-, as callouts.lua left them), plus its title and the images it
     uses, and write that as JSON to `context.out`. The document is unchanged.
     Python (scripts/render/numbering.py) turns the lists of all chapters
     into numbers: numbering needs every chapter before any page is written.
@@ -14,7 +15,7 @@ The filter reads a JSON context file named by the metadata `book-context`.
 
   mode "apply": number headings (`context.headers`, one entry per heading
     in document order), prefix captions ("Table 1.1: "), show equation
-    numbers, and replace every @sec-/@tbl-/@fig-/@eq- citation with a link
+    numbers, and replace every @sec-/@tbl-/@fig-/@eq-/@nte-… citation with a link
     whose text is the label ("Table A.1") to `context.refs[id].href`.
     An unknown reference is an error: the render fails rather than
     printing "?@tbl-x".
@@ -25,7 +26,10 @@ math followed by the string "{#eq-x}".
 
 local ctx = {}
 local NBSP = "\u{a0}"
-local CROSSREF_KINDS = { sec = true, tbl = true, fig = true, eq = true }
+local CROSSREF_KINDS = { sec = true, tbl = true, fig = true, eq = true,
+  -- callouts (callouts.lua, which runs first, numbers their titles)
+  nte = true, tip = true, wrn = true, imp = true, cau = true }
+local CALLOUT_KINDS = { nte = true, tip = true, wrn = true, imp = true, cau = true }
 
 --- "tbl" for "tbl-x", nil for ids that are not cross-reference labels.
 local function label_kind(id)
@@ -104,6 +108,8 @@ local function collect(doc)
     Div = function(d)
       local kind = label_kind(d.identifier)
       if kind == "fig" or kind == "tbl" then
+        table.insert(found.labels, { id = d.identifier, kind = kind })
+      elseif CALLOUT_KINDS[kind] and d.classes:includes("callout") then
         table.insert(found.labels, { id = d.identifier, kind = kind })
       end
     end,
@@ -285,6 +291,18 @@ local function apply_cite(cite)
   return links
 end
 
+--- The first table of a raw HTML block (pandas' `<table class="dataframe">`), read
+--- by pandoc's HTML reader, or nil.
+local function html_table(raw)
+  local found = nil
+  pandoc.read(raw.text, "html").blocks:walk({
+    Table = function(t)
+      found = found or t
+    end,
+  })
+  return found
+end
+
 --- Quarto's div syntax for floats: `::: {#fig-x}` (content, then the
 --- caption as the last paragraph) becomes a Figure; `::: {#tbl-x}` around a
 --- table gives the table that id (and the last paragraph as its caption).
@@ -304,6 +322,9 @@ local function float_div(d)
   end
   if kind == "tbl" then
     for i, block in ipairs(body) do
+      if block.t == "RawBlock" and block.format == "html" and block.text:find("<table") then
+        block = html_table(block) or block   -- a DataFrame's HTML: a real table, as in Quarto
+      end
       if block.t == "Table" then
         block.identifier = d.identifier
         if caption_inlines and #block.caption.long == 0 then
@@ -354,11 +375,18 @@ end
 
 ------------------------------------------------------------------ entry
 
---- Give a chapter without a level-1 heading one from its `title:`.
+--- Give a chapter without a level-1 heading its title as Quarto's book does:
+--- its `title:`, else its first heading (`## x` too), moved to the top of the
+--- page as the level-1 title (the text before it stays; the other headings keep
+--- their levels). A chapter with no heading at all gets none.
 local function ensure_title(doc)
-  for _, block in ipairs(doc.blocks) do
-    if block.t == "Header" and block.level == 1 then
-      return doc
+  local first = nil
+  for i, block in ipairs(doc.blocks) do
+    if block.t == "Header" then
+      if block.level == 1 then
+        return doc
+      end
+      first = first or i
     end
   end
   if doc.meta.title then
@@ -366,6 +394,11 @@ local function ensure_title(doc)
     local inlines = pandoc.utils.type(title) == "Inlines" and title
       or pandoc.Inlines({ pandoc.Str(pandoc.utils.stringify(title)) })
     doc.blocks:insert(1, pandoc.Header(1, inlines))
+  elseif first then
+    local heading = doc.blocks[first]
+    doc.blocks:remove(first)
+    heading.level = 1
+    doc.blocks:insert(1, heading)
   end
   return doc
 end
