@@ -85,36 +85,28 @@ def overlay(root: Path, config: dict, environ=None) -> tuple[dict, list[str], li
     root = Path(root)
     files: list[str] = []
     findings: list[Finding] = []
-    layers = []
+
+    def read_layers(rels) -> list[dict]:
+        layers = []
+        for rel in rels:
+            data, problem = _read(root, rel)
+            findings.extend([problem] if problem else [])
+            if data is not None:
+                layers.append(data)
+                files.append(rel)
+        return layers
+
     listed = config.get("metadata-files") or []
-    for entry in listed if isinstance(listed, list) else [listed]:
-        rel = PurePosixPath(str(entry)).as_posix()
-        data, problem = _read(root, rel)
-        findings += [problem] if problem else []
-        if data is not None:
-            layers.append(data)
-            files.append(rel)
-    merged = merge_configs(config, *layers)
-    layers = []
-    for name in reversed(active_profiles(config, environ)):
-        rel = next((f"_quarto-{name}{ext}" for ext in (".yml", ".yaml")
-                    if (root / f"_quarto-{name}{ext}").is_file()), None)
-        if rel is None:
-            continue                          # Quarto: a profile without a file is fine
-        data, problem = _read(root, rel)
-        findings += [problem] if problem else []
-        if data is not None:
-            layers.append(data)
-            files.append(rel)
+    merged = merge_configs(config, *read_layers(
+        PurePosixPath(str(entry)).as_posix()
+        for entry in (listed if isinstance(listed, list) else [listed])))
+    profiles = [next((f"_quarto-{name}{ext}" for ext in (".yml", ".yaml")
+                      if (root / f"_quarto-{name}{ext}").is_file()), None)
+                for name in reversed(active_profiles(config, environ))]
     local = next((f"_quarto{ext}.local" for ext in (".yml", ".yaml")
                   if (root / f"_quarto{ext}.local").is_file()), None)
-    if local:
-        data, problem = _read(root, local)
-        findings += [problem] if problem else []
-        if data is not None:
-            layers.append(data)
-            files.append(local)
-    merged = merge_configs(merged, *layers)
+    # Quarto: a profile without a file is fine
+    merged = merge_configs(merged, *read_layers(r for r in profiles + [local] if r))
     for key in ("metadata-files", "metadata-file", "profile"):
         merged.pop(key, None)
     return merged, files, findings

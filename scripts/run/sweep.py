@@ -112,9 +112,18 @@ def kill_descendants(before: frozenset[int], rounds: int = 5) -> list[int]:
     one that is), a few rounds (a dying parent's orphans come back to us), then
     reap those that are our children and dead. Returns the pids signalled."""
     me = os.getpid()
+    killed = _kill_in_rounds(
+        lambda: [p for p in descendants(me, before) if _state(p) not in (None, "Z", "X")], rounds)
+    _reap(before)
+    return killed
+
+
+def _kill_in_rounds(live_pids, rounds: int) -> list[int]:
+    """SIGKILL what `live_pids()` lists, again while it lists any (at most `rounds`
+    times: a dying parent may still fork); returns the pids signalled."""
     killed: list[int] = []
     for _ in range(rounds):
-        pids = [p for p in descendants(me, before) if _state(p) not in (None, "Z", "X")]
+        pids = live_pids()
         if not pids:
             break
         for pid in pids:
@@ -124,7 +133,6 @@ def kill_descendants(before: frozenset[int], rounds: int = 5) -> list[int]:
             except OSError:
                 pass
         time.sleep(0.01)
-    _reap(before)
     return killed
 
 
@@ -170,19 +178,7 @@ def marked_processes(marker: str) -> list[int]:
 def kill_marked(marker: str, rounds: int = 3) -> list[int]:
     """SIGKILL every live process carrying `marker` (a few rounds: a dying parent may
     still fork); returns the pids signalled."""
-    killed: list[int] = []
-    for _ in range(rounds):
-        pids = marked_processes(marker)
-        if not pids:
-            break
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-            except OSError:
-                pass
-        time.sleep(0.01)
-    return killed
+    return _kill_in_rounds(lambda: marked_processes(marker), rounds)
 
 
 @contextmanager
