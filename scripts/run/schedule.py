@@ -138,8 +138,11 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
         wave = []
         for reader in sorted(order.readers_of(written, io) - again):
             run = runs.get(reader)
-            if reader in keys and run is not None and run.deps is not None \
-                    and deps.changed(root, run.deps, env, facts) is not None:
+            # a reader that failed or saw no complete world (it may have run beside
+            # its writer) runs again too
+            if reader in keys and run is not None and (
+                    run.deps is None or run.findings or run.deps.get("unstable")
+                    or deps.changed(root, run.deps, env, facts) is not None):
                 again.add(reader)           # validated again after its writers: once per check
                 wave.append(by_path[reader])
     if io != known:

@@ -23,7 +23,7 @@ def mutate(root, tmp_path, *extra: str) -> tuple[int, str, dict]:
     summary = tmp_path / "summary.json"
     proc = subprocess.run([sys.executable, "-m", "scripts.tools.mutation", "--root", str(root),
                            "--json", str(summary), *extra],
-                          cwd=REPO, capture_output=True, text=True, timeout=600)
+                          cwd=REPO, capture_output=True, text=True, timeout=1800)
     assert summary.exists(), proc.stdout + proc.stderr
     return proc.returncode, proc.stdout, json.loads(summary.read_text())
 

@@ -2,7 +2,9 @@
 
 The stand-in records its arguments and writes what `quarto render` would
 into --output-dir (or fails on demand), so the tests check the command line
-and the atomic move, not Quarto itself.
+and the atomic move, not Quarto itself. Its pages are placeholders, so these
+renders skip the rendered-page audit (`audited=False`); the audit of real Quarto's
+pages is tested in tests/quarto/test_real_book.py.
 """
 from __future__ import annotations
 
@@ -51,23 +53,23 @@ def stub_quarto(tmp_path, monkeypatch):
 
 def test_quarto_used_when_on_path(stub_quarto, fresh_minibook):
     root, result = fresh_minibook
-    index = render_book(result, "html")
+    index = render_book(result, "html", audited=False)
     assert index == root / "_book" / "index.html"
     assert index.read_text().strip() == "<html>quarto</html>"
     args = stub_quarto.read_text().split()
     assert args[:3] == ["render", "--to", "html"]
     assert args[3] == "--output-dir" and Path(args[4]).parent == root
-    pdf = render_book(result, "pdf")
+    pdf = render_book(result, "pdf", audited=False)
     assert stub_quarto.read_text().split()[2] == "typst"      # the fixture defines typst only
     assert pdf == root / "_book" / "Mini-Book.pdf" and index.is_file()
 
 
 def test_quarto_failure_keeps_previous_book(stub_quarto, fresh_minibook, monkeypatch):
     root, result = fresh_minibook
-    render_book(result, "html")
+    render_book(result, "html", audited=False)
     monkeypatch.setenv("QUARTO_STUB_FAIL", "1")
     with pytest.raises(RenderError, match="quarto render --to html failed: ERROR: Stub failure"):
-        render_book(result, "html")
+        render_book(result, "html", audited=False)
     assert (root / "_book" / "index.html").read_text().strip() == "<html>quarto</html>"
     assert [p.name for p in root.iterdir() if p.name.startswith("_book.")] == []
 
@@ -104,9 +106,9 @@ def test_new_quarto_renders_the_pdf_and_old_one_still_renders_html(stub_quarto, 
                                                                    monkeypatch):
     root, result = fresh_minibook
     monkeypatch.setenv("QUARTO_STUB_VERSION", "1.7.34")
-    assert render_book(result, "html").read_text().strip() == "<html>quarto</html>"
+    assert render_book(result, "html", audited=False).read_text().strip() == "<html>quarto</html>"
     monkeypatch.setenv("QUARTO_STUB_VERSION", "1.9.0")
-    assert render_book(result, "pdf").read_bytes() == b"%PDF-1.7 stub\n"
+    assert render_book(result, "pdf", audited=False).read_bytes() == b"%PDF-1.7 stub\n"
 
 
 def test_quarto_version_parsing(stub_quarto, monkeypatch):
