@@ -134,6 +134,7 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <meta name="book-root" content="{root}">
 <title>{head_title}</title>
 <link rel="icon" href="data:,">
@@ -280,25 +281,19 @@ def page_bodies(book: Book, chapters: list[Chapter]) -> list[str]:
     return [finish_body(body) for body in run_jobs(book.cache, [body_job(book, c) for c in chapters])]
 
 
-# OpenType math fonts (a MATH table: stretchy brackets, radicals) a build may
-# ship; the first found is copied to fonts/ and named "Book Math" in book.css.
-MATH_FONTS = [Path("/usr/share/fonts/truetype/dejavu/DejaVuMathTeXGyre.ttf"),     # fonts-dejavu-extra
-              Path("/usr/share/fonts/opentype/stix/STIXTwoMath-Regular.otf"),      # fonts-stix
-              Path("/usr/share/texmf/fonts/opentype/public/lm-math/latinmodern-math.otf")]
+# The math font book.css names "Book Math" (@font-face url fonts/…): Noto Sans
+# Math, vendored from a package with its OFL licence (assets/fonts/README.md).
+FONTS = ASSETS / "fonts"
+MATH_FONT = "noto-sans-math-latin-400-normal.woff2"
+FONT_FILES = [MATH_FONT, "OFL.txt"]      # the OFL asks the licence to travel with the font
 
 
-def write_css(dest: Path, fonts: list[Path] | None = None) -> Path:
-    """book.css, with an @font-face for the first math font of `fonts` found
-    (GUST / OFL licences: redistributable), copied under fonts/."""
-    css = (ASSETS / CSS).read_text(encoding="utf-8")
-    font = next((f for f in (MATH_FONTS if fonts is None else fonts) if f.is_file()), None)
-    if font is not None:
-        (dest / "fonts").mkdir(exist_ok=True)
-        shutil.copyfile(font, dest / "fonts" / font.name)
-        kind = "opentype" if font.suffix == ".otf" else "truetype"
-        css += ('\n@font-face { font-family: "Book Math"; font-display: swap;\n'
-                f'  src: url("fonts/{font.name}") format("{kind}"); }}\n')
-    (dest / CSS).write_text(css, encoding="utf-8")
+def write_css(dest: Path) -> Path:
+    """book.css, and under fonts/ the math font it loads with its licence."""
+    (dest / "fonts").mkdir(exist_ok=True)
+    for name in FONT_FILES:
+        shutil.copyfile(FONTS / name, dest / "fonts" / name)
+    shutil.copyfile(ASSETS / CSS, dest / CSS)
     return dest / CSS
 
 
