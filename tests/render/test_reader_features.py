@@ -83,13 +83,54 @@ def test_previews_of_cross_references_and_citations(site, page):
     assert re.match(r"\d+ ", preview_text(page, other))
 
 
-def test_math_is_set_in_a_math_font(site, page):
-    result, book, base = site
+MATH_TOKENS = "main math :is(mi, mo, mn, mtext)"
+SHIPPED_MATH_FONT = {"familyName": "Noto Sans Math", "isCustomFont": True}
+
+
+def math_fonts(page) -> list[dict]:
+    """The fonts chromium draws the page's math glyphs with: each distinct
+    (familyName, isCustomFont) of CSS.getPlatformFontsForNode over every
+    MathML token of the text, once the page's fonts have loaded."""
+    page.evaluate("() => document.fonts.load('16px \"Book Math\"', 'x')"
+                  ".catch(() => null).then(() => document.fonts.ready)")   # a planted bad url rejects
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": MATH_TOKENS})["nodeIds"]
+    assert len(nodes) >= 50, len(nodes)         # the appendix's formulas were seen
+    seen = set()
+    for node in nodes:
+        for font in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]:
+            seen.add((font["familyName"], font["isCustomFont"]))
+    cdp.detach()
+    return [{"familyName": name, "isCustomFont": custom} for name, custom in sorted(seen)]
+
+
+def test_math_is_set_in_the_shipped_math_font(site, page):
+    """Every glyph of every formula comes from the web font the book ships
+    (fonts/, html.py), not from whatever math font the machine has."""
+    result, _, base = site
     page.goto(urljoin(base, pages_of(result)[-2]))
-    family = page.evaluate("() => getComputedStyle(document.querySelector('main math')).fontFamily")
-    assert family.startswith('"Book Math"')
-    if (book / "fonts").is_dir():       # the build shipped one: the browser loads it
-        assert page.evaluate("() => document.fonts.ready.then(() => document.fonts.check('16px \"Book Math\"'))")
+    assert page.evaluate("() => getComputedStyle(document.querySelector('main math')).fontFamily") \
+        == '"Book Math", math'
+    assert math_fonts(page) == [SHIPPED_MATH_FONT]
+
+
+FONT_FACE = re.compile(r"@font-face\s*\{[^}]*\}")
+FONT_PLANTS = {"no @font-face": lambda css: FONT_FACE.sub("", css),
+               "a wrong url": lambda css: css.replace("fonts/noto-sans-math", "fonts/missing")}
+
+
+@pytest.mark.parametrize("plant", sorted(FONT_PLANTS))
+def test_planted_missing_math_font_is_caught(site, page, plant):
+    """book.css served without its @font-face, or with a url that is not
+    there: chromium falls back to another font and the check sees it."""
+    result, book, base = site
+    css = FONT_PLANTS[plant]((book / "book.css").read_text(encoding="utf-8"))
+    page.route("**/book.css", lambda route: route.fulfill(body=css, content_type="text/css"))
+    page.goto(urljoin(base, pages_of(result)[-2]))
+    assert SHIPPED_MATH_FONT not in math_fonts(page)
 
 
 def test_search_excerpts_have_no_tex_and_mark_the_words(site, page):

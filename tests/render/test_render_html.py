@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,21 @@ def test_no_external_resources(pages):
         # only the book's own two scripts, loaded from files beside the pages
         assert sorted(e.attrs.get("src", "").rsplit("/", 1)[-1] for e in scripts) == ["book.js", "search.js"]
         assert all(not e.text.strip() for e in scripts), name
+
+
+def test_the_math_font_ships_with_every_build(book):
+    """book.css's @font-face url resolves to the vendored font, copied
+    unchanged into _book/fonts/ with its licence, whole (no unicode-range),
+    and names the family that `math` is set in."""
+    from scripts.render.html import FONTS, MATH_FONT
+    css = (book / "book.css").read_text(encoding="utf-8")
+    [face] = re.findall(r"@font-face\s*\{([^}]*)\}", css)
+    [url] = re.findall(r'url\("([^"]+)"\)', face)
+    shipped = book / url
+    assert shipped == book / "fonts" / MATH_FONT
+    assert shipped.read_bytes() == (FONTS / MATH_FONT).read_bytes()
+    assert shipped.read_bytes()[:4] == b"wOF2"
+    assert "SIL OPEN FONT LICENSE Version 1.1" in (book / "fonts" / "OFL.txt").read_text(encoding="utf-8")
+    assert "unicode-range" not in face
+    [family] = re.findall(r'font-family:\s*("[^"]+")', face)
+    assert re.search(r"\bmath\s*\{\s*font-family:\s*" + family, css)
