@@ -118,6 +118,14 @@ def search_box() -> str:
             '<ol id="search-results" class="search-results"></ol>\n</form>')
 
 
+# The reader's light/dark choice (book.js, localStorage "book-scheme"), applied
+# before the page is drawn; without one the system's preference holds (book.css).
+SCHEME_SCRIPT = ('try { var s = localStorage.getItem("book-scheme"); if (s === "light" || s === "dark") '
+                 'document.documentElement.dataset.scheme = s; } catch (e) {}')
+SCHEME_BUTTON = ('<button type="button" class="scheme-button" aria-pressed="false" '
+                 'aria-label="Dark mode" title="Dark mode">◐</button>')
+
+
 def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
     """A complete HTML page around a chapter body.
 
@@ -135,11 +143,12 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
+<script>{SCHEME_SCRIPT}</script>
 <meta name="book-root" content="{root}">
 <title>{head_title}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="{_rel(here.page, CSS)}">
-<noscript><style>.sidebar {{ display: block; }} .nav-button {{ display: none; }}</style></noscript>
+<noscript><style>.sidebar {{ display: block; }} .nav-button, .scheme-button {{ display: none; }}</style></noscript>
 <script src="{_rel(here.page, JS)}" defer></script>
 <script src="{_rel(here.page, SEARCH_JS)}" defer></script>
 </head>
@@ -148,10 +157,12 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 <header class="topbar">
 <button type="button" class="nav-button" aria-expanded="false" aria-controls="sidebar">☰ Contents</button>
 <a class="book-title" href="{_rel(here.page, 'index.html')}">{title}</a>
+{SCHEME_BUTTON}
 </header>
 <div class="layout">
 <nav class="sidebar" id="sidebar" aria-label="Table of contents">
 <a class="sidebar-title" href="{_rel(here.page, 'index.html')}">{title}</a>
+{SCHEME_BUTTON}
 {search_box()}
 {downloads.pdf_link(here.page, pdf)}
 {sidebar(book, here)}

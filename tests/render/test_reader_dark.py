@@ -15,6 +15,7 @@ watch it being reported.
 """
 from __future__ import annotations
 
+import re
 from urllib.parse import urljoin
 
 import pytest
@@ -160,6 +161,47 @@ def test_dark_search_panel_marks_preview_and_focus_ring(site, browser):  # noqa:
         return [s.outlineStyle, contrast(s.outlineColor, seenOn(e.parentElement))]; }""")
     context.close()
     assert ring[0] != "none" and ring[1] >= 3, ring
+
+
+def scheme_colours(page, names: list[str]) -> dict[str, str]:
+    return page.evaluate("names => { const s = getComputedStyle(document.documentElement);"
+                         " return Object.fromEntries(names.map(n => [n, s.getPropertyValue(n).trim()])); }",
+                         names)
+
+
+def test_the_scheme_button_switches_and_is_remembered(site, browser):  # noqa: F811
+    """◐ turns a light page dark and a dark one light, the choice outlives a
+    reload, and the dark it chooses is the system's dark, value for value
+    (book.css holds the dark values twice)."""
+    result, book, base = site
+    names = sorted(set(re.findall(r"(--[\w-]+):", (book / "book.css").read_text(encoding="utf-8"))))
+    rel = urljoin(base, pages_of(result)[1])
+    seen = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": WIDE, "height": 900}, color_scheme=scheme)
+        page = context.new_page()
+        page.goto(rel)
+        button = ".sidebar .scheme-button"
+        assert page.get_attribute(button, "aria-pressed") == str(scheme == "dark").lower()
+        seen[scheme] = scheme_colours(page, names)
+        page.click(button)
+        other = "dark" if scheme == "light" else "light"
+        assert page.get_attribute(button, "aria-pressed") == str(other == "dark").lower()
+        seen[f"{scheme}, {other} chosen"] = scheme_colours(page, names)
+        page.reload()
+        assert page.evaluate("() => document.documentElement.dataset.scheme") == other
+        assert scheme_colours(page, names) == seen[f"{scheme}, {other} chosen"]
+        context.close()
+    assert seen["light"] != seen["dark"]
+    assert seen["light, dark chosen"] == seen["dark"]
+    assert seen["dark, light chosen"] == seen["light"]
+    # on a phone the button is in the top bar
+    context = browser.new_context(viewport={"width": PHONE, "height": 844})
+    page = context.new_page()
+    page.goto(rel)
+    page.click(".topbar .scheme-button")
+    assert scheme_colours(page, names) == seen["dark"]
+    context.close()
 
 
 # (script, what is reported, the page: pages_of()'s index; small pages, axe is slow)

@@ -1,7 +1,29 @@
-/* book.js: the menu button of narrow screens, tables that scroll, and the "On this page" list.
-   No dependency, no network; works from file://. */
+/* book.js: the menu button of narrow screens, the light/dark button, tables that scroll,
+   and the "On this page" list. No dependency, no network; works from file://. */
 (function () {
   "use strict";
+
+  /* ---- light or dark: the system's choice until the reader presses ◐ ----
+     The choice is data-scheme on <html> (book.css), kept in localStorage;
+     the page's head applies a kept one before drawing (html.py). */
+  var root = document.documentElement;
+  var systemDark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  var schemeButtons = Array.prototype.slice.call(document.querySelectorAll(".scheme-button"));
+  function isDark() {
+    return root.dataset.scheme ? root.dataset.scheme === "dark" : !!(systemDark && systemDark.matches);
+  }
+  function showScheme() {
+    schemeButtons.forEach(function (b) { b.setAttribute("aria-pressed", String(isDark())); });
+  }
+  schemeButtons.forEach(function (b) {
+    b.addEventListener("click", function () {
+      root.dataset.scheme = isDark() ? "light" : "dark";
+      try { localStorage.setItem("book-scheme", root.dataset.scheme); } catch (e) { /* not kept */ }
+      showScheme();
+    });
+  });
+  if (systemDark && systemDark.addEventListener) systemDark.addEventListener("change", showScheme);
+  showScheme();
 
   /* ---- the contents menu below 800px ---- */
   var button = document.querySelector(".nav-button");
