@@ -3,10 +3,12 @@
 Pandoc writes each chapter's body (MathML math, citeproc references);
 this module wraps it in our page: book title, search box, table of contents
 with the current page highlighted, "On this page" list, a link to the PDF
-when one has been rendered, previous/next navigation, book.css and two
-small scripts (book.js: menu button and "On this page" highlight;
-search.js: search, see search.py). No external resource: the pages work
-offline and from file://.
+when one has been rendered, previous/next navigation, a light/dark button,
+book.css (light and dark schemes; the math font under fonts/) and three
+small scripts (book.js: menu and light/dark buttons, "On this page"
+highlight; search.js: search, see search.py; scheme.js: a kept light/dark
+choice, applied before the page is drawn). No external resource: the pages
+work offline and from file://.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ ASSETS = Path(__file__).with_name("assets")
 CSS = "book.css"
 JS = "book.js"
 SEARCH_JS = "search.js"
+SCHEME_JS = "scheme.js"
 
 
 def _rel(from_page: str, to_path: str) -> str:
@@ -118,10 +121,7 @@ def search_box() -> str:
             '<ol id="search-results" class="search-results"></ol>\n</form>')
 
 
-# The reader's light/dark choice (book.js, localStorage "book-scheme"), applied
-# before the page is drawn; without one the system's preference holds (book.css).
-SCHEME_SCRIPT = ('try { var s = localStorage.getItem("book-scheme"); if (s === "light" || s === "dark") '
-                 'document.documentElement.dataset.scheme = s; } catch (e) {}')
+# light/dark (book.js); scheme.js applies a kept choice before the page is drawn
 SCHEME_BUTTON = ('<button type="button" class="scheme-button" aria-pressed="false" '
                  'aria-label="Dark mode" title="Dark mode">◐</button>')
 
@@ -143,7 +143,7 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<script>{SCHEME_SCRIPT}</script>
+<script src="{_rel(here.page, SCHEME_JS)}"></script>
 <meta name="book-root" content="{root}">
 <title>{head_title}</title>
 <link rel="icon" href="data:,">
@@ -340,7 +340,7 @@ def write_html(book: Book, dest: Path) -> Path:
             sections += search.cached_page_sections(book.cache, quote(chapter.page), title,
                                                     pages[chapter.page])
         write_files(book, dest)
-        for name in (JS, SEARCH_JS):
+        for name in (JS, SEARCH_JS, SCHEME_JS):
             shutil.copyfile(ASSETS / name, dest / name)
         write_css(dest)
         search.write_fallback_index(dest, sections)

@@ -214,8 +214,9 @@ def test_no_external_resources(pages):
                 value = e.attrs.get("src") or e.attrs.get("href") or ""
                 assert "://" not in value and not value.startswith("//"), (name, value)
         scripts = [e for e in scan(text) if e.tag == "script"]
-        # only the book's own two scripts, loaded from files beside the pages
-        assert sorted(e.attrs.get("src", "").rsplit("/", 1)[-1] for e in scripts) == ["book.js", "search.js"]
+        # only the book's own scripts, loaded from files beside the pages
+        assert sorted(e.attrs.get("src", "").rsplit("/", 1)[-1] for e in scripts) == \
+            ["book.js", "scheme.js", "search.js"]
         assert all(not e.text.strip() for e in scripts), name
 
 
