@@ -125,3 +125,16 @@ def test_a_run_with_findings_is_never_handed_over(tmp_path):
 def test_the_hash_is_quartos_md5_of_the_lf_text():
     """freezeInputHash: the same hash for a file saved with CRLF line endings."""
     assert freeze.source_hash("a\r\nb\r\n") == hashlib.md5(b"a\nb\n").hexdigest()
+
+
+def test_a_display_offering_html_brings_quartos_widget_scripts(tmp_path):
+    """A DataFrame (text/html among its MIME types, even when another one is shown)
+    makes Quarto's engine load require.js and jQuery: the entry says so too."""
+    result = book(tmp_path)
+    entry = tmp_path / ".quarto" / "_freeze" / "contents" / "ch" / "execute-results" / "html.json"
+    freeze.write_entries(result)
+    assert json.loads(entry.read_text(encoding="utf-8"))["result"]["includes"] == {}
+    result.runs["contents/ch.qmd"].cells[1].outputs[0].scripted = True
+    freeze.write_entries(result)
+    (head,) = json.loads(entry.read_text(encoding="utf-8"))["result"]["includes"]["include-in-header"]
+    assert head.count("<script") == 3 and "jquery/3.5.1/jquery.min.js" in head
