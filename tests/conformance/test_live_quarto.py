@@ -43,8 +43,9 @@ RENDERS_AT_ONCE = 2
 CELL_ID = re.compile(r"\{#[0-9a-f]{8} \.cell")
 KERNEL_FILE = re.compile(r"/[^\s:]*/ipykernel_\d+/\d+\.py")
 EXIT = re.compile(r"exit status: (\d+)")
-# masked on the pages: Quarto's random ids of unlabelled cells; in SVG figures the
-# creation date matplotlib writes (the two runs happen at different times)
+# masked on the pages: Quarto's random ids of unlabelled cells (as attributes, and
+# as text where a case's Markdown shows through, 22); in SVG figures the creation
+# date matplotlib writes (the two runs happen at different times)
 HTML_CELL_ID = re.compile(r'id="[0-9a-f]{8}"')
 SVG_DATE = re.compile(r"<dc:date>[^<]*</dc:date>")
 
@@ -75,14 +76,18 @@ def render_live(exe: Path, name: str, parent: Path) -> tuple[Path, subprocess.Co
 
 
 @pytest.fixture(scope="module")
-def live_renders(tmp_path_factory):
-    """name -> (folder, Quarto's process) for every LIVE case, rendered concurrently."""
-    if not LIVE:
+def live_renders(request, tmp_path_factory):
+    """name -> (folder, Quarto's process) for every selected LIVE case (`-k` counts),
+    rendered RENDERS_AT_ONCE at a time."""
+    names = [item.callspec.params["name"] for item in request.session.items
+             if item.module is request.module and hasattr(item, "callspec")]
+    names = [n for n in names if n in LIVE]
+    if not names:
         pytest.skip("no conformance case to render live")
     exe = real_quarto()
     parent = tmp_path_factory.mktemp("live")
     with ThreadPoolExecutor(max_workers=RENDERS_AT_ONCE) as pool:
-        renders = dict(zip(LIVE, pool.map(lambda n: render_live(exe, n, parent), LIVE)))
+        renders = dict(zip(names, pool.map(lambda n: render_live(exe, n, parent), names)))
     return exe, renders
 
 
@@ -92,6 +97,7 @@ def comparable(path: Path, root: Path) -> bytes:
         return SVG_DATE.sub("<dc:date/>", data.decode("utf-8")).encode("utf-8")
     if path.suffix in (".html", ".json"):
         text = HTML_CELL_ID.sub("id", data.decode("utf-8")).replace(str(root), "<p>")
+        text = CELL_ID.sub("{#<id> .cell", text)
         return text.encode("utf-8")
     return data
 
