@@ -105,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
 def _check_and_maybe_render(args) -> int:
     if getattr(args, "profile", None):
         os.environ["QUARTO_PROFILE"] = args.profile      # read/profiles.py and quarto render
+    if args.command == "pdf":
+        add_pdf_profile(args.root)
     if not (args.root / CONFIG).exists() and not any(Path(args.root).glob("*.qmd")):
         print(f"error: no {CONFIG} in {args.root}", file=sys.stderr)
         return EXIT_USAGE
@@ -122,6 +124,29 @@ def _check_and_maybe_render(args) -> int:
     if args.command == "pdf":
         return _render(result, "pdf")
     return EXIT_OK
+
+
+PDF_PROFILE = "pdf"
+
+
+def add_pdf_profile(root: Path, environ=None) -> None:
+    """`pdf` reads (and Quarto renders) the project with its `pdf` profile too, when
+    it has one: `_quarto-pdf.yml` holds this book's `format: typst`, kept out of
+    _quarto.yml because Quarto 1.7 warns on every render of a book listing it.
+    The profiles already active (QUARTO_PROFILE, else `profile: default:`) stay
+    first, so they win over it."""
+    environ = os.environ if environ is None else environ
+    if not any((Path(root) / f"_quarto-{PDF_PROFILE}{ext}").is_file() for ext in (".yml", ".yaml")):
+        return
+    from scripts.read.profiles import active_profiles
+    from scripts.read.yamlio import YAMLError, load_yaml
+    try:
+        config = load_yaml((Path(root) / CONFIG).read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, YAMLError):
+        config = {}             # the check reports a bad _quarto.yml itself
+    named = active_profiles(config if isinstance(config, dict) else {}, environ)
+    if PDF_PROFILE not in named:
+        environ["QUARTO_PROFILE"] = ",".join(named + [PDF_PROFILE])
 
 
 def _check(args):

@@ -113,6 +113,8 @@ class Output:
     data: str
     name: str = ""            # a stream's name (stdout, stderr), else ""
     result: bool = False      # Jupyter's execute_result (the cell's last value), not display_data
+    scripted: bool = False    # a display that offered text/html or application/javascript
+                              # (Quarto's engine then loads require.js and jQuery: freeze.py)
 
 
 @dataclass

@@ -17,6 +17,7 @@ import yaml
 
 from scripts.model import CodeCell, Finding, ParsedChapter
 from scripts.read import CONFIG
+from scripts.read.figures import figure_options
 from scripts.read.profiles import overlay
 from scripts.read.yamlio import YAMLError, compose_yaml
 
@@ -49,7 +50,8 @@ class Project:
     custom_callouts: dict = field(default_factory=dict)      # class -> {"title", "color"}: the
                                                              # custom-callout extension's types
     formats: list[str] = field(default_factory=list)         # `format:` names, in order
-    fig_format: str = ""                                     # first format's `fig-format`
+    figure: dict = field(default_factory=lambda: figure_options({}))  # Quarto's figure options for the
+                                                             # kernels (read/figures.py)
     output_dir: str = "_book"                                # `project: output-dir:`
     parts: list[str] = field(default_factory=list)           # `- part: file.qmd` pages (in chapters)
     execute_dir: str = "file"                                # `project: execute-dir:` file | project
@@ -243,8 +245,7 @@ def _resolve(project: Project, config: dict) -> None:
     project.custom_callouts = custom_callouts(config)
     formats = _mapping(config.get("format"))
     project.formats = [str(name) for name in formats]
-    project.fig_format = next((str(o["fig-format"]) for o in formats.values()
-                               if isinstance(o, dict) and o.get("fig-format")), "")
+    project.figure = figure_options(config)
     # Quarto's type is `default` unless set; a `book:` key alone still means a book here
     project.type = str(_mapping(config.get("project")).get("type")
                        or ("book" if "book" in config else "default"))

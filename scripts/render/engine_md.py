@@ -14,8 +14,9 @@ ChapterRun the checker produced, so Quarto renders the checked outputs:
 - `execution_count` is the cell's position among the chapter's code cells
   (Quarto renumbers them), on the cell and on an execute_result output;
 - a figure is `![fig-cap](<stem>_files/figure-html/<name>-output-<k>.png){#fig-x
-  width=W height=H fig-alt='…'}`; W×H is the figure's size in CSS pixels (the
-  checker's 1× PNG; Quarto's retina PNG is twice as large with the same W×H).
+  width=W height=H fig-alt='…'}`: the checker's kernel draws it as Quarto's
+  does (scripts.read.figures); W×H, only for a `retina` PNG, is what Quarto
+  takes (image_size).
 
 Not modelled (docs/quarto-compat.md lists each): tracebacks of `error: true`
 cells (Quarto writes the ANSI-coloured traceback, here `Type: message`),
@@ -26,14 +27,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-import struct
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from scripts.model import ChapterRun, CodeCell, Output, ParsedChapter
+from scripts.read.figures import figure_options
 from scripts.read.project import effective_options, option_false
 
 from .errors import RenderError
+from .figure_size import image_size
 from .markdown import cell_source
 
 # Cell options Quarto never forwards to the cell's div (kJupyterCellInternalOptionKeys
@@ -62,13 +64,6 @@ class EngineMarkdown:
 def files_dir(path: str) -> str:
     """`contents/ch.qmd` -> `ch_files` (Quarto's inputFilesDir, relative to the chapter)."""
     return PurePosixPath(path).stem + "_files"
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    """(width, height) in pixels from a PNG's IHDR chunk."""
-    if data[:8] != b"\x89PNG\r\n\x1a\n" or len(data) < 24:
-        return 0, 0
-    return struct.unpack(">II", data[16:24])
 
 
 def ticks_for(lines: list[str], least: int = 3) -> str:
@@ -119,8 +114,9 @@ class _Cell:
     """One code cell as mdFromCodeCell writes it."""
 
     def __init__(self, parsed: ParsedChapter, cell: CodeCell, outputs: list[Output],
-                 notebook_index: int):
+                 notebook_index: int, figure: dict):
         self.parsed, self.cell, self.notebook_index = parsed, cell, notebook_index
+        self.figure = figure
         self.opts = effective_options(cell)
         have_image = any(o.kind.startswith("image/") for o in outputs)
         self.outputs = [o for o in outputs if not discardable(o, have_image)]
@@ -194,7 +190,7 @@ class _Cell:
         self.files[rel] = data
         caption = self.captions.pop(0) if self.captions else ""
         attrs = [out_label] if out_label else []
-        width, height = png_size(data) if ext == "png" else (0, 0)
+        width, height = image_size(data, self.figure) if ext == "png" else (0, 0)
         attrs += [f"width={width}"] if width else []
         attrs += [f"height={height}"] if height else []
         for key in FIG_OPTIONS:
@@ -302,11 +298,14 @@ def include_newlines(raw: str, nested: bool) -> str:
     return "\n" * (max(trailing, 1) + (1 if nested else 0))
 
 
-def engine_markdown(parsed: ParsedChapter, run: ChapterRun, root=None) -> EngineMarkdown:
+def engine_markdown(parsed: ParsedChapter, run: ChapterRun, root=None,
+                    figure: dict | None = None) -> EngineMarkdown:
     """The Jupyter engine's Markdown for a checked chapter (nothing is executed).
 
     `root`: the project folder, to read included files' trailing newlines
-    (without it each is taken to end with one newline)."""
+    (without it each is taken to end with one newline); `figure`: the figure
+    options the run was drawn with (Project.figure; default Quarto's HTML ones)."""
+    figure = figure or figure_options({})
     text = parsed.text
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
@@ -322,7 +321,7 @@ def engine_markdown(parsed: ParsedChapter, run: ChapterRun, root=None) -> Engine
         if cell_run is None:
             raise RenderError(f"{parsed.path}:{cell.fence_line}: no checked output for cell "
                               f"{cell.label or cell.index} (run `make check` first)")
-        writer = _Cell(parsed, cell, cell_run.outputs, nb_index)
+        writer = _Cell(parsed, cell, cell_run.outputs, nb_index, figure)
         start = line_start(cell.fence_line)
         body = writer.write(cell.index + 1 if parsed.execute else None)
         indent = re.match(r"[ \t]*", text[start:]).group(0)

@@ -62,10 +62,31 @@ def freeze_option(project, parsed):
     return False
 
 
-def entry_json(hash_: str, markdown: str, rel: str) -> str:
+# What Quarto's engine puts in the page's <head> when any display of the notebook
+# offered text/html or application/javascript (quarto-cli 1.7.34
+# src/core/jupyter/widgets.ts, includesForJupyterWidgetDependencies: "javascript
+# widgets" such as a DataFrame's HTML table); the entry stores the file's text.
+WIDGET_HEAD = "\n".join([
+    '<script src="https://cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min.js" '
+    'integrity="sha512-c3Nl8+7g4LMSTdrm621y7kf9v3SDPnhxLNhcjFJbKECVnmZHTdo+IRO05sNLTH/D3vA6u1X32ehoLC7WFVdheg==" '
+    'crossorigin="anonymous"></script>',
+    '<script src="https://cdnjs.cloudflare.com/ajax/libs/jquery/3.5.1/jquery.min.js" '
+    'integrity="sha512-bLT0Qm9VnAYZDflyKcBaQ2gg0hSYNQrJ8RilYldYQ1FxQYoCLtUjuuRuZo+fjqhx/qtq/1itJ0C2ejDxltZVFg==" '
+    'crossorigin="anonymous" data-relocate-top="true"></script>',
+    "<script type=\"application/javascript\">define('jquery', [],function() {return window.jQuery;})</script>",
+]) + "\n"
+
+
+def includes_of(run) -> dict:
+    """The entry's `includes`: Quarto's widget scripts when a display offered HTML/JS."""
+    scripted = any(o.scripted for cell in run.cells for o in cell.outputs)
+    return {"include-in-header": [WIDGET_HEAD]} if scripted else {}
+
+
+def entry_json(hash_: str, markdown: str, rel: str, includes: dict | None = None) -> str:
     """The entry as Quarto writes it (two-space JSON, non-ASCII kept)."""
     result = {"engine": "jupyter", "markdown": markdown,
-              "supporting": [files_dir(rel)], "filters": [], "includes": {}}
+              "supporting": [files_dir(rel)], "filters": [], "includes": includes or {}}
     return json.dumps({"hash": hash_, "result": result}, indent=2, ensure_ascii=False)
 
 
@@ -107,14 +128,14 @@ def write_entries(result, documents: list[str] | None = None) -> tuple[list[str]
             findings.append(Finding(rel, 0, "freeze", "changed since it was checked: Quarto "
                                     "would execute it (run `make check` again)"))
             continue
-        md = engine_markdown(parsed, run, root)
+        md = engine_markdown(parsed, run, root, result.project.figure)
         target = entry_dir(root, rel, hidden=freeze_option(result.project, parsed) is False)
         shutil.rmtree(target / FIGURES_DIR, ignore_errors=True)   # no figure of an older run
         prefix = files_dir(rel) + "/"
         for name, data in sorted(md.files.items()):
             _write(target / (name[len(prefix):] if name.startswith(prefix) else name), data)
         _write(target / "execute-results" / "html.json",
-               entry_json(source_hash(raw), md.markdown, rel))
+               entry_json(source_hash(raw), md.markdown, rel, includes_of(run)))
         written.append(rel)
     return written, findings
 

@@ -49,7 +49,7 @@ from scripts.run.fingerprint import execution_digest
 from scripts.run.kernelspec import kernel_spec
 
 CACHE_DIR = Path("_build") / "cache"
-FORMAT_VERSION = 3   # bump when the entry layout or the key recipe changes
+FORMAT_VERSION = 4   # bump when the entry layout or the key recipe changes
 
 # Checker-side distributions that turn a kernel's replies into outputs (the packages
 # a chapter imports are facts of its run: `dist NAME`, scripts.run.deps).

@@ -260,10 +260,14 @@ def _outputs(cell: CodeCell, raw: list[dict]) -> list[Output]:
             rich = _rich(out.get("data", {}))
             if rich is not None:     # the freeze handoff writes execute_result's execution_count
                 rich.result = kind == "execute_result"
+                rich.scripted = bool(SCRIPTED_MIMES & set(out.get("data", {})))
             outputs.append(rich)
         elif kind == "error":
             outputs.append(Output("error", f"{out.get('ename')}: {out.get('evalue')}"))
     return [o for o in outputs if o is not None]
+
+
+SCRIPTED_MIMES = {"text/html", "application/javascript"}    # Quarto's "javascript widgets"
 
 
 def _rich(data: dict) -> Output | None:

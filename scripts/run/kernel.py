@@ -43,13 +43,13 @@ def _module_code(name: str) -> str:
             f"_m = _s.modules[{name!r}]\n")
 
 
-def _setup_code(fig_format: str, root: Path | None = None) -> str:
+def _setup_code(figure: dict | None, root: Path | None = None) -> str:
     """Code that installs the side modules (kernel_side.py, facts_side.py, observe_side.py,
     steps_side.py) in the kernel, calls kernel_side's setup and starts observing."""
     root = Path(root or ".").resolve()
     return ("import sys as _s, types as _t\n"
             + _module_code(HELPER)
-            + f"_m.setup({OUTPUT_CAP_CHARS}, {fig_format!r})\n"
+            + f"_m.setup({OUTPUT_CAP_CHARS}, {figure!r})\n"
             + _module_code(FACTS)
             + _module_code(OBSERVER)
             + f"_m.install({str(root)!r}, {[CHECKER_DIR]!r}, {list(SIDE_MODULES)!r})\n"
@@ -60,9 +60,9 @@ def _setup_code(fig_format: str, root: Path | None = None) -> str:
 class Kernel:
     """One fresh kernel for one chapter (isolation: never reused)."""
 
-    def __init__(self, root: Path, timeout_s: float = DEFAULT_TIMEOUT_S, fig_format: str = ""):
+    def __init__(self, root: Path, timeout_s: float = DEFAULT_TIMEOUT_S, figure: dict | None = None):
         self.root = Path(root)
-        self.fig_format = fig_format        # "svg", "png", … or "" for the kernel default
+        self.figure = figure      # Quarto's figure options (scripts.read.figures), None: the kernel's
         self.pid: int | None = None
         self.client = self._new_client(timeout_s)
 
@@ -108,7 +108,7 @@ class Kernel:
         if self.pid:
             LIVE_KERNEL_PIDS.add(self.pid)
         await self._connect()
-        reply = await self.request(_setup_code(self.fig_format, self.root), {}, STARTUP_TIMEOUT_S)
+        reply = await self.request(_setup_code(self.figure, self.root), {}, STARTUP_TIMEOUT_S)
         if reply["status"] != "ok":
             raise RuntimeError(f"kernel setup failed: {reply.get('ename')}: {reply.get('evalue')}")
 
@@ -213,8 +213,8 @@ def kill_all_kernels() -> None:
 
 
 async def start_kernel(root: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
-                       fig_format: str = "", server=None) -> Kernel:
-    return await Kernel(root, timeout_s, fig_format).start(server)
+                       figure: dict | None = None, server=None) -> Kernel:
+    return await Kernel(root, timeout_s, figure).start(server)
 
 
 atexit.register(kill_all_kernels)

@@ -85,16 +85,66 @@ def protect_checker():
     sys.addaudithook(hook)
 
 
-def setup(cap_chars, fig_format=""):
-    """Cap the streams per cell and inline values; choose the inline figure format (svg, png, …);
-    protect the checker's processes from the chapter's signals."""
+def setup(cap_chars, figure=None):
+    """Cap the streams per cell and inline values; set figures up as Quarto does
+    (`figure`: scripts.read.figures); protect the checker's processes from the
+    chapter's signals."""
     protect_checker()
     CAP["chars"] = cap_chars
     sys.stdout = CappedStream(sys.stdout, cap_chars)
     sys.stderr = CappedStream(sys.stderr, cap_chars)
     get_ipython().events.register("pre_run_cell", reset)
-    if fig_format:      # read by the inline backend when it starts (first figure)
-        get_ipython().config.InlineBackend.figure_formats = {fig_format}
+    if figure:
+        quarto_figures(figure)
+
+
+def quarto_figures(figure):
+    """What Quarto 1.7's setup cell does for figures (quarto-cli 1.7.34
+    src/resources/jupyter/lang/python/setup.py): figure.figsize = (fig-width,
+    fig-height) inches, figure.dpi = fig-dpi, savefig.dpi = "figure", and
+    set_matplotlib_formats(fig-format) (`retina`: PNGs at twice the dpi, sized
+    in metadata at half). The format is read by the inline backend when it starts
+    (the first figure); the rcParams are set as soon as matplotlib is imported
+    (at once if the fork server preloaded it), before any cell can use it."""
+    get_ipython().config.InlineBackend.figure_formats = {figure["fig-format"]}
+
+    def apply(matplotlib):
+        try:                    # as Quarto's setup: a matplotlib that refuses is left alone
+            matplotlib.rcParams["figure.figsize"] = (figure["fig-width"], figure["fig-height"])
+            matplotlib.rcParams["figure.dpi"] = figure["fig-dpi"]
+            matplotlib.rcParams["savefig.dpi"] = "figure"
+        except Exception:
+            pass
+
+    if "matplotlib" in sys.modules:
+        apply(sys.modules["matplotlib"])
+    else:
+        sys.meta_path.insert(0, AfterImport("matplotlib", apply))
+
+
+class AfterImport:
+    """A sys.meta_path finder that calls `then(module)` once, right after the module
+    `name` is first imported (and then leaves sys.meta_path)."""
+
+    def __init__(self, name, then):
+        self.name, self.then = name, then
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+        spec = importlib.util.find_spec(fullname)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run, then = loader.exec_module, self.then
+
+        def exec_module(module):
+            run(module)
+            then(module)
+        loader.exec_module = exec_module
+        return spec
 
 
 def markdown_of(value):

@@ -74,7 +74,7 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
     """path -> ChapterRun for every chapter, in the given order.
 
     options: everything besides the chapter's code that changes its outputs
-    (execute options, "fig-format"); part of each cache key, with the timeout.
+    (execute options, "figure": Quarto's figure options); part of each cache key, with the timeout.
     A cached run is reused only while every input it read is unchanged; its
     findings are moved to the chapter's current line numbers. Each executed
     run is cached as soon as it finishes (a Ctrl-C keeps the finished ones);
@@ -132,7 +132,7 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
         names = {p.path for p in wave}
         before = order.predecessors([p.path for p in chapters if p.path in names], io)
         execute_chapters(root, sorted(wave, key=lambda p: p.path), jobs, timeout_s,
-                         options.get("fig-format", ""), finished, before)
+                         options.get("figure"), finished, before)
         written = {p.path: io[p.path]["writes"] for p in wave if io.get(p.path, {}).get("writes")}
         facts = Facts(str(Path(root).resolve()), env)       # the world after this wave
         wave = []
@@ -163,7 +163,7 @@ def not_executed(parsed: ParsedChapter) -> ChapterRun:
 
 
 def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None,
-                     timeout_s: float, fig_format: str = "", finished=None,
+                     timeout_s: float, figure: dict | None = None, finished=None,
                      before: dict[str, set[str]] | None = None) -> list[ChapterRun]:
     """Run chapters concurrently, each in its own kernel; kernels start ahead of need.
     `finished(run)` is called as each chapter ends; a chapter starts only after the
@@ -178,7 +178,7 @@ def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None
         try:
             import asyncio
             from scripts.run import execute, kernel     # lazy: imports Jupyter
-            return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s, fig_format,
+            return asyncio.run(_run_all(execute, root, chapters, jobs, timeout_s, figure,
                                         server, finished, before or {}))
         finally:
             if kernel is not None:          # Ctrl-C or a bug: no kernel may survive
@@ -188,7 +188,7 @@ def execute_chapters(root: Path, chapters: list[ParsedChapter], jobs: int | None
 
 
 async def _run_all(execute, root: Path, chapters: list[ParsedChapter], jobs: int,
-                   timeout_s: float, fig_format: str, server, finished=None,
+                   timeout_s: float, figure: dict | None, server, finished=None,
                    before: dict | None = None) -> list[ChapterRun]:
     import asyncio
     alive = asyncio.Semaphore(jobs + 1)     # kernels starting, waiting or running
@@ -206,7 +206,7 @@ async def _run_all(execute, root: Path, chapters: list[ParsedChapter], jobs: int
             if earlier in done:             # its writer first (book order), holding no slot
                 await done[earlier].wait()
         async with alive:
-            starting = asyncio.ensure_future(execute.start_kernel(root, timeout_s, fig_format, server))
+            starting = asyncio.ensure_future(execute.start_kernel(root, timeout_s, figure, server))
             try:
                 async with running:
                     run = await execute.run_chapter_async(root, parsed, timeout_s, starting)

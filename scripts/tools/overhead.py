@@ -81,7 +81,7 @@ def profile(root: Path, jobs: int = 1) -> dict:
         _wrap(totals, counts, phase, module, attr)
     chapters = list(book.parsed.values())
     start = time.perf_counter()
-    runs = schedule.run_chapters(root, chapters, options={"fig-format": project.fig_format},
+    runs = schedule.run_chapters(root, chapters, options={"figure": project.figure},
                                  timeout_s=project.timeout_s, force=True, jobs=jobs)
     wall = time.perf_counter() - start
     findings = sum(len(r.findings) for r in runs.values())

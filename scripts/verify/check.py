@@ -134,7 +134,7 @@ def run_options(project: Project) -> dict:
     """Part of every cache key (with the timeout): every execute option, the figure
     format, the working directory."""
     return {**project.cell_defaults, "execute": project.execute,
-            "fig-format": project.fig_format, "execute-dir": project.execute_dir}
+            "figure": project.figure, "execute-dir": project.execute_dir}
 
 
 def book_wide(project: Project, parsed: dict[str, ParsedChapter],

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 import book_rules as br
 
@@ -36,9 +37,13 @@ def test_quarto_formats_and_execution():
     config = br.quarto_config()
     formats = config["format"]
     assert formats["html"]["toc"] is True and formats["html"]["number-sections"] is True
-    pdf = formats.get("typst") or formats.get("pdf")
-    assert pdf, "a PDF format (typst or pdf) is defined"
+    # the PDF's format lives in the `pdf` profile (`make pdf`): Quarto 1.7 warns on
+    # every render of a book whose _quarto.yml lists `format: typst`
+    assert "typst" not in formats and "pdf" not in formats
+    profile = yaml.safe_load((ROOT / "_quarto-pdf.yml").read_text(encoding="utf-8"))
+    pdf = profile["format"]["typst"]
     assert pdf["toc"] is True and pdf["number-sections"] is True
+    assert set(profile) == {"format"} and set(profile["format"]) == {"typst"}
     assert config["execute"] == {"echo": False, "warning": False}
     assert config["jupyter"] == "python3"
 

@@ -294,6 +294,37 @@ def test_figures_are_captured_in_the_configured_format(tmp_path, no_leftover_ker
     assert output.kind == "image/svg+xml" and "<svg" in output.data
 
 
+QUARTO_FIGURE = '''
+# Figure
+
+```{python}
+import matplotlib
+print(matplotlib.rcParams["figure.figsize"], matplotlib.rcParams["figure.dpi"],
+      matplotlib.rcParams["savefig.dpi"])
+import matplotlib.pyplot as plt
+plt.plot([1, 2, 3])
+plt.show()
+```
+'''
+
+
+@pytest.mark.parametrize("fork", ["1", "0"])
+def test_figures_are_drawn_as_quartos_setup_draws_them(tmp_path, monkeypatch, fork,
+                                                        no_leftover_kernels):
+    """Quarto's setup cell for HTML: 7 x 5 in, 96 dpi, savefig.dpi "figure", retina
+    PNGs (twice the dpi); the same whether matplotlib was preloaded by the fork
+    server (fork=1) or is first imported by the cell (fork=0: a fresh kernel)."""
+    import base64
+    from scripts.render.figure_size import png_dpi
+    monkeypatch.setenv("CHECKER_FORK", fork)
+    root = write_book(tmp_path, {"fig.qmd": QUARTO_FIGURE}, extra="fig-height: 4\n")
+    result = check_book(root, force=True, update_ledger=True)
+    assert result.findings == []
+    printed, image = result.runs["fig.qmd"].cells[0].outputs
+    assert printed.data == "[7.0, 4.0] 96.0 figure\n"
+    assert image.kind == "image/png" and png_dpi(base64.b64decode(image.data)) == (192, 192)
+
+
 def test_a_preload_that_hangs_falls_back_to_launched_kernels(tmp_path, monkeypatch,
                                                              no_leftover_kernels):
     from scripts.run import forkserver

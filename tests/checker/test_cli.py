@@ -181,3 +181,25 @@ def test_sigkilled_checker_leaves_no_kernel_running(tmp_path):
     finally:
         for pid in processes_with(marker):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_pdf_adds_the_pdf_profile_after_the_active_ones(tmp_path):
+    """`pdf` reads _quarto-pdf.yml (the book's typst format) over the profiles already
+    chosen: QUARTO_PROFILE first, else `profile: default:`; no file, no profile."""
+    from scripts.cli import add_pdf_profile
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: book\n")
+    env: dict[str, str] = {}
+    add_pdf_profile(tmp_path, env)
+    assert env == {}
+    (tmp_path / "_quarto-pdf.yml").write_text("format:\n  typst: {}\n")
+    add_pdf_profile(tmp_path, env)
+    assert env == {"QUARTO_PROFILE": "pdf"}
+    env = {"QUARTO_PROFILE": "draft"}
+    add_pdf_profile(tmp_path, env)
+    assert env == {"QUARTO_PROFILE": "draft,pdf"}
+    add_pdf_profile(tmp_path, env)
+    assert env == {"QUARTO_PROFILE": "draft,pdf"}
+    (tmp_path / "_quarto.yml").write_text("profile:\n  default: [wide]\n")
+    env = {}
+    add_pdf_profile(tmp_path, env)
+    assert env == {"QUARTO_PROFILE": "wide,pdf"}

@@ -289,3 +289,18 @@ def test_no_kernel_left_behind(book):
     _, _, leftover = book
     assert leftover == set()
     assert execute.LIVE_KERNEL_PIDS == set()
+
+
+def test_a_display_offering_html_or_javascript_is_marked_scripted():
+    """Quarto's engine loads its widget scripts when any display offered text/html or
+    application/javascript, whichever representation is shown (scripts/render/freeze.py)."""
+    from scripts.model import CodeCell
+    cell = CodeCell(index=0, fence_line=1, first_code_line=2, end_line=3, source="x")
+    raw = [{"output_type": "execute_result",
+            "data": {"text/html": "<table/>", "text/markdown": "| a |", "text/plain": "a"}},
+           {"output_type": "display_data", "data": {"application/javascript": "1", "text/plain": "j"}},
+           {"output_type": "display_data", "data": {"image/png": "iVBO", "text/plain": "<Figure>"}},
+           {"output_type": "stream", "name": "stdout", "text": "<b>printed</b>"}]
+    shown = execute._outputs(cell, raw)
+    assert [(o.kind, o.scripted) for o in shown] == [
+        ("markdown", True), ("text", True), ("image/png", False), ("text", False)]

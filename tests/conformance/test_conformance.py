@@ -105,7 +105,7 @@ def handoff_difference(result, rel: str, root: Path, kept: str) -> tuple[str, st
     if parsed is None or run is None or not parsed.cells:
         return None
     try:
-        ours = comparable_markdown(engine_markdown(parsed, run, root).markdown, root)
+        ours = comparable_markdown(engine_markdown(parsed, run, root, result.project.figure).markdown, root)
     except Exception as exc:        # noqa: BLE001 (the difference is the fact)
         return ("engine markdown", f"failed: {exc}")
     theirs = comparable_markdown(kept, root)

@@ -1,17 +1,23 @@
-"""Each conformance case rendered live by real Quarto 1.7.34, against its recording.
+"""Conformance cases rendered live by real Quarto 1.7.34, against their recording.
 
-Opt-in (23 real renders are minutes of CI time): `QUARTO_CONFORMANCE_LIVE=1`.
-Quarto comes from tests/skip_policy.real_quarto. For each case this repeats
-`render-case.sh` in a temporary folder and compares what Quarto keeps
-(`*.html.md`, sanitised the same way: the project folder, kernel temp files,
-random cell ids) and its exit status with `expected/`. A case that agrees
-live can be trusted as recorded; a new case is recorded with
-`../shared/quarto-conformance/render-case.sh` from the same real run.
+Runs whenever real Quarto is there (tests/skip_policy.real_quarto: REAL_QUARTO,
+or the build script's output; `.ci/run` builds it). All 24 cases cost about
+ten minutes of two loaded cores, so by default only LIVE_DEFAULT runs (one
+case per handoff feature: a DataFrame's HTML and its widget scripts, a retina
+figure, an include); `QUARTO_CONFORMANCE_LIVE=1` runs every case.
 
-Then, for a book case that checks without findings, a second copy goes
-through `make html`'s Quarto path (check, freeze handoff, `--use-freezer`):
-its chapter pages must equal the executing render's (cell ids aside), unless
-the case's `handoff` difference is listed in docs/quarto-compat.md.
+For each case this repeats `render-case.sh` in a temporary folder (the cases'
+executing renders two at a time, once per session, nothing cached across runs)
+and compares what Quarto keeps (`*.html.md`, sanitised the same way: the
+project folder, kernel temp files, random cell ids) and its exit status with
+`expected/`. A case that agrees live can be trusted as recorded; a new case is
+recorded with `../shared/quarto-conformance/render-case.sh` from the same real run.
+
+Then, for a book case that checks without findings, a second copy (same folder
+name: a cell may print it) goes through `make html`'s Quarto path (check,
+freeze handoff, `--use-freezer`): every file of its `_book/` must equal the
+executing render's (cell ids and SVG dates aside), unless the case's `handoff`
+difference is listed in docs/quarto-compat.md.
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -29,10 +36,18 @@ from skip_policy import real_quarto
 
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and (p / "CASE.md").is_file()) \
     if CORPUS.is_dir() else []
+LIVE_DEFAULT = ("04-tbl-cells", "08-include", "15-figure")
+LIVE_ALL = bool(os.environ.get("QUARTO_CONFORMANCE_LIVE"))
+LIVE = CASES if LIVE_ALL else [c for c in CASES if c in LIVE_DEFAULT]
+RENDERS_AT_ONCE = 2
 CELL_ID = re.compile(r"\{#[0-9a-f]{8} \.cell")
 KERNEL_FILE = re.compile(r"/[^\s:]*/ipykernel_\d+/\d+\.py")
 EXIT = re.compile(r"exit status: (\d+)")
+# masked on the pages: Quarto's random ids of unlabelled cells (as attributes, and
+# as text where a case's Markdown shows through, 22); in SVG figures the creation
+# date matplotlib writes (the two runs happen at different times)
 HTML_CELL_ID = re.compile(r'id="[0-9a-f]{8}"')
+SVG_DATE = re.compile(r"<dc:date>[^<]*</dc:date>")
 
 
 def sanitised(text: str, work: Path) -> str:
@@ -40,19 +55,58 @@ def sanitised(text: str, work: Path) -> str:
     return KERNEL_FILE.sub("<tmp>/ipykernel_<pid>/<n>.py", text)
 
 
-@pytest.mark.skipif(not os.environ.get("QUARTO_CONFORMANCE_LIVE"),
-                    reason="opt-in: QUARTO_CONFORMANCE_LIVE=1 renders every case with real Quarto")
-@pytest.mark.parametrize("name", CASES or ["<none>"])
-def test_case_renders_live_as_recorded(name, tmp_path):
+def quarto_env(exe: Path | None = None) -> dict[str, str]:
+    first = [str(exe.parent)] if exe else []
+    return dict(os.environ, QUARTO_PYTHON=sys.executable,
+                PATH=os.pathsep.join([*first, str(Path(sys.executable).parent), os.environ["PATH"]]))
+
+
+def copy_case(name: str, parent: Path) -> Path:
+    work = parent / name
+    shutil.copytree(CORPUS / name, work, ignore=shutil.ignore_patterns("expected", "CASE.md"))
+    return work
+
+
+def render_live(exe: Path, name: str, parent: Path) -> tuple[Path, subprocess.CompletedProcess]:
+    work = copy_case(name, parent)
+    args = [] if (work / "_quarto.yml").is_file() else ["doc.qmd"]
+    done = subprocess.run([str(exe), "render", *args], cwd=work, env=quarto_env(),
+                          capture_output=True, text=True, timeout=900)
+    return work, done
+
+
+@pytest.fixture(scope="module")
+def live_renders(request, tmp_path_factory):
+    """name -> (folder, Quarto's process) for every selected LIVE case (`-k` counts),
+    rendered RENDERS_AT_ONCE at a time."""
+    names = [item.callspec.params["name"] for item in request.session.items
+             if item.module is request.module and hasattr(item, "callspec")]
+    names = [n for n in names if n in LIVE]
+    if not names:
+        pytest.skip("no conformance case to render live")
     exe = real_quarto()
+    parent = tmp_path_factory.mktemp("live")
+    with ThreadPoolExecutor(max_workers=RENDERS_AT_ONCE) as pool:
+        renders = dict(zip(names, pool.map(lambda n: render_live(exe, n, parent), names)))
+    return exe, renders
+
+
+def comparable(path: Path, root: Path) -> bytes:
+    data = path.read_bytes()
+    if path.suffix == ".svg":
+        return SVG_DATE.sub("<dc:date/>", data.decode("utf-8")).encode("utf-8")
+    if path.suffix in (".html", ".json"):
+        text = HTML_CELL_ID.sub("id", data.decode("utf-8")).replace(str(root), "<p>")
+        text = CELL_ID.sub("{#<id> .cell", text)
+        return text.encode("utf-8")
+    return data
+
+
+@pytest.mark.parametrize("name", LIVE or ["<none>"])
+def test_case_renders_live_as_recorded(name, live_renders, tmp_path):
+    exe, renders = live_renders
     case = CORPUS / name
-    work = tmp_path / name
-    shutil.copytree(case, work, ignore=shutil.ignore_patterns("expected", "CASE.md"))
-    args = [] if (case / "_quarto.yml").is_file() else ["doc.qmd"]
-    env = dict(os.environ, QUARTO_PYTHON=sys.executable,
-               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
-    done = subprocess.run([str(exe), "render", *args], cwd=work, env=env, capture_output=True,
-                          text=True, timeout=900)
+    work, done = renders[name]
     recorded = EXIT.search((case / "expected" / "render.log").read_text(encoding="utf-8"))
     assert done.returncode == int(recorded.group(1)), (done.stdout + done.stderr)[-2000:]
     for kept in sorted((case / "expected").rglob("*.html.md")):
@@ -62,28 +116,27 @@ def test_case_renders_live_as_recorded(name, tmp_path):
         assert sanitised(live.read_text(encoding="utf-8"), work) == \
             sanitised(kept.read_text(encoding="utf-8"), work), f"{name}: {rel} differs"
 
-    if args or done.returncode != 0:
+    if not (case / "_quarto.yml").is_file() or done.returncode != 0:
         return                              # a lone document (no freeze) or a failing case
     from test_conformance import listed_differences
     from scripts.render import render_book
     from scripts.verify.check import check_book
-    handed = tmp_path / "handed"
-    shutil.copytree(case, handed, ignore=shutil.ignore_patterns("expected", "CASE.md"))
+    handed = copy_case(name, tmp_path)
     result = check_book(handed, update_ledger=True)
     if not result.ok:
         return                              # findings: nothing is handed over (by design)
     saved = dict(os.environ)
-    os.environ.update(env, PATH=os.pathsep.join([str(exe.parent), env["PATH"]]))
-    try:
-        render_book(result, "html")         # fails if Quarto executes anything
+    os.environ.update(quarto_env(exe))
+    try:                                    # fails if Quarto executes anything; the cases'
+        render_book(result, "html", audited=False)     # bad values are deliberate (no audit)
     finally:
         os.environ.clear()
         os.environ.update(saved)
     if (name, "handoff") in listed_differences():
         return
-    for page in sorted((work / "_book").rglob("*.html")):
-        rel = page.relative_to(work / "_book")
-        ours = (handed / "_book" / rel).read_text(encoding="utf-8").replace(str(handed), "<p>")
-        theirs = page.read_text("utf-8").replace(str(work), "<p>")     # a cwd printed by a cell
-        assert HTML_CELL_ID.sub("id", ours) == HTML_CELL_ID.sub("id", theirs), \
-            f"{name}: {rel} differs between the executing and the handed-over render"
+    ours, theirs = handed / "_book", work / "_book"
+    files = sorted(p.relative_to(theirs).as_posix() for p in theirs.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(ours).as_posix() for p in ours.rglob("*") if p.is_file())
+    differ = [rel for rel in files
+              if comparable(ours / rel, handed) != comparable(theirs / rel, work)]
+    assert differ == [], f"{name}: these differ between the executing and the handed-over render"

@@ -33,25 +33,22 @@ BOOK = {
         "```{python}\n#| label: fig-line\n#| fig-cap: \"A rising line\"\n"
         "#| fig-alt: \"A line from 0 to 1\"\n"
         "import matplotlib.pyplot as plt\n"
-        "plt.rcParams[\"figure.dpi\"] = 96      # Quarto's HTML default: both runs, one size\n"
-        "plt.figure(figsize=(2, 1.5))\nplt.plot([0, 1], [0, 1])\nplt.show()\n```\n\n"
+        "plt.plot([0, 1], [0, 1])\nplt.show()\n```\n\n"   # Quarto's size and dpi: not set here
         "{{< include _part.qmd >}}\n"),
     "_part.qmd": "Included: `{python} value + 1`.\n",
 }
+# Masked, and only these: the ids of unlabelled cells, which Quarto draws at random.
 CELL_ID = re.compile(r"\{#[0-9a-f]{8} \.cell")
 HTML_CELL_ID = re.compile(r'id="[0-9a-f]{8}"')
-# A figure's CSS size: the checker's 1x PNG vs Quarto's 2x one can round a pixel
-# apart (docs/quarto-compat.md, "figure size"); masked, and only that.
-MD_SIZE = re.compile(r"width=\d+ height=\d+")
-HTML_SIZE = re.compile(r'width="\d+" height="\d+"')
+FIGURE = "ch_files/figure-html/fig-line-output-1.png"
 
 
 def comparable_md(text: str) -> str:
-    return MD_SIZE.sub("width=W height=H", CELL_ID.sub("{#id .cell", text))
+    return CELL_ID.sub("{#id .cell", text)
 
 
 def comparable_html(text: str) -> str:
-    return HTML_SIZE.sub('width="W" height="H"', HTML_CELL_ID.sub('id="cell"', text))
+    return HTML_CELL_ID.sub('id="cell"', text)
 
 
 def runs(root: Path) -> int:
@@ -93,23 +90,31 @@ def test_the_page_shows_the_checked_values(handed):
     assert "The answer is 42" in page
     assert "Included: 43." in page
     assert "printed 42" in page
-    assert (root / "_book" / "ch_files" / "figure-html" / "fig-line-output-1.png").is_file()
+    assert (root / "_book" / FIGURE).is_file()
 
 
 def test_handed_over_markdown_is_what_quarto_writes(handed, executed):
     from scripts.render.engine_md import engine_markdown
     root, result, _, _ = handed
-    ours = engine_markdown(result.parsed["ch.qmd"], result.runs["ch.qmd"], root).markdown
+    ours = engine_markdown(result.parsed["ch.qmd"], result.runs["ch.qmd"], root,
+                           result.project.figure).markdown
     theirs = (executed[0] / "ch.html.md").read_text(encoding="utf-8")
-    assert MD_SIZE.search(ours) and comparable_md(ours) == comparable_md(theirs)
+    assert "width=" in ours and comparable_md(ours) == comparable_md(theirs)
+
+
+def test_the_figure_is_the_one_quarto_draws(handed, executed):
+    """The checker's kernel draws as Quarto's setup cell does (7 x 5 in, 96 dpi,
+    retina): the same PNG, byte for byte, on both pages."""
+    ours = (handed[0] / "_book" / FIGURE).read_bytes()
+    assert ours[:4] == b"\x89PNG" and ours == (executed[0] / "_book" / FIGURE).read_bytes()
 
 
 def test_pages_are_identical(handed, executed):
     """The chapter page Quarto makes from the handed-over run is the page it makes
-    executing (cell ids aside: Quarto draws them at random; and the figure's size)."""
+    executing (cell ids aside: Quarto draws them at random)."""
     ours = (handed[0] / "_book" / "ch.html").read_text(encoding="utf-8")
     theirs = (executed[0] / "_book" / "ch.html").read_text(encoding="utf-8")
-    assert HTML_SIZE.search(ours) and comparable_html(ours) == comparable_html(theirs)
+    assert 'width="' in ours and comparable_html(ours) == comparable_html(theirs)
 
 
 def test_an_edited_source_is_a_finding_not_a_second_run(handed, tmp_path, quarto_exe):

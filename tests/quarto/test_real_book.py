@@ -1,26 +1,45 @@
-"""The real book through `make html`'s Quarto path, once (one real-Quarto render).
+"""The real book with real Quarto, twice: from the handed-over runs and executing.
 
 The pipeline checks a copy of the book, hands the runs to Quarto's freeze and
 renders with `quarto render --use-freezer`; render_book fails if Quarto's log
 shows it executed anything. The pages must then carry the checked values.
+A second copy is rendered by Quarto alone, executing every chapter in its own
+kernels (`keep-md`): the Markdown handed over must be the Markdown Quarto's
+engine wrote, and every page and figure file the same ("identical by
+construction, proven").
 """
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from .quartokit import REPO, check, copy_sources, quarto_on_path
+from .quartokit import REPO, check, copy_sources, quarto_on_path, quarto_render
 
-BOOK_FILES = ["_quarto.yml", "index.qmd", "contents", "references.bib", "numbers.lock", "mlsys"]
-# Quarto 1.7 on this book's `format: typst` (a book's Typst PDF needs Quarto 1.9):
-# the one warning its render prints (docs/quarto-compat.md).
-KNOWN_WARNINGS = ["quarto: WARN: The typst format is not supported by book projects"]
+BOOK_FILES = ["_quarto.yml", "_quarto-pdf.yml", "index.qmd", "contents", "references.bib",
+              "numbers.lock", "mlsys"]
+# What Quarto may print that is not fine: none of it, in either render (the
+# book's `format: typst` is in the `pdf` profile, which Quarto 1.7 would warn about).
+KNOWN_WARNINGS: list[str] = []
+COMPLAINT = re.compile(r"\b(WARN|WARNING|ERROR)\b")
+# Quarto's own warnings and errors (its log lines start with the level). The
+# executing render also relays its kernels' stderr: ipykernel's "[IPKernelApp]
+# WARNING | Kernel is running over TCP without encryption" is the kernel's, not
+# Quarto's (the pipeline's render starts no kernel).
+QUARTO_COMPLAINT = re.compile(r"^\s*(WARN|WARNING|ERROR)\b")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 MARKUP = re.compile(r"[$@*\\]|\[@")
+# What the comparisons mask, and only that: the ids Quarto draws at random for
+# unlabelled cells (in the Markdown and on the page), and the creation date
+# matplotlib writes into every SVG's metadata (the two runs happen at different times).
+CELL_ID = re.compile(r"\{#[0-9a-f]{8} \.cell")
+HTML_CELL_ID = re.compile(r'id="[0-9a-f]{8}"')
+SVG_DATE = re.compile(r"<dc:date>[^<]*</dc:date>")
 
 
 class _Text(HTMLParser):
@@ -57,7 +76,54 @@ def quarto_book(quarto_exe, tmp_path_factory):
     return root, result, index, err.getvalue()
 
 
-def test_quarto_executes_nothing_and_warns_only_about_typst(quarto_book):
+@pytest.fixture(scope="module")
+def executed_book(quarto_exe, tmp_path_factory):
+    """Quarto alone on a copy of the book: it executes every chapter (keep-md on)."""
+    root = copy_sources(REPO, tmp_path_factory.mktemp("executed") / "book", BOOK_FILES)
+    done = quarto_render(quarto_exe, root, "-M", "keep-md:true")
+    return root, done.stdout + done.stderr
+
+
+def handed_over(root: Path) -> dict[str, str]:
+    """chapter -> the Markdown of its freeze entry (what Quarto rendered)."""
+    freezer = root / ".quarto" / "_freeze"
+    return {p.parent.parent.relative_to(freezer).as_posix() + ".qmd":
+            json.loads(p.read_text(encoding="utf-8"))["result"]["markdown"]
+            for p in sorted(freezer.rglob("execute-results/html.json"))}
+
+
+def test_handed_over_markdown_is_what_quartos_engine_writes(quarto_book, executed_book):
+    """Each entry's Markdown equals Quarto's kept `*.html.md` of the executing run."""
+    handed = handed_over(quarto_book[0])
+    assert len(handed) == 4
+    for rel, ours in handed.items():
+        kept = executed_book[0] / (rel[:-len(".qmd")] + ".html.md")
+        theirs = kept.read_text(encoding="utf-8")
+        assert CELL_ID.sub("{#id .cell", ours) == CELL_ID.sub("{#id .cell", theirs), rel
+
+
+def test_pages_and_figures_are_the_ones_quarto_makes_executing(quarto_book, executed_book):
+    """Every file of `_book/` (pages, figures, search index, assets) is the same in
+    both renders, but for the masked ids and SVG dates."""
+    ours, theirs = quarto_book[0] / "_book", executed_book[0] / "_book"
+    files = sorted(p.relative_to(ours).as_posix() for p in ours.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(theirs).as_posix() for p in theirs.rglob("*")
+                           if p.is_file())
+    assert any(f.endswith(".svg") and "figure-html" in f for f in files)
+    differ = [rel for rel in files if comparable(ours / rel) != comparable(theirs / rel)]
+    assert differ == []
+
+
+def comparable(path: Path) -> bytes:
+    data = path.read_bytes()
+    if path.suffix == ".svg":
+        return SVG_DATE.sub("<dc:date/>", data.decode("utf-8")).encode("utf-8")
+    if path.suffix in (".html", ".json"):
+        return HTML_CELL_ID.sub('id="cell"', data.decode("utf-8")).encode("utf-8")
+    return data
+
+
+def test_quarto_executes_nothing_and_warns_about_nothing(quarto_book, executed_book):
     root, result, index, stderr = quarto_book
     assert index == root / "_book" / "index.html"
     handed = sorted(p.parent.parent.relative_to(root / ".quarto" / "_freeze").as_posix()
@@ -65,6 +131,9 @@ def test_quarto_executes_nothing_and_warns_only_about_typst(quarto_book):
     assert handed == sorted(rel[:-len(".qmd")] for rel, parsed in result.parsed.items()
                             if parsed.cells)
     assert [ln for ln in stderr.splitlines() if ln.startswith("quarto:")] == KNOWN_WARNINGS
+    assert [ln for ln in stderr.splitlines() if COMPLAINT.search(ln)] == KNOWN_WARNINGS
+    assert [ln for ln in executed_book[1].splitlines()
+            if QUARTO_COMPLAINT.search(ANSI.sub("", ln))] == KNOWN_WARNINGS
 
 
 def test_pages_carry_every_plain_ledger_value(quarto_book):

@@ -23,11 +23,17 @@ CHAPTER = ("# Ch {#sec-ch}\n\n"
            "#| echo: false\nplot()\n```\n")
 
 
-def png(width: int, height: int) -> bytes:
+def png(width: int, height: int, dpi: int | None = None) -> bytes:
+    """A PNG header: IHDR, a pHYs chunk saying `dpi` (as matplotlib writes it), IEND."""
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b"")
+    phys = chunk(b"pHYs", struct.pack(">IIB", round(dpi / .0254), round(dpi / .0254), 1)) \
+        if dpi else b""
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + phys + chunk(b"IEND", b"")
+
+
+IMAGE = png(301, 201, dpi=192)      # Quarto's retina PNG: twice its 96 dpi, odd sizes
 
 
 def book(tmp_path, chapter: str = CHAPTER, config: str = CONFIG):
@@ -36,7 +42,7 @@ def book(tmp_path, chapter: str = CHAPTER, config: str = CONFIG):
     (tmp_path / "index.qmd").write_text("# Preface {.unnumbered}\n")
     (tmp_path / "contents" / "ch.qmd").write_text(chapter)
     read = read_book(tmp_path)
-    image = base64.b64encode(png(300, 200)).decode()
+    image = base64.b64encode(IMAGE).decode()
     run = ChapterRun(path="contents/ch.qmd", cells=[
         CellRun(0, []),
         CellRun(1, [Output("markdown", "| a |\n|---|\n| 1 |", result=True)]),
@@ -55,7 +61,7 @@ EXPECTED_MD = (
     "| a |\n|---|\n| 1 |\n:::\n:::\n\n\n"
     "::: {#cell-fig-f .cell execution_count=3}\n\n"
     "::: {.cell-output .cell-output-display}\n"
-    "![A figure](ch_files/figure-html/fig-f-output-1.png){#fig-f width=300 height=200 "
+    "![A figure](ch_files/figure-html/fig-f-output-1.png){#fig-f width=151 height=101 "
     "fig-alt='Alt \\'text\\''}\n:::\n:::\n\n\n")
 
 
@@ -64,6 +70,19 @@ def test_engine_markdown_is_what_quartos_jupyter_engine_writes(tmp_path):
     md = engine_markdown(result.parsed["contents/ch.qmd"], result.runs["contents/ch.qmd"], tmp_path)
     assert md.markdown == EXPECTED_MD
     assert list(md.files) == ["ch_files/figure-html/fig-f-output-1.png"]
+
+
+def test_a_figures_size_is_the_one_quarto_writes():
+    """mdImageOutput: retina PNG at twice fig-dpi -> half its pixels rounded (JS
+    Math.round); at another dpi -> IPython's metadata, half floored; `png`/`svg`
+    figures carry no size."""
+    from scripts.render.figure_size import image_size, png_dpi
+    retina = {"fig-format": "retina", "fig-dpi": 96}
+    assert png_dpi(IMAGE) == (192, 192) and png_dpi(png(2, 2)) == (-1, -1)
+    assert image_size(IMAGE, retina) == (151, 101)
+    assert image_size(png(301, 201, dpi=220), retina) == (150, 100)
+    assert image_size(png(301, 201), retina) == (150, 100)
+    assert image_size(IMAGE, {"fig-format": "png", "fig-dpi": 96}) == (0, 0)
 
 
 def test_entry_is_quartos_json_in_the_hidden_freezer(tmp_path):
@@ -76,7 +95,7 @@ def test_entry_is_quartos_json_in_the_hidden_freezer(tmp_path):
         "engine": "jupyter", "markdown": EXPECTED_MD, "supporting": ["ch_files"],
         "filters": [], "includes": {}}}
     assert text.startswith('{\n  "hash": "') and '\n    "filters": [],\n' in text
-    assert (entry_dir / "figure-html" / "fig-f-output-1.png").read_bytes() == png(300, 200)
+    assert (entry_dir / "figure-html" / "fig-f-output-1.png").read_bytes() == IMAGE
     assert not (tmp_path / "_freeze").exists()
 
 
@@ -106,3 +125,16 @@ def test_a_run_with_findings_is_never_handed_over(tmp_path):
 def test_the_hash_is_quartos_md5_of_the_lf_text():
     """freezeInputHash: the same hash for a file saved with CRLF line endings."""
     assert freeze.source_hash("a\r\nb\r\n") == hashlib.md5(b"a\nb\n").hexdigest()
+
+
+def test_a_display_offering_html_brings_quartos_widget_scripts(tmp_path):
+    """A DataFrame (text/html among its MIME types, even when another one is shown)
+    makes Quarto's engine load require.js and jQuery: the entry says so too."""
+    result = book(tmp_path)
+    entry = tmp_path / ".quarto" / "_freeze" / "contents" / "ch" / "execute-results" / "html.json"
+    freeze.write_entries(result)
+    assert json.loads(entry.read_text(encoding="utf-8"))["result"]["includes"] == {}
+    result.runs["contents/ch.qmd"].cells[1].outputs[0].scripted = True
+    freeze.write_entries(result)
+    (head,) = json.loads(entry.read_text(encoding="utf-8"))["result"]["includes"]["include-in-header"]
+    assert head.count("<script") == 3 and "jquery/3.5.1/jquery.min.js" in head
