@@ -242,10 +242,11 @@ def write_chapter_files(book: Book, chapter: Chapter, dest: Path) -> None:
     _copy_static_images(book, chapter, dest)
 
 
-def assemble(parsed, run):
-    """A chapter's markdown (values and outputs in place) and its generated files."""
+def assemble(parsed, run, figure: dict | None = None):
+    """A chapter's markdown (values and outputs in place) and its generated files;
+    `figure`: the project's figure options (retina PNG sizes)."""
     stem = posixpath.splitext(posixpath.basename(parsed.path))[0]
-    return chapter_markdown(parsed, run, files_dir=f"{stem}_files/figure-html")
+    return chapter_markdown(parsed, run, files_dir=f"{stem}_files/figure-html", figure=figure)
 
 
 def new_chapter(work: Path, path: str, appendix: bool, text: str, files: dict) -> Chapter:
@@ -292,7 +293,7 @@ def prepare(result, work: Path, cache: RenderCache | None = None,
         parsed = result.parsed.get(path)
         if parsed is None:
             raise RenderError(f"{path}: not parsed by the checker (is it listed and present?)")
-        md = assemble(parsed, result.runs.get(path))
+        md = assemble(parsed, result.runs.get(path), project.figure)
         chapters.append(new_chapter(work, path, appendix, md.text, md.files))
     book = new_book(project, chapters, work)
     book.cache = cache

@@ -38,14 +38,25 @@ def _js_round(x: float) -> int:
     return math.floor(x + 0.5)
 
 
-def image_size(data: bytes, figure: dict) -> tuple[int, int]:
-    """The `width`/`height` Quarto 1.7 writes for a matplotlib PNG (mdImageOutput):
-    only in `retina` mode, where IPython's metadata says half the pixels (floored),
-    or, when the PNG's dpi is twice fig-dpi, half the pixels rounded. A `png` or
-    `svg` figure carries no size: (0, 0)."""
-    if figure.get("fig-format") != "retina":
+def retina_size(data: bytes, figure: dict) -> tuple[int, int]:
+    """A retina PNG's size in CSS pixels, (0, 0) for any other image: in `retina`
+    mode, a PNG whose dpi is twice fig-dpi (matplotlib's) is shown at half its
+    pixels, rounded (what Quarto writes for it)."""
+    if figure.get("fig-format") != "retina" or png_dpi(data) != (2 * figure["fig-dpi"],) * 2:
         return 0, 0
     width, height = png_size(data)
-    if png_dpi(data) == (2 * figure["fig-dpi"],) * 2:
-        return _js_round(width / 2), _js_round(height / 2)
+    return _js_round(width / 2), _js_round(height / 2)
+
+
+def image_size(data: bytes, figure: dict) -> tuple[int, int]:
+    """The `width`/`height` Quarto 1.7 writes for a PNG output (mdImageOutput):
+    only in `retina` mode: retina_size, else half the pixels floored (IPython's
+    metadata; Quarto also halves a retina-mode PNG not drawn by matplotlib:
+    docs/quarto-compat.md). A `png` or `svg` figure carries no size: (0, 0)."""
+    if figure.get("fig-format") != "retina":
+        return 0, 0
+    size = retina_size(data, figure)
+    if size != (0, 0):
+        return size
+    width, height = png_size(data)
     return width // 2, height // 2

@@ -25,6 +25,7 @@ from scripts.model import ChapterRun, CodeCell, InlineExpr, ParsedChapter
 from scripts.read.project import effective_options
 
 from .errors import RenderError
+from .figure_size import retina_size
 
 OPTION_LINE = re.compile(r"^\s*#\|")
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", re.M)
@@ -93,8 +94,9 @@ def table_float(label: str, caption, outputs: list[str]) -> str:
 
 class _Assembler:
     def __init__(self, parsed: ParsedChapter, run: ChapterRun | None,
-                 files_dir: str):
+                 files_dir: str, figure: dict | None):
         self.parsed = parsed
+        self.figure = figure
         self.run = run
         self.files_dir = files_dir
         self.files: dict[str, bytes] = {}
@@ -171,6 +173,9 @@ class _Assembler:
             attrs.append(f"#{cell.label}")
         if opts.get("fig-alt"):
             attrs.append(f'fig-alt="{attr_value(opts["fig-alt"])}"')
+        width, height = retina_size(self.files[rel], self.figure) if ext == "png" and self.figure \
+            else (0, 0)
+        attrs += [f"width={width}", f"height={height}"] if width and height else []
         suffix = "{" + " ".join(attrs) + "}" if attrs else ""
         return f"![{caption}]({rel}){suffix}"
 
@@ -210,10 +215,12 @@ class _Assembler:
 
 
 def chapter_markdown(parsed: ParsedChapter, run: ChapterRun | None,
-                     files_dir: str = "figures") -> ChapterMarkdown:
+                     files_dir: str = "figures", figure: dict | None = None) -> ChapterMarkdown:
     """Pandoc markdown for one chapter, with values and outputs in place.
 
     `files_dir` is where generated images go, relative to the chapter's page.
+    `figure` (Project.figure: the options the kernels drew with) sizes a retina
+    PNG as Quarto does (`width`/`height` in CSS pixels: half its pixels).
     Cell options must already carry the execute cascade (scripts.read.book).
     """
-    return _Assembler(parsed, run, files_dir).build()
+    return _Assembler(parsed, run, files_dir, figure).build()

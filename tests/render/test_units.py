@@ -72,6 +72,34 @@ def test_chapter_markdown_places_values_and_outputs():
     assert text.startswith("---\ntitle: Demo\n---")
 
 
+def matplotlib_png(dpi: int) -> bytes:
+    """A 3 x 2 in matplotlib figure saved at `dpi` (its pHYs says so)."""
+    import io
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    buf = io.BytesIO()
+    Figure(figsize=(3, 2)).savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("fig_format, dpi, size", [
+    ("retina", 192, "{#fig-f fig-alt=\"Alt \\\"quoted\\\"\" width=288 height=192}"),  # half its pixels
+    ("retina", 96, "{#fig-f fig-alt=\"Alt \\\"quoted\\\"\"}"),          # not twice fig-dpi
+    ("png", 192, "{#fig-f fig-alt=\"Alt \\\"quoted\\\"\"}"),            # no retina: no size
+])
+def test_a_retina_png_is_shown_at_half_its_pixels(fig_format, dpi, size):
+    """As Quarto writes it (render/figure_size.py): a 576 x 384 px PNG drawn at twice
+    fig-dpi is 288 x 192 CSS px in HTML (3 x 2 in in the PDF: pandoc's 96 px/in)."""
+    parsed = parse_chapter("c.qmd", SOURCE)
+    Project(root=Path("."), execute={"echo": False}).apply_execute_options(parsed)
+    run = demo_run()
+    run.cells[3].outputs[0].data = base64.b64encode(matplotlib_png(dpi)).decode()
+    figure = {"fig-format": fig_format, "fig-dpi": 96, "fig-width": 7.0, "fig-height": 5.0}
+    text = chapter_markdown(parsed, run, files_dir="f", figure=figure).text
+    assert "![A figure](f/fig-f.png)" + size + "\n" in text
+
+
 def test_chapter_markdown_requires_checked_values():
     parsed = parse_chapter("c.qmd", SOURCE)
     with pytest.raises(RenderError, match=r"c.qmd:9: no checked output for cell tbl-t"):

@@ -78,7 +78,7 @@ class PageRenderer:
         config = configuration(project)
         fresh: dict[str, tuple[str, dict]] = {}
         for path in project.documents:
-            md = assemble(result.parsed[path], result.runs.get(path))
+            md = assemble(result.parsed[path], result.runs.get(path), project.figure)
             fresh[path] = (md.text, md.files)
         full = self.book is None or config != self.config or self._output_gone()
         if full:
