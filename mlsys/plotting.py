@@ -185,11 +185,13 @@ def _overlap(a, b, gap: float = LABEL_GAP_PX) -> bool:
             and min(a.y1, b.y1) - max(a.y0, b.y0) > -gap)
 
 
-def text_overlaps(fig) -> list[tuple[str, str]]:
+def text_overlaps(fig, draw: bool = True) -> list[tuple[str, str]]:
     """Pairs of texts in the figure's axes whose bounding boxes overlap or
     touch (closer than LABEL_GAP_PX), or
-    that sit on an annotation's arrow ("arrow"), as (text, text), in drawing order."""
-    fig.canvas.draw()
+    that sit on an annotation's arrow ("arrow"), as (text, text), in drawing order.
+    `draw=False`: the figure's last draw is its current state (extents are reused)."""
+    if draw:
+        fig.canvas.draw()
     boxes = _boxes(fig)
     pairs = []
     for i, (a, box_a) in enumerate(boxes):
@@ -201,21 +203,24 @@ def text_overlaps(fig) -> list[tuple[str, str]]:
     return pairs
 
 
-def small_texts(fig) -> list[str]:
+def small_texts(fig, draw: bool = True) -> list[str]:
     """Texts of the figure (labels, ticks, legends, annotations) set smaller
-    than TEXT_PT_MIN points: unreadable once the figure shrinks to a phone."""
-    fig.canvas.draw()
+    than TEXT_PT_MIN points: unreadable once the figure shrinks to a phone.
+    A draw creates the tick labels; `draw=False` when the figure was just drawn."""
+    if draw:
+        fig.canvas.draw()
     return [f"{t.get_text()!r} at {t.get_fontsize():g} pt" for t in fig.findobj(matplotlib.text.Text)
             if t.get_visible() and t.get_text().strip() and t.get_fontsize() < TEXT_PT_MIN]
 
 
-def place_labels(fig, max_moves: int = 60) -> None:
+def place_labels(fig, max_moves: int = 60) -> bool:
     """Move each offset-point annotation that overlaps an earlier text or any
     arrow down, just below it, until it is clear (at most `max_moves` steps).
 
     Positions come from the drawn extents of the texts, so a label follows
     the data: a restart close to a failure gets its label under the
-    failure's, one far from it keeps its place.
+    failure's, one far from it keeps its place. True when every label is
+    clear: the figure's last draw is then its current state.
     """
     for _ in range(max_moves):
         fig.canvas.draw()
@@ -231,10 +236,11 @@ def place_labels(fig, max_moves: int = 60) -> None:
                 clash = (text, box, others[0])
                 break
         if clash is None:
-            return
+            return True
         text, box, other = clash
         x, y = text.xyann
         text.xyann = (x, y - (box.y1 - other.y0 + LABEL_GAP_PX + 1) * 72 / fig.dpi)   # pixels -> points
+    return False
 
 
 def show(fig) -> None:
@@ -247,8 +253,9 @@ def show(fig) -> None:
     Raises ValueError naming the texts when two still overlap or one is set
     below TEXT_PT_MIN.
     """
-    place_labels(fig)
-    overlaps, small = text_overlaps(fig), small_texts(fig)
+    settled = place_labels(fig)
+    overlaps = text_overlaps(fig, draw=not settled)     # one draw when no label had to move
+    small = small_texts(fig, draw=False)
     if overlaps or small:
         plt.close(fig)
         raise ValueError("figure texts overlap: " + "; ".join(f"{a!r} and {b!r}" for a, b in overlaps)

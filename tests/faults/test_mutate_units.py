@@ -83,3 +83,37 @@ def test_allowlist_entries_need_a_reason(tmp_path):
     with pytest.raises(ValueError, match="no reason"):
         report.load_allowlist(path)
     assert all(reason.strip() for reason in report.load_allowlist().values())
+
+
+def test_the_ci_subset_keeps_what_a_sample_could_miss():
+    """choose_subset: every reviewed mutant, every sign/range mutant, one of each
+    formula, then random ones up to the size, in generation order, the same for a seed."""
+    import random
+    from scripts.tools.mutation.mutants import Mutant, is_sign_or_range
+    from scripts.tools.mutation.report import choose_subset
+    mutants = [Mutant("constant", f"C{i}", op) for i in range(30) for op in ("x0.1", "x10")]
+    mutants += [Mutant("formula", "calc_mtbf_node", "neg"), Mutant("formula", "calc_mtbf_node", "swap"),
+                Mutant("formula", "calc_overhead_ratio", "swap"),
+                Mutant("formula", "calc_overhead_ratio", "x0.1")]
+    reviewed = {"constant:C7:x10", "formula:calc_overhead_ratio:x0.1"}
+    subset = choose_subset(mutants, 12, random.Random(17), reviewed)
+    ids = [m.id for m in subset]
+    assert len(ids) == 12 and len(set(ids)) == 12
+    assert reviewed <= set(ids)
+    assert {m.id for m in mutants if is_sign_or_range(m)} <= set(ids)
+    assert {m.target for m in subset if m.kind == "formula"} == {"calc_mtbf_node", "calc_overhead_ratio"}
+    assert ids == [m.id for m in mutants if m.id in set(ids)]          # generation order
+    assert ids == [m.id for m in choose_subset(mutants, 12, random.Random(17), reviewed)]
+    assert ids != [m.id for m in choose_subset(mutants, 12, random.Random(18), reviewed)]
+
+
+def test_a_small_sample_still_covers_every_verdict():
+    import random
+    from scripts.tools.mutation.report import choose_sample
+    verdicts = {f"m{i}": v for i, v in enumerate(["invariant"] * 9 + ["error"] * 5 + ["ledger"] * 4
+                                                  + ["survived"] * 2)}
+    small = choose_sample(verdicts, 4, random.Random(17))
+    assert sorted(verdicts[i] for i in small) == ["error", "invariant", "ledger", "survived"]
+    large = choose_sample(verdicts, 10, random.Random(17))
+    assert len(large) == 10 and all(sum(verdicts[i] == v for i in large) >= 2
+                                    for v in ("invariant", "error", "ledger", "survived"))

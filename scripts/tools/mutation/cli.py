@@ -44,7 +44,8 @@ from pathlib import Path
 from scripts.tools.mutation.harness import Harness, run_forked
 from scripts.tools.mutation.mutants import all_mutants
 from scripts.tools.mutation.real import checker, copy_project, run_real
-from scripts.tools.mutation.report import ALLOWLIST, REPORT, Report, choose_sample, load_allowlist
+from scripts.tools.mutation.report import (ALLOWLIST, REPORT, Report, choose_sample, choose_subset,
+                                           load_allowlist)
 from scripts.verify import ledger
 
 # The real-checker sample is drawn with this seed unless --seed or MUTATION_SEED says otherwise,
@@ -59,8 +60,10 @@ def default_seed() -> int:
 
 def mutation_test(src: Path, work: Path, jobs: int = 2, sample: int = 8,
                   seed: int | None = None, log=print, allowlist: dict[str, str] | None = None,
-                  keep=None, ledger_only: dict[str, str] | None = None) -> Report:
-    """The whole procedure on a copy of the project at `src`, inside `work`.
+                  keep=None, ledger_only: dict[str, str] | None = None,
+                  subset: int | None = None) -> Report:
+    """The whole procedure on a copy of the project at `src`, inside `work`;
+    `subset`: run only choose_subset's targeted subset of that many mutants.
 
     Imports the copy's `mlsys` into this process and changes IPython's
     `display`: run it in a process of its own (`python -m scripts.tools.mutation`).
@@ -76,7 +79,12 @@ def mutation_test(src: Path, work: Path, jobs: int = 2, sample: int = 8,
         harness = Harness(root)
         harness.preload()
         harness.baseline = dict(ledger.read(root / "numbers.lock"))
-        mutants = [m for m in all_mutants(root) if keep is None or keep(m)]
+        generated = [m for m in all_mutants(root) if keep is None or keep(m)]
+        allowlist = load_allowlist() if allowlist is None else allowlist
+        ledger_only = load_allowlist(table="ledger_only") if ledger_only is None else ledger_only
+        seed = seed if seed is not None else default_seed()
+        mutants = generated if subset is None else choose_subset(
+            generated, subset, random.Random(seed), set(allowlist) | set(ledger_only))
         base = harness.run_book()       # also warms caches (pint, matplotlib) for the children
         if base.verdict() != "survived":
             raise RuntimeError("the harness disagrees with the checker on the unmutated book: "
@@ -88,10 +96,8 @@ def mutation_test(src: Path, work: Path, jobs: int = 2, sample: int = 8,
         log(f"harness: {len(mutants)} mutants in {time.monotonic() - t0:.0f} s")
     finally:
         sys.path.remove(str(root))
-    report = Report(mutants, outcomes, load_allowlist() if allowlist is None else allowlist,
-                    ledger_only_allowed=(load_allowlist(table="ledger_only") if ledger_only is None
-                                         else ledger_only))
-    report.seed = seed if seed is not None else default_seed()
+    report = Report(mutants, outcomes, allowlist, ledger_only_allowed=ledger_only, seed=seed,
+                    generated=generated)
     log(f"real-checker sample: seed {report.seed} (override with --seed N or MUTATION_SEED)")
     rng = random.Random(report.seed)
     for i in choose_sample(report.verdicts(), sample, rng):
@@ -113,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"seed of that sample (default: $MUTATION_SEED, else {DEFAULT_SEED})")
     parser.add_argument("--allowlist", type=Path, default=ALLOWLIST)
     parser.add_argument("--only", default=None, help="regex: keep mutants whose id matches")
+    parser.add_argument("--subset", type=int, default=None,
+                        help="run a targeted subset of N mutants (reviewed, sign/range, one per "
+                             "formula, then at random with the seed); default: all")
     parser.add_argument("--report", type=Path, default=None,
                         help="full report (default: ROOT/_build/mutation-report.txt)")
     parser.add_argument("--json", type=Path, default=None, help="write a summary as JSON")
@@ -128,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mutation-") as work:
         report = mutation_test(root, Path(work), args.jobs, args.sample, seed,
                                allowlist=kept("mutant"), ledger_only=kept("ledger_only"),
-                               keep=(lambda m: bool(only.search(m.id))) if only else None)
+                               keep=(lambda m: bool(only.search(m.id))) if only else None,
+                               subset=args.subset)
     text = report.text()
     out = args.report or root / REPORT
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -43,6 +43,7 @@ class Report:
     sample: dict[str, tuple[str, str]] = field(default_factory=dict)   # id -> (harness, checker)
     seed: int = 0
     ledger_only_allowed: dict[str, str] = field(default_factory=dict)  # [[ledger_only]] entries
+    generated: list[Mutant] = field(default_factory=list)   # every mutant made (run: `mutants`)
 
     def verdicts(self) -> dict[str, str]:
         return {m.id: self.outcomes[m.id].verdict() for m in self.mutants}
@@ -100,7 +101,8 @@ class Report:
                 "stale_ledger_only": self.stale_ledger_only(),
                 "sign_or_range": [m.id for m in self.mutants if is_sign_or_range(m)],
                 "constants": sorted({m.target for m in self.mutants if m.kind == "constant"}),
-                "formulas": sorted({m.target for m in self.mutants if m.kind == "formula"})}
+                "formulas": sorted({m.target for m in self.mutants if m.kind == "formula"}),
+                "generated": [m.id for m in self.generated or self.mutants]}
 
     def text(self) -> str:
         verdicts = self.verdicts()
@@ -110,8 +112,10 @@ class Report:
         considered = self.considered()
         claimed = [i for i in considered if verdicts[i] in CLAIMED]
         ledger_only = [i for i in considered if verdicts[i] == "ledger"]
+        made = len(self.generated or self.mutants)
         lines = [
-            f"mutation test: {n} mutants "
+            f"mutation test: {n} mutants" + (f" (a subset of {made}, seed {self.seed}: "
+                                              "`make mutate` runs all)" if made != n else "") + " "
             f"({sum(m.kind == 'constant' for m in self.mutants)} of constants, "
             f"{sum(m.kind == 'formula' for m in self.mutants)} of formulas)",
             f"  killed by an invariant (check()):        {count['invariant']}",
@@ -153,14 +157,31 @@ class Report:
 
 
 def choose_sample(verdicts: dict[str, str], size: int, rng: random.Random) -> list[str]:
-    """A random sample covering every verdict that occurs, then filled at random."""
+    """A random sample covering every verdict that occurs (two of each from a
+    size of 8 up, else one), then filled at random up to `size`."""
     by_verdict: dict[str, list[str]] = {}
     for i, v in sorted(verdicts.items()):
         by_verdict.setdefault(v, []).append(i)
+    per_verdict = 2 if size >= 8 else 1
     chosen: list[str] = []
     for v in ("invariant", "error", "ledger", "survived"):
         ids = by_verdict.get(v, [])
-        chosen += rng.sample(ids, min(2, len(ids)))
+        chosen += rng.sample(ids, min(per_verdict, len(ids)))
     rest = [i for i in sorted(verdicts) if i not in chosen]
     chosen += rng.sample(rest, max(0, min(len(rest), size - len(chosen))))
     return chosen
+
+
+def choose_subset(mutants: list[Mutant], size: int, rng: random.Random,
+                  reviewed: set[str]) -> list[Mutant]:
+    """The targeted subset CI runs (`--subset N`; `make mutate` runs them all):
+    every reviewed mutant (an allowlist entry must still hold), every sign or
+    range mutant, one mutant of each formula, then others at random up to `size`;
+    in the order of `mutants`."""
+    keep = {m.id for m in mutants if m.id in reviewed or is_sign_or_range(m)}
+    for target in sorted({m.target for m in mutants if m.kind == "formula"}):
+        if not any(i.startswith(f"formula:{target}:") for i in keep):
+            keep.add(rng.choice(sorted(m.id for m in mutants if m.target == target)))
+    rest = sorted(m.id for m in mutants if m.id not in keep)
+    keep.update(rng.sample(rest, max(0, min(len(rest), size - len(keep)))))
+    return [m for m in mutants if m.id in keep]
