@@ -246,20 +246,3 @@ def test_phone_width_nothing_overflows(site, browser):
         assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE, rel
     assert scrolled_tables >= 1, "no wide table scrolls inside its box on a phone"
     context.close()
-
-
-def test_screenshots_for_review(site, browser):
-    result, _, base = site
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    chosen = {"index": page_for(result.project.chapters[0]),
-              "chapter": page_for(result.project.chapters[1]),
-              "appendix": page_for(result.project.appendices[0])}
-    for width, height in ((WIDE, 900), (PHONE, 844)):
-        context = browser.new_context(viewport={"width": width, "height": height})
-        page = context.new_page()
-        for name, rel in chosen.items():
-            page.goto(urljoin(base, rel))
-            shot = SCREENSHOTS / f"{name}-{width}.png"
-            page.screenshot(path=str(shot))
-            assert shot.stat().st_size > 0
-        context.close()

@@ -84,7 +84,9 @@ def test_every_page_lays_out_cleanly(site, browser, width):  # noqa: F811
     for rel in pages_of(result):
         page.goto(urljoin(base, rel))
         problems += [f"{rel} @{width}: {p}" for p in layout_problems(page)]
-        page.screenshot(path=str(SCREENSHOTS / f"{rel.replace('/', '__').removesuffix('.html')}-{width}.png"))
+        shot = SCREENSHOTS / f"{rel.replace('/', '__').removesuffix('.html')}-{width}.png"
+        page.screenshot(path=str(shot))          # every page at both widths, for review
+        assert shot.stat().st_size > 0
         figures += page.evaluate("() => document.querySelectorAll('main img').length")
         tables += page.evaluate("() => document.querySelectorAll('main figure.table-float').length")
     context.close()
