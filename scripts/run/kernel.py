@@ -23,6 +23,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from scripts.run.forkserver import SIDE_MODULES, ForeignProcess, kernel_env
+from scripts.run.signals import held_signals
 
 DEFAULT_TIMEOUT_S = 120.0
 STARTUP_TIMEOUT_S = 60.0
@@ -167,14 +168,15 @@ class Kernel:
     async def shutdown(self) -> None:
         """Kill the kernel now and remove its connection file; idempotent."""
         client = self.client
-        try:
-            if client.km is not None:
-                await client._async_cleanup_kernel()
-        except Exception:
-            pass
-        finally:
-            _reap(self.pid)
-            self.pid = None
+        with held_signals():        # a signal mid-shutdown would leave its sockets half-closed
+            try:
+                if client.km is not None:
+                    await client._async_cleanup_kernel()
+            except Exception:
+                pass
+            finally:
+                _reap(self.pid)
+                self.pid = None
 
 
 class ForkProvisioner(LocalProvisioner):
