@@ -61,9 +61,12 @@ book: $(READY)
 preview: $(READY)
 	$(BOOK) preview
 
+# Two workers (pytest-xdist), a test file per worker at a time: its module fixtures
+# (a rendered book, a browser) are built once. TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
 test: $(READY)
 	$(BOOK) check
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 bench: $(READY)
 	$(BOOK) bench
