@@ -14,7 +14,7 @@ AUDIT_FLAG := $(if $(AUDIT),--audit,)
 SHARD_FLAG := $(if $(SHARD),--shard $(SHARD),) $(if $(SHARD_OUT),--out $(SHARD_OUT),)
 PARTIALS   ?= $(wildcard _build/shards/shard-*-of-*.json)
 
-.PHONY: check numbers html pdf book preview merge test bench mutate mutate-tests clean venv lock pipe-tables
+.PHONY: check numbers html pdf book preview merge test bench mutate mutate-tests quarto-live clean venv lock pipe-tables
 
 venv: $(STAMP)
 
@@ -95,6 +95,11 @@ lock:
 # Every planted bug of tests/meta/planted_bugs.py (make test runs the CI subset).
 mutate-tests: $(READY)
 	PLANTED_BUGS=all $(PY) -m pytest -q tests/meta/test_planted_bugs.py
+
+# Every conformance case rendered live by real Quarto, executing and handed over
+# (make test renders three; needs Quarto: REAL_QUARTO or ../shared/tools/real-quarto).
+quarto-live: $(READY)
+	QUARTO_CONFORMANCE_LIVE=1 $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests/conformance tests/quarto
 
 clean:
 	rm -rf _book _build .pytest_cache .hypothesis $(BYTECODE)
