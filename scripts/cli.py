@@ -9,6 +9,7 @@ import argparse
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from scripts.read import CONFIG     # (not read.project: an up-to-date `html` imports no YAML)
@@ -69,12 +70,20 @@ def _positive_float(text: str) -> float:
     return value
 
 
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM (e.g. CI cancelling a job): clean up exactly as for Ctrl-C."""
+_TERMINATED = threading.Event()     # a SIGTERM arrived: exit 143, not Ctrl-C's 130
 
 
 def _on_sigterm(signum, frame):
-    raise _Terminated()
+    """SIGTERM (e.g. CI cancelling a job) is handled as Ctrl-C by whatever handles
+    SIGINT now: inside asyncio.run, its runner cancels the main task (the kernels
+    are stopped by the task's own cleanup, nothing raises inside a task's step);
+    elsewhere Python's default handler raises KeyboardInterrupt."""
+    _TERMINATED.set()
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         previous = None
     try:
         return _check_and_maybe_render(args)
-    except KeyboardInterrupt as exc:       # run_chapters already stopped every kernel
-        terminated = isinstance(exc, _Terminated)
+    except KeyboardInterrupt:              # run_chapters already stopped every kernel
+        terminated = _TERMINATED.is_set()
         print("terminated" if terminated else "interrupted", file=sys.stderr)
         return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     finally:

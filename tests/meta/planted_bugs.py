@@ -141,7 +141,7 @@ PLANTS: list[Plant] = [
           old='return bool(os.environ.get("CI"))', new="return False", ci=True),
     Plant("sigterm-reported-as-ctrl-c", "scripts/cli.py", "SIGTERM exits with status 143",
           ("tests/checker/test_cli.py::test_interrupt_exits_and_leaves_no_kernel",),
-          old="terminated = isinstance(exc, _Terminated)", new="terminated = False"),
+          old="terminated = _TERMINATED.is_set()", new="terminated = False"),
     Plant("front-matter-line-plus-one-end-to-end", "scripts/read/qmd.py",
           "the checker reports a malformed front matter at its line",
           ("tests/faults/test_bad_project.py::test_malformed_front_matter",
