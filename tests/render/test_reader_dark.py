@@ -171,8 +171,7 @@ def scheme_colours(page, names: list[str]) -> dict[str, str]:
 
 def test_the_scheme_button_switches_and_is_remembered(site, browser):  # noqa: F811
     """◐ turns a light page dark and a dark one light, the choice outlives a
-    reload, and the dark it chooses is the system's dark, value for value
-    (book.css holds the dark values twice)."""
+    reload, and the dark it chooses is the system's dark, value for value."""
     result, book, base = site
     names = sorted(set(re.findall(r"(--[\w-]+):", (book / "book.css").read_text(encoding="utf-8"))))
     rel = urljoin(base, pages_of(result)[1])

@@ -3,15 +3,12 @@
 (function () {
   "use strict";
 
-  /* ---- light or dark: the system's choice until the reader presses ◐ ----
-     The choice is data-scheme on <html> (book.css), kept in localStorage;
-     the page's head applies a kept one before drawing (html.py). */
+  /* ---- light or dark: ◐ flips data-scheme on <html> (set by scheme.js from the
+     kept choice or the system's) and keeps the choice in localStorage ---- */
   var root = document.documentElement;
   var systemDark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
   var schemeButtons = Array.prototype.slice.call(document.querySelectorAll(".scheme-button"));
-  function isDark() {
-    return root.dataset.scheme ? root.dataset.scheme === "dark" : !!(systemDark && systemDark.matches);
-  }
+  function isDark() { return root.dataset.scheme === "dark"; }
   function showScheme() {
     schemeButtons.forEach(function (b) { b.setAttribute("aria-pressed", String(isDark())); });
   }

@@ -1,10 +1,20 @@
-/* scheme.js: the reader's light/dark choice (the ◐ button, book.js), applied
-   before the page is drawn: loaded in <head>, not deferred. Without a kept
-   choice the system's preference holds (book.css). */
+/* scheme.js: light or dark, applied before the page is drawn (loaded in <head>,
+   not deferred): data-scheme on <html> (book.css) is the reader's kept choice
+   (the ◐ button, book.js), else the system's preference, followed while the
+   page is open. */
 (function () {
   "use strict";
-  try {
-    var kept = localStorage.getItem("book-scheme");
-    if (kept === "light" || kept === "dark") document.documentElement.dataset.scheme = kept;
-  } catch (e) { /* storage refused (private mode, some file:// pages): nothing kept */ }
+  var root = document.documentElement;
+  var system = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  function kept() {
+    try {
+      var choice = localStorage.getItem("book-scheme");
+      return choice === "light" || choice === "dark" ? choice : null;
+    } catch (e) { return null; }   /* storage refused (private mode, some file:// pages) */
+  }
+  function apply() {
+    root.dataset.scheme = kept() || (system && system.matches ? "dark" : "light");
+  }
+  apply();
+  if (system && system.addEventListener) system.addEventListener("change", apply);
 })();
