@@ -21,6 +21,7 @@ difference is listed in docs/quarto-compat.md.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shutil
@@ -102,6 +103,15 @@ def comparable(path: Path, root: Path) -> bytes:
     return data
 
 
+def first_difference(theirs: Path, work: Path, ours: Path, handed: Path, differ: list[str]) -> str:
+    """A unified diff of the first differing file, as compared (so a failure on CI says why)."""
+    rel = differ[0]
+    old = comparable(theirs / rel, work).decode("utf-8", "replace").splitlines()
+    new = comparable(ours / rel, handed).decode("utf-8", "replace").splitlines()
+    lines = list(difflib.unified_diff(old, new, rel, rel, lineterm="", n=2))
+    return "\n".join(lines[:60])
+
+
 @pytest.mark.parametrize("name", LIVE or ["<none>"])
 def test_case_renders_live_as_recorded(name, live_renders, tmp_path):
     exe, renders = live_renders
@@ -139,4 +149,5 @@ def test_case_renders_live_as_recorded(name, live_renders, tmp_path):
     assert files == sorted(p.relative_to(ours).as_posix() for p in ours.rglob("*") if p.is_file())
     differ = [rel for rel in files
               if comparable(ours / rel, handed) != comparable(theirs / rel, work)]
-    assert differ == [], f"{name}: these differ between the executing and the handed-over render"
+    assert differ == [], f"{name}: these differ between the executing and the handed-over " \
+        f"render (- executing, + handed over):\n{first_difference(theirs, work, ours, handed, differ)}"
