@@ -6,12 +6,16 @@ build *started* (a file saved while it ran makes the next build a full one):
 
 - every file under the project root (path, size, mtime, ctime, inode) and
   every folder (a chapter may list one), except
-  what builds and tools write there: `_build/` and the output directory, and
-  any `.git/`, `.venv/`, `__pycache__/`, `.pytest_cache/`, `.hypothesis/`;
+  what builds and tools write there: `_build/`, the output directory, and
+  Quarto's `.quarto/` and `_freeze/` (its caches, and the entries the handoff
+  writes from the checked runs), and any `.git/`, `.venv/`, `__pycache__/`,
+  `.pytest_cache/`, `.hypothesis/`;
 - the checker's own code when it lives outside the root (the benchmark's case);
 - the interpreter, the installed packages (each entry of site-packages: name,
   inode, ctime: a reinstall changes them), the pandoc, typst and Pagefind
-  binaries, the Jupyter kernelspec;
+  binaries, the Jupyter kernelspec; the Quarto on PATH, if any (the resolved
+  launcher, every file beside it, its version file: another Quarto or a
+  reinstall changes them);
 - every environment variable (but `_` and `OLDPWD`, which the shell sets per
   command), and the command's options.
 
@@ -21,8 +25,8 @@ stops (~0.1 s). This is stricter than the per-chapter cache (any file of the
 project counts, not only those a chapter read), never weaker: what the cache
 cannot see (files outside the root that a chapter opens) the stamp cannot
 either. Any build first deletes the stamp, and only a build that checked and
-rendered without a finding writes one; `--force`, `--json`, GitHub Actions
-and a Quarto on PATH never use it.
+rendered without a finding writes one; `--force`, `--json` and GitHub
+Actions never use it.
 
 Stdlib and cheap modules only: the check's imports (YAML, Jupyter) are what
 this avoids.
@@ -43,6 +47,7 @@ SCHEMA = "html-uptodate-1"
 STAMP = Path("_build") / "html-uptodate.json"
 SKIPPED_NAMES = frozenset({".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis"})
 SHELL_BOOKKEEPING = frozenset({"_", "OLDPWD"})    # set by the shell per command, read by nothing
+BUILD_STATE = frozenset({"_build", ".quarto", "_freeze"})  # written at the root by builds
 MAX_FILES = 20_000          # a project this large is walked by the full build instead
 CODE_DIR = Path(__file__).resolve().parents[1]      # scripts/: the checker and renderer
 
@@ -59,7 +64,7 @@ class Start:
 def usable(options: dict) -> bool:
     """The stamp may stand in for this build (see the module docstring)."""
     return (not options.get("force") and not options.get("json")
-            and os.environ.get("GITHUB_ACTIONS") != "true" and shutil.which("quarto") is None)
+            and os.environ.get("GITHUB_ACTIONS") != "true")
 
 
 def _tree(base: Path, names_skipped: frozenset = frozenset(),
@@ -111,18 +116,35 @@ def _installed() -> list:
     return rows
 
 
+def _quarto() -> list:
+    """The Quarto on PATH ([] without one): its resolved launcher, every file in the
+    launcher's folder (its bundled tools), and its version file, with their sizes
+    and mtimes: what a reinstall or another Quarto changes."""
+    from scripts.render.incremental import stamp
+    exe = shutil.which("quarto")
+    if exe is None:
+        return []
+    launcher = Path(exe).resolve()
+    install = launcher.parent.parent
+    versions = [install / "share" / "version",                  # a release's layout
+                install / "src" / "resources" / "version"]      # a build from the sources
+    return [str(launcher), stamp(launcher), stamp(launcher.parent)] + \
+        [[str(v), v.read_text(encoding="utf-8", errors="replace").strip(), stamp(v)]
+         for v in versions if v.is_file()]
+
+
 def inputs_digest(root: Path, output_dir: str, options: dict) -> str | None:
     """The digest of everything a build at `root` depends on (module docstring)."""
     from scripts.render.incremental import package_dir, stamp, tool_digest
     from scripts.run.kernelspec import kernel_spec
     root = Path(root).resolve()
-    files = _tree(root, SKIPPED_NAMES, frozenset({"_build", os.path.normpath(output_dir)}))
+    files = _tree(root, SKIPPED_NAMES, BUILD_STATE | {os.path.normpath(output_dir)})
     code = [] if CODE_DIR.is_relative_to(root) else _tree(CODE_DIR, SKIPPED_NAMES)
     if files is None or code is None:
         return None
     facts = {"schema": SCHEMA, "options": options, "files": files, "code": code,
              "python": [sys.executable, sys.version], "installed": _installed(),
-             "tools": [tool_digest(), stamp(package_dir("pagefind_bin"))],
+             "tools": [tool_digest(), stamp(package_dir("pagefind_bin"))], "quarto": _quarto(),
              "kernel": kernel_spec(),
              "environ": sorted((k, v) for k, v in os.environ.items() if k not in SHELL_BOOKKEEPING)}
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()

@@ -4,6 +4,7 @@ full build again, whose output shows the change."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -159,10 +160,55 @@ def test_options_and_settings_that_never_use_the_stamp(monkeypatch, tmp_path):
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     assert not uptodate.usable({"command": "html"})
     monkeypatch.delenv("GITHUB_ACTIONS")
-    quarto = tmp_path / "quarto"
-    quarto.write_text("#!/bin/sh\n")
-    quarto.chmod(0o755)
-    assert not uptodate.usable({"command": "html"})
+    fake_quarto(tmp_path / "bin")
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    assert uptodate.usable({"command": "html"})          # Quarto's identity is in the digest
+
+
+def fake_quarto(folder: Path, body: str = "#!/bin/sh\necho 1.7.34\n") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    exe = folder / "quarto"
+    exe.write_text(body)
+    exe.chmod(0o755)
+    return exe
+
+
+def test_the_quarto_on_path_counts_and_its_build_state_does_not(built, tmp_path, monkeypatch):
+    """Another Quarto, or the same one reinstalled, makes a full build; what a build
+    writes at the root for Quarto (`.quarto/`, `_freeze/`) does not. PATH stays the
+    same throughout (it is in the digest anyway): a symlink on it picks the Quarto."""
+    link = tmp_path / "path"
+    link.mkdir()
+    monkeypatch.setenv("PATH", os.pathsep.join([str(link), os.environ["PATH"]]))
+    exe = fake_quarto(tmp_path / "one" / "bin")
+    version = tmp_path / "one" / "share" / "version"
+    version.parent.mkdir()
+    version.write_text("1.7.34")
+    (link / "quarto").symlink_to(exe)
+    without_state = uptodate.inputs_digest(built, "_book", {})
+    for state in (".quarto/idx/ch.qmd.json", "_freeze/contents/scaling/execute-results/html.json"):
+        (built / state).parent.mkdir(parents=True, exist_ok=True)
+        (built / state).write_text("{}")
+    assert uptodate.inputs_digest(built, "_book", {}) == without_state
+
+    def changes_digest(change) -> bool:
+        before = uptodate.inputs_digest(built, "_book", {})
+        change()
+        return uptodate.inputs_digest(built, "_book", {}) != before
+
+    stat = version.stat()
+    assert changes_digest(lambda: (version.write_text("1.7.35"),     # same size, same mtime
+                                   os.utime(version, ns=(stat.st_atime_ns, stat.st_mtime_ns))))
+    assert changes_digest(lambda: exe.write_text(exe.read_text() + "# reinstalled\n"))
+    assert changes_digest(lambda: (exe.parent / "pandoc").write_text(""))   # a bundled tool
+    other = tmp_path / "two"
+    shutil.copytree(tmp_path / "one", other, symlinks=True)       # same files, same mtimes
+    for copied in other.rglob("*"):
+        original = tmp_path / "one" / copied.relative_to(other)
+        os.utime(copied, ns=(original.stat().st_atime_ns, original.stat().st_mtime_ns))
+    assert changes_digest(lambda: ((link / "quarto").unlink(),
+                                   (link / "quarto").symlink_to(other / "bin" / "quarto")))
+    assert changes_digest(lambda: (link / "quarto").unlink())      # no Quarto any more
 
 
 def test_an_output_directory_moved_by_the_config_is_left_out_after_one_build(tmp_path):
