@@ -87,6 +87,8 @@ class ParsedChapter:
     exec_dir: str = ""        # folder the chapter runs in, project-relative ("" = the root)
     execute: bool = True      # False: `execute: enabled: false` (no kernel)
     part: bool = False        # a `- part: file.qmd` page (unnumbered)
+    figure: dict | None = None  # Quarto's figure options for this document, front matter
+                                # included (read/figures.py); None: not resolved yet
 
     def source_of(self, line: int) -> tuple[str, int]:
         """(file, line) a line of `text` was written at (includes resolved)."""

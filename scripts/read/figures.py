@@ -10,12 +10,14 @@ Quarto starts every document's kernel with a setup cell (quarto-cli 1.7.34
 
 from the document's format (`src/format/formats-shared.ts`: HTML 7 × 5 in,
 `retina`; every format 96 dpi; `src/format/typst/format-typst.ts`: typst
-5.5 × 3.5 in, `svg`), overridden by the same keys at the top of
-`_quarto.yml` and under `format: <name>:`. The checker's kernels make the same
+5.5 × 3.5 in, `svg`), overridden by the same keys, each layer over the one
+before (tried with Quarto 1.7.34): at the top of `_quarto.yml`, under its
+`format: <name>:`, at the top of the document's front matter, under the
+front matter's `format: <name>:`. The checker's kernels make the same
 settings (scripts/run/kernel_side.py), for the format handed over to Quarto
 (HTML): so a figure is drawn at the size, resolution and format Quarto's
 own run would draw it, and the handed-over Markdown and figure files are
-Quarto's. A chapter's own front-matter `fig-*` keys are not modelled.
+Quarto's.
 """
 from __future__ import annotations
 
@@ -26,19 +28,31 @@ DEFAULTS = {
 }
 
 
+def drawn_format(formats) -> str:
+    """The format whose figures the checker draws, from `format:` as written: `html`
+    when listed (or when none is: Quarto's default), else the first listed."""
+    names = [str(formats)] if isinstance(formats, str) else \
+        [str(n) for n in formats] if isinstance(formats, dict) else []
+    return "html" if "html" in names or not names else names[0]
+
+
 def figure_options(config: dict) -> dict:
-    """{fig-width (in), fig-height (in), fig-dpi, fig-format} of the format whose
-    figures the checker draws: `html` when listed (or when no format is: Quarto's
-    default), else the first listed format (Quarto's HTML defaults for one
-    without its own). Top-level keys override the defaults, `format: <name>:` keys
-    override both."""
+    """{fig-width (in), fig-height (in), fig-dpi, fig-format} for a project: Quarto's
+    defaults for drawn_format, under `config`'s top-level keys, under its
+    `format: <name>:` keys."""
+    name = drawn_format(config.get("format"))
+    return _layered(dict(DEFAULTS.get(name, DEFAULTS["html"])), config, name)
+
+
+def document_figure_options(project_options: dict, front_matter: dict, name: str) -> dict:
+    """A document's figure options: the project's (figure_options), under its front
+    matter's top-level keys, under the front matter's `format: <name>:` keys."""
+    return _layered(dict(project_options), front_matter, name)
+
+
+def _layered(options: dict, config: dict, name: str) -> dict:
     formats = config.get("format")
-    formats = {str(formats): {}} if isinstance(formats, str) else \
-        formats if isinstance(formats, dict) else {}
-    names = [str(n) for n in formats]
-    name = "html" if "html" in names or not names else names[0]
-    options = dict(DEFAULTS.get(name, DEFAULTS["html"]))
-    for layer in (config, formats.get(name)):
+    for layer in (config, formats.get(name) if isinstance(formats, dict) else None):
         if isinstance(layer, dict):
             options.update({k: layer[k] for k in KEYS if layer.get(k) is not None})
     for key in ("fig-width", "fig-height", "fig-dpi"):

@@ -17,7 +17,7 @@ import yaml
 
 from scripts.model import CodeCell, Finding, ParsedChapter
 from scripts.read import CONFIG
-from scripts.read.figures import figure_options
+from scripts.read.figures import document_figure_options, drawn_format, figure_options
 from scripts.read.profiles import overlay
 from scripts.read.yamlio import YAMLError, compose_yaml
 
@@ -52,6 +52,7 @@ class Project:
     formats: list[str] = field(default_factory=list)         # `format:` names, in order
     figure: dict = field(default_factory=lambda: figure_options({}))  # Quarto's figure options for the
                                                              # kernels (read/figures.py)
+    figure_format: str = "html"                              # the format they are drawn for
     output_dir: str = "_book"                                # `project: output-dir:`
     parts: list[str] = field(default_factory=list)           # `- part: file.qmd` pages (in chapters)
     execute_dir: str = "file"                                # `project: execute-dir:` file | project
@@ -91,7 +92,8 @@ class Project:
         return not option_false(value)
 
     def apply_execute_options(self, parsed: ParsedChapter) -> None:
-        """Quarto's cascade, in place: project `execute:`, then front matter, then the cell.
+        """Quarto's cascade, in place: project `execute:`, then front matter, then the cell;
+        and the document's figure options (the project's under its front matter's).
 
         Only options somebody set are written (Quarto's defaults stay implicit:
         see effective_options), so they are part of the chapter's cache key.
@@ -105,6 +107,7 @@ class Project:
                 cell.options = {**defaults, **cell.options}
         parsed.exec_dir = self.exec_dir(parsed.path)
         parsed.execute = self.execution_enabled(parsed)
+        parsed.figure = document_figure_options(self.figure, parsed.front_matter, self.figure_format)
         if not parsed.execute:          # no kernel: cells are shown, never run
             for cell in parsed.cells:
                 cell.options = {**cell.options, "eval": False}
@@ -246,6 +249,7 @@ def _resolve(project: Project, config: dict) -> None:
     formats = _mapping(config.get("format"))
     project.formats = [str(name) for name in formats]
     project.figure = figure_options(config)
+    project.figure_format = drawn_format(config.get("format"))
     # Quarto's type is `default` unless set; a `book:` key alone still means a book here
     project.type = str(_mapping(config.get("project")).get("type")
                        or ("book" if "book" in config else "default"))

@@ -293,7 +293,7 @@ def prepare(result, work: Path, cache: RenderCache | None = None,
         parsed = result.parsed.get(path)
         if parsed is None:
             raise RenderError(f"{path}: not parsed by the checker (is it listed and present?)")
-        md = assemble(parsed, result.runs.get(path), project.figure)
+        md = assemble(parsed, result.runs.get(path), parsed.figure or project.figure)
         chapters.append(new_chapter(work, path, appendix, md.text, md.files))
     book = new_book(project, chapters, work)
     book.cache = cache

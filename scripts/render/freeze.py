@@ -128,7 +128,7 @@ def write_entries(result, documents: list[str] | None = None) -> tuple[list[str]
             findings.append(Finding(rel, 0, "freeze", "changed since it was checked: Quarto "
                                     "would execute it (run `make check` again)"))
             continue
-        md = engine_markdown(parsed, run, root, result.project.figure)
+        md = engine_markdown(parsed, run, root, parsed.figure or result.project.figure)
         target = entry_dir(root, rel, hidden=freeze_option(result.project, parsed) is False)
         shutil.rmtree(target / FIGURES_DIR, ignore_errors=True)   # no figure of an older run
         prefix = files_dir(rel) + "/"

@@ -206,7 +206,8 @@ async def _run_all(execute, root: Path, chapters: list[ParsedChapter], jobs: int
             if earlier in done:             # its writer first (book order), holding no slot
                 await done[earlier].wait()
         async with alive:
-            starting = asyncio.ensure_future(execute.start_kernel(root, timeout_s, figure, server))
+            drawn = parsed.figure if parsed.figure is not None else figure   # its front matter's
+            starting = asyncio.ensure_future(execute.start_kernel(root, timeout_s, drawn, server))
             try:
                 async with running:
                     run = await execute.run_chapter_async(root, parsed, timeout_s, starting)

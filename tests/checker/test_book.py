@@ -325,6 +325,32 @@ def test_figures_are_drawn_as_quartos_setup_draws_them(tmp_path, monkeypatch, fo
     assert image.kind == "image/png" and png_dpi(base64.b64decode(image.data)) == (192, 192)
 
 
+# Layers as Quarto 1.7.34 applies them (tried): _quarto.yml's top level, its
+# `format: html:`, the chapter's front matter, the front matter's `format: html:`.
+FRONT_MATTER_FIGURES = {
+    "top.qmd": "---\nfig-width: 4\n---\n\n# Top\n" + QUARTO_FIGURE.split("# Figure\n", 1)[1],
+    "html.qmd": ("---\nfig-dpi: 50\nfig-width: 5\nformat:\n  html:\n    fig-width: 3\n"
+                 "    fig-format: png\n---\n\n# Html\n" + QUARTO_FIGURE.split("# Figure\n", 1)[1]),
+    "pdf.qmd": "---\nformat:\n  pdf:\n    fig-width: 1\n---\n\n# Pdf\n" + QUARTO_FIGURE.split("# Figure\n", 1)[1],
+    "plain.qmd": QUARTO_FIGURE,
+}
+
+
+def test_a_chapters_front_matter_sets_its_own_figures_as_in_quarto(tmp_path, no_leftover_kernels):
+    import base64
+    from scripts.render.figure_size import png_dpi
+    root = write_book(tmp_path, FRONT_MATTER_FIGURES,
+                      extra="fig-height: 2\nformat:\n  html:\n    fig-width: 6\n    fig-dpi: 80\n")
+    result = check_book(root, force=True, update_ledger=True)
+    assert result.findings == []
+    expected = {"top.qmd": ("[4.0, 2.0] 80.0 figure\n", 160), "html.qmd": ("[3.0, 2.0] 50.0 figure\n", 50),
+                "pdf.qmd": ("[6.0, 2.0] 80.0 figure\n", 160), "plain.qmd": ("[6.0, 2.0] 80.0 figure\n", 160)}
+    for path, (sizes, dpi) in expected.items():
+        printed, image = result.runs[path].cells[0].outputs
+        assert (path, printed.data) == (path, sizes)
+        assert (path, png_dpi(base64.b64decode(image.data))) == (path, (dpi, dpi))
+
+
 def test_a_preload_that_hangs_falls_back_to_launched_kernels(tmp_path, monkeypatch,
                                                              no_leftover_kernels):
     from scripts.run import forkserver

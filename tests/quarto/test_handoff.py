@@ -18,7 +18,7 @@ from .quartokit import check, quarto_on_path, quarto_render, write_tree
 BOOK = {
     "_quarto.yml": (
         "project:\n  type: book\nbook:\n  title: \"Handoff\"\n  chapters:\n"
-        "    - index.qmd\n    - ch.qmd\nformat: html\n"),
+        "    - index.qmd\n    - ch.qmd\n    - own.qmd\nformat: html\n"),
     "index.qmd": "# Preface {.unnumbered}\n\nPreface text.\n",
     "ch.qmd": (
         "# Handoff {#sec-handoff}\n\n"
@@ -36,11 +36,18 @@ BOOK = {
         "plt.plot([0, 1], [0, 1])\nplt.show()\n```\n\n"   # Quarto's size and dpi: not set here
         "{{< include _part.qmd >}}\n"),
     "_part.qmd": "Included: `{python} value + 1`.\n",
+    "own.qmd": (                                 # its own figure options, as Quarto layers them
+        "---\nfig-width: 4\nfig-height: 3\nformat:\n  html:\n    fig-dpi: 72\n---\n\n"
+        "# Own figures\n\n"
+        "```{python}\n#| label: fig-small\n#| fig-cap: \"A smaller line\"\n"
+        "import matplotlib.pyplot as plt\n"
+        "plt.plot([0, 1], [1, 0])\nplt.show()\n```\n"),
 }
 # Masked, and only these: the ids of unlabelled cells, which Quarto draws at random.
 CELL_ID = re.compile(r"\{#[0-9a-f]{8} \.cell")
 HTML_CELL_ID = re.compile(r'id="[0-9a-f]{8}"')
 FIGURE = "ch_files/figure-html/fig-line-output-1.png"
+OWN_FIGURE = "own_files/figure-html/fig-small-output-1.png"
 
 
 def comparable_md(text: str) -> str:
@@ -96,25 +103,31 @@ def test_the_page_shows_the_checked_values(handed):
 def test_handed_over_markdown_is_what_quarto_writes(handed, executed):
     from scripts.render.engine_md import engine_markdown
     root, result, _, _ = handed
-    ours = engine_markdown(result.parsed["ch.qmd"], result.runs["ch.qmd"], root,
-                           result.project.figure).markdown
-    theirs = (executed[0] / "ch.html.md").read_text(encoding="utf-8")
-    assert "width=" in ours and comparable_md(ours) == comparable_md(theirs)
+    for name in ("ch", "own"):
+        parsed = result.parsed[f"{name}.qmd"]
+        ours = engine_markdown(parsed, result.runs[parsed.path], root, parsed.figure).markdown
+        theirs = (executed[0] / f"{name}.html.md").read_text(encoding="utf-8")
+        assert "width=" in ours and comparable_md(ours) == comparable_md(theirs), name
 
 
 def test_the_figure_is_the_one_quarto_draws(handed, executed):
     """The checker's kernel draws as Quarto's setup cell does (7 x 5 in, 96 dpi,
-    retina): the same PNG, byte for byte, on both pages."""
-    ours = (handed[0] / "_book" / FIGURE).read_bytes()
-    assert ours[:4] == b"\x89PNG" and ours == (executed[0] / "_book" / FIGURE).read_bytes()
+    retina; own.qmd's front matter: 4 x 3 in, 72 dpi): the same PNG, byte for byte,
+    on both pages."""
+    from scripts.render.figure_size import png_dpi
+    for figure, dpi in ((FIGURE, 192), (OWN_FIGURE, 144)):
+        ours = (handed[0] / "_book" / figure).read_bytes()
+        assert ours[:4] == b"\x89PNG" and png_dpi(ours) == (dpi, dpi)
+        assert ours == (executed[0] / "_book" / figure).read_bytes(), figure
 
 
 def test_pages_are_identical(handed, executed):
     """The chapter page Quarto makes from the handed-over run is the page it makes
     executing (cell ids aside: Quarto draws them at random)."""
-    ours = (handed[0] / "_book" / "ch.html").read_text(encoding="utf-8")
-    theirs = (executed[0] / "_book" / "ch.html").read_text(encoding="utf-8")
-    assert 'width="' in ours and comparable_html(ours) == comparable_html(theirs)
+    for page in ("ch.html", "own.html"):
+        ours = (handed[0] / "_book" / page).read_text(encoding="utf-8")
+        theirs = (executed[0] / "_book" / page).read_text(encoding="utf-8")
+        assert 'width="' in ours and comparable_html(ours) == comparable_html(theirs), page
 
 
 def test_an_edited_source_is_a_finding_not_a_second_run(handed, tmp_path, quarto_exe):

@@ -78,7 +78,8 @@ class PageRenderer:
         config = configuration(project)
         fresh: dict[str, tuple[str, dict]] = {}
         for path in project.documents:
-            md = assemble(result.parsed[path], result.runs.get(path), project.figure)
+            parsed = result.parsed[path]
+            md = assemble(parsed, result.runs.get(path), parsed.figure or project.figure)
             fresh[path] = (md.text, md.files)
         full = self.book is None or config != self.config or self._output_gone()
         if full:
