@@ -11,6 +11,7 @@ construction, proven").
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import json
 import re
@@ -111,7 +112,13 @@ def test_pages_and_figures_are_the_ones_quarto_makes_executing(quarto_book, exec
                            if p.is_file())
     assert any(f.endswith(".svg") and "figure-html" in f for f in files)
     differ = [rel for rel in files if comparable(ours / rel) != comparable(theirs / rel)]
-    assert differ == []
+    assert differ == [], diff_of(theirs, ours, differ[0])
+
+
+def diff_of(theirs: Path, ours: Path, rel: str) -> str:
+    """The first lines of a unified diff of one file as compared (- executing, + handed over)."""
+    old, new = (comparable(side / rel).decode("utf-8", "replace").splitlines() for side in (theirs, ours))
+    return "\n".join(list(difflib.unified_diff(old, new, rel, rel, lineterm="", n=2))[:60])
 
 
 def comparable(path: Path) -> bytes:
