@@ -17,6 +17,7 @@ raises AuditError, a RenderError that lists them. `make html` keeps an earlier P
 """
 from __future__ import annotations
 
+import posixpath
 import sys
 import tempfile
 from pathlib import Path
@@ -66,6 +67,8 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
         print(f"quarto executes the chapters again for {fmt}: only HTML is handed the checked "
               "runs (docs/quarto-compat.md)", file=sys.stderr)
     log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen)
+    if fmt == "html":
+        log = _index_every_page(result, dest, frozen, log)
     for line in quarto.warnings(log):
         print(f"quarto: {line}", file=sys.stderr)
     if fmt == "html":
@@ -77,6 +80,27 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
     if not pdfs:
         raise RenderError("quarto produced no PDF")
     return pdfs[0]
+
+
+def _index_every_page(result, dest: Path, frozen: bool, log: str) -> str:
+    """Render once more when Quarto's search index missed a page (a Quarto 1.7 race:
+    render/quarto_search.py); raise if the second render misses one too. Returns the
+    log of the render kept."""
+    from .quarto_search import unindexed_pages
+    pages = [posixpath.splitext(doc)[0] + ".html" for doc in result.project.documents
+             if getattr(result.parsed.get(doc), "front_matter", {}).get("search") is not False]
+    missing = unindexed_pages(dest, pages)
+    if not missing:
+        return log
+    print(f"quarto: its search index has no entry for {', '.join(missing)} (Quarto built it "
+          "while still rewriting pages); rendering once more", file=sys.stderr)
+    log = quarto.render(Path(result.project.root), "html", dest, result.project.formats,
+                        frozen=frozen)
+    missing = unindexed_pages(dest, pages)
+    if missing:
+        raise RenderError(f"quarto's search index has no entry for {', '.join(missing)}, "
+                          "twice: search would not find them")
+    return log
 
 
 def audit(result, fmt: str, out_dir: Path, produced: Path, by_quarto: bool = False) -> None:

@@ -7,6 +7,7 @@ a line to `runs.txt` each time it runs, so the file counts executions.
 """
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -142,3 +143,34 @@ def test_an_edited_source_is_a_finding_not_a_second_run(handed, tmp_path, quarto
     with quarto_on_path(quarto_exe), pytest.raises(RenderError, match="ch.qmd.*changed since"):
         render_book(moved, "html")
     assert runs(root) == 1 and not (root / "_book").exists()
+
+
+def test_a_search_index_missing_a_page_is_rendered_once_more(handed, tmp_path, quarto_exe,
+                                                             monkeypatch, capsys):
+    """Quarto 1.7 may index a page while still rewriting it (render/quarto_search.py):
+    told so once, the pipeline renders again into the same staging folder, and that
+    second render, from the same entries, executes nothing and gives the same pages."""
+    from dataclasses import replace
+
+    from scripts.render import quarto_search, render_book
+    src, result, _, _ = handed
+    root = tmp_path / "book"
+    shutil.copytree(src, root, ignore=shutil.ignore_patterns("_book", ".quarto", "_build"))
+    moved = replace(result, project=replace(result.project, root=str(root)))
+    real, asked = quarto_search.unindexed_pages, []
+
+    def missing_once(out_dir, pages):
+        asked.append(sorted(pages))
+        return ["ch.html"] if len(asked) == 1 else real(out_dir, pages)
+
+    monkeypatch.setattr(quarto_search, "unindexed_pages", missing_once)
+    with quarto_on_path(quarto_exe):
+        render_book(moved, "html")
+    assert asked == [["ch.html", "index.html", "own.html"]] * 2
+    assert "no entry for ch.html" in capsys.readouterr().err
+    assert runs(root) == 1                      # the checker's run, copied: Quarto ran nothing
+    hrefs = [e["href"] for e in json.loads((root / "_book" / "search.json").read_text())]
+    assert "ch.html" in hrefs and "own.html" in hrefs
+    for page in ("ch.html", "own.html"):
+        ours = (root / "_book" / page).read_text(encoding="utf-8")
+        assert comparable_html(ours) == comparable_html((src / "_book" / page).read_text(encoding="utf-8"))
