@@ -92,8 +92,8 @@ def _index_every_page(result, dest: Path, frozen: bool, log: str) -> str:
     missing = unindexed_pages(dest, pages)
     if not missing:
         return log
-    print(f"quarto: its search index has no entry for {', '.join(missing)} (Quarto built it "
-          "while still rewriting pages); rendering once more", file=sys.stderr)
+    print(f"Quarto's search index has no entry for {', '.join(missing)} (Quarto 1.7 indexes "
+          "pages it is still rewriting): rendering once more", file=sys.stderr)
     log = quarto.render(Path(result.project.root), "html", dest, result.project.formats,
                         frozen=frozen)
     missing = unindexed_pages(dest, pages)
