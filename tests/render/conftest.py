@@ -7,6 +7,7 @@ BookResult, as `make html` / `make pdf` do.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -36,6 +37,17 @@ def checked(root: Path):
     result = run_check(root)
     assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
     return result
+
+
+def quarto_stub_on_path(folder: Path, script: str, monkeypatch) -> Path:
+    """A stand-in `quarto` (the shell `script`) in `folder`/bin, first on PATH."""
+    bindir = folder / "bin"
+    bindir.mkdir()
+    exe = bindir / "quarto"
+    exe.write_text(script)
+    exe.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    return exe
 
 
 def copy_fixture(name: str, dest: Path) -> Path:

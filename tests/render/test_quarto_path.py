@@ -8,14 +8,14 @@ pages is tested in tests/quarto/test_real_book.py.
 """
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
 import pytest
 
 from scripts.render import RenderError, render_book
 from scripts.render.quarto import quarto_format
+
+from .conftest import quarto_stub_on_path
 
 STUB = """#!/bin/sh
 if [ "$1" = "--version" ]; then echo "${{QUARTO_STUB_VERSION:-1.9.12}}"; exit 0; fi
@@ -41,13 +41,8 @@ if [ "$to" = "typst" ] || [ "$to" = "pdf" ]; then echo "%PDF-1.7 stub" > "$out/M
 
 @pytest.fixture()
 def stub_quarto(tmp_path, monkeypatch):
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
     log = tmp_path / "quarto-args.txt"
-    exe = bindir / "quarto"
-    exe.write_text(STUB.format(log=log))
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    quarto_stub_on_path(tmp_path, STUB.format(log=log), monkeypatch)
     return log
 
 

@@ -5,14 +5,14 @@ search.json, missing one page's entries as often as told."""
 from __future__ import annotations
 
 import json
-import os
-import stat
 from pathlib import Path
 
 import pytest
 
 from scripts.render import RenderError, render_book
 from scripts.render.quarto_search import has_main_text, unindexed_pages
+
+from .conftest import quarto_stub_on_path
 
 PAGE = ('<html><body><nav id="sidebar">Chapters</nav><main class="content">'
         '<header id="title-block-header"><h1 class="title">Basics</h1></header>{body}</main>'
@@ -67,13 +67,8 @@ fi
 
 @pytest.fixture()
 def racing_quarto(tmp_path, monkeypatch):
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
     calls = tmp_path / "quarto-calls.txt"
-    exe = bindir / "quarto"
-    exe.write_text(STUB.format(calls=calls))
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    quarto_stub_on_path(tmp_path, STUB.format(calls=calls), monkeypatch)
     return calls
 
 
