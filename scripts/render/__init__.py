@@ -83,23 +83,28 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
 
 
 def _index_every_page(result, dest: Path, frozen: bool, log: str) -> str:
-    """Render once more when Quarto's search index missed a page (a Quarto 1.7 race:
-    render/quarto_search.py); raise if the second render misses one too. Returns the
-    log of the render kept."""
-    from .quarto_search import unindexed_pages
+    """Render once more when Quarto left a page empty or out of its search index (a
+    Quarto 1.7 race: render/quarto_search.py); raise if the second render does too.
+    Returns the log of the render kept."""
+    from . import quarto_search
     pages = [posixpath.splitext(doc)[0] + ".html" for doc in result.project.documents
              if getattr(result.parsed.get(doc), "front_matter", {}).get("search") is not False]
-    missing = unindexed_pages(dest, pages)
+
+    def incomplete() -> list[str]:
+        return [f"{page} (empty)" for page in quarto_search.empty_pages(dest, pages)] + \
+            [f"{page} (no search entry)" for page in quarto_search.unindexed_pages(dest, pages)]
+
+    missing = incomplete()
     if not missing:
         return log
-    print(f"Quarto's search index has no entry for {', '.join(missing)} (Quarto 1.7 indexes "
-          "pages it is still rewriting): rendering once more", file=sys.stderr)
+    print(f"Quarto left {', '.join(missing)} (Quarto 1.7 indexes pages it is still "
+          "rewriting): rendering once more", file=sys.stderr)
     log = quarto.render(Path(result.project.root), "html", dest, result.project.formats,
                         frozen=frozen)
-    missing = unindexed_pages(dest, pages)
+    missing = incomplete()
     if missing:
-        raise RenderError(f"quarto's search index has no entry for {', '.join(missing)}, "
-                          "twice: search would not find them")
+        raise RenderError(f"quarto left {', '.join(missing)}, twice: the book would be "
+                          "incomplete")
     return log
 
 

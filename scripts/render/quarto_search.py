@@ -9,7 +9,9 @@ missing. Rare, more likely on a loaded machine; seen once on CI.
 
 `unindexed_pages` finds such pages: a page with text in its `<main>` (beyond
 the title block) that no entry of `search.json` points to (`page` or
-`page#section`). The renderer then renders once more (scripts/render/__init__.py).
+`page#section`). The same unawaited write can still be pending when Quarto
+exits, leaving the page itself empty: `empty_pages`. For either, the renderer
+renders once more (scripts/render/__init__.py).
 """
 from __future__ import annotations
 
@@ -80,3 +82,15 @@ def unindexed_pages(out_dir: Path, pages: list[str]) -> list[str]:
         if has_main_text(html):
             missing.append(page)
     return missing
+
+
+def empty_pages(out_dir: Path, pages: list[str]) -> list[str]:
+    """The pages (relative to `out_dir`) that exist with no bytes at all."""
+    found = []
+    for page in pages:
+        try:
+            if (Path(out_dir) / page).stat().st_size == 0:
+                found.append(page)
+        except OSError:
+            continue
+    return found

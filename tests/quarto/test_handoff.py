@@ -167,7 +167,7 @@ def test_a_search_index_missing_a_page_is_rendered_once_more(handed, tmp_path, q
     with quarto_on_path(quarto_exe):
         render_book(moved, "html")
     assert asked == [["ch.html", "index.html", "own.html"]] * 2
-    assert "no entry for ch.html" in capsys.readouterr().err
+    assert "ch.html (no search entry)" in capsys.readouterr().err
     assert runs(root) == 1                      # the checker's run, copied: Quarto ran nothing
     hrefs = [e["href"] for e in json.loads((root / "_book" / "search.json").read_text())]
     assert "ch.html" in hrefs and "own.html" in hrefs

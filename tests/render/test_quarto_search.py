@@ -1,7 +1,7 @@
-"""Quarto's search index checked against its pages (scripts/render/quarto_search.py),
-and the render once more when a page is missing from it (Quarto 1.7's race),
+"""Quarto's pages and search index checked (scripts/render/quarto_search.py), and the
+render once more when a page is empty or missing from the index (Quarto 1.7's race),
 exercised with a stand-in `quarto` that writes the minibook's pages and a
-search.json, missing one page's entries as often as told."""
+search.json, leaving a page empty or out of the index as often as told."""
 from __future__ import annotations
 
 import json
@@ -57,6 +57,7 @@ for page in index contents/basics contents/scaling contents/constants; do
   echo '<html><main><p>Text of '"$page"'.</p></main></html>' > "$out/$page.html"
 done
 runs=$(wc -l < "{calls}")
+if [ "$runs" -le "${{QUARTO_STUB_EMPTIES:-0}}" ]; then : > "$out/index.html"; fi
 if [ "$runs" -le "${{QUARTO_STUB_RACES:-0}}" ]; then
   echo '[{{"href": "index.html"}}, {{"href": "contents/basics.html"}}, {{"href": "contents/constants.html"}}]' > "$out/search.json"
 else
@@ -84,7 +85,7 @@ def test_an_index_without_a_page_is_rendered_once_more(racing_quarto, fresh_mini
     monkeypatch.setenv("QUARTO_STUB_RACES", "2")              # the next render misses a page
     render_book(result, "html", audited=False)
     assert calls(racing_quarto) == 3
-    assert "no entry for contents/scaling.html" in capsys.readouterr().err
+    assert "contents/scaling.html (no search entry)" in capsys.readouterr().err
     index = json.loads((root / "_book" / "search.json").read_text())
     assert "contents/scaling.html#sec" in [e["href"] for e in index]
 
@@ -96,8 +97,25 @@ def test_an_index_missing_a_page_twice_fails_and_keeps_the_previous_book(racing_
     render_book(result, "html", audited=False)
     before = (root / "_book" / "search.json").read_text()
     monkeypatch.setenv("QUARTO_STUB_RACES", "3")              # both renders of the next build
-    with pytest.raises(RenderError, match=r"no entry for contents/scaling\.html, twice"):
+    with pytest.raises(RenderError, match=r"left contents/scaling\.html \(no search entry\), twice"):
         render_book(result, "html", audited=False)
     assert calls(racing_quarto) == 3
     assert (root / "_book" / "search.json").read_text() == before
     assert [p.name for p in root.iterdir() if p.name.startswith("_book.")] == []
+
+
+def test_a_page_left_empty_is_rendered_once_more(racing_quarto, fresh_minibook, monkeypatch,
+                                                 capsys):
+    """The same unawaited write, still pending when Quarto exits, leaves a page empty:
+    the preface, which no ledger value would have caught in the audit."""
+    root, result = fresh_minibook
+    monkeypatch.setenv("QUARTO_STUB_EMPTIES", "1")
+    render_book(result, "html", audited=False)
+    assert calls(racing_quarto) == 2
+    assert "Quarto left index.html (empty)" in capsys.readouterr().err
+    assert "Text of index" in (root / "_book" / "index.html").read_text()
+    monkeypatch.setenv("QUARTO_STUB_EMPTIES", "4")          # both renders of the next build
+    with pytest.raises(RenderError, match=r"left index\.html \(empty\), twice"):
+        render_book(result, "html", audited=False)
+    assert calls(racing_quarto) == 4
+    assert "Text of index" in (root / "_book" / "index.html").read_text()   # the previous book
