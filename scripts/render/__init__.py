@@ -68,7 +68,7 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
               "runs (docs/quarto-compat.md)", file=sys.stderr)
     log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen)
     if fmt == "html":
-        log = _index_every_page(result, dest, frozen, log)
+        log = _render_again_if_incomplete(result, dest, frozen, log)
     for line in quarto.warnings(log):
         print(f"quarto: {line}", file=sys.stderr)
     if fmt == "html":
@@ -82,7 +82,7 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
     return pdfs[0]
 
 
-def _index_every_page(result, dest: Path, frozen: bool, log: str) -> str:
+def _render_again_if_incomplete(result, dest: Path, frozen: bool, log: str) -> str:
     """Render once more when Quarto left a page empty or out of its search index (a
     Quarto 1.7 race: render/quarto_search.py); raise if the second render does too.
     Returns the log of the render kept."""

@@ -16,50 +16,17 @@ renders once more (scripts/render/__init__.py).
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
+import re
 from pathlib import Path
 
-SKIPPED = ("script", "style")
+from scripts.verify.audit_html import reader_text
 
-
-class _MainText(HTMLParser):
-    """Whether `<main>` holds text outside the title block, scripts and styles.
-    Counts only same-named tags to close a hidden element (void tags such as
-    `<br>` have no end tag)."""
-
-    def __init__(self):
-        super().__init__()
-        self.in_main = False
-        self.hidden: str | None = None   # the tag of the hidden element we are in
-        self.nested = 0                  # same-named tags opened inside it
-        self.found = False
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "main":
-            self.in_main = True
-        elif self.hidden is not None:
-            self.nested += tag == self.hidden
-        elif self.in_main and (tag in SKIPPED or dict(attrs).get("id") == "title-block-header"):
-            self.hidden, self.nested = tag, 0
-
-    def handle_endtag(self, tag):
-        if tag == "main":
-            self.in_main = False
-        elif tag == self.hidden:
-            if self.nested:
-                self.nested -= 1
-            else:
-                self.hidden = None
-
-    def handle_data(self, data):
-        if self.in_main and self.hidden is None and data.strip():
-            self.found = True
+TITLE_BLOCK = re.compile(r'<header id="title-block-header".*?</header>', re.S)   # Quarto's
 
 
 def has_main_text(html: str) -> bool:
-    parser = _MainText()
-    parser.feed(html)
-    return parser.found
+    """Whether a reader sees any text in the page's `<main>` besides its title block."""
+    return bool(reader_text(TITLE_BLOCK.sub("", html)).text.strip())
 
 
 def unindexed_pages(out_dir: Path, pages: list[str]) -> list[str]:

@@ -39,14 +39,19 @@ def checked(root: Path):
     return result
 
 
-def quarto_stub_on_path(folder: Path, script: str, monkeypatch) -> Path:
-    """A stand-in `quarto` (the shell `script`) in `folder`/bin, first on PATH."""
-    bindir = folder / "bin"
-    bindir.mkdir()
+def quarto_stub(bindir: Path, script: str = "#!/bin/sh\necho 1.7.34\n") -> Path:
+    """A stand-in `quarto` (the shell `script`) written into `bindir`."""
+    bindir.mkdir(parents=True, exist_ok=True)
     exe = bindir / "quarto"
     exe.write_text(script)
     exe.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    return exe
+
+
+def quarto_stub_on_path(folder: Path, script: str, monkeypatch) -> Path:
+    """quarto_stub in `folder`/bin, first on PATH."""
+    exe = quarto_stub(folder / "bin", script)
+    monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}{os.environ['PATH']}")
     return exe
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from scripts.render import uptodate
 
-from .conftest import REPO, checked, copy_fixture
+from .conftest import REPO, checked, copy_fixture, quarto_stub
 
 UNCHANGED = "nothing has changed since"
 PAGE = "_book/contents/scaling.html"
@@ -160,17 +160,9 @@ def test_options_and_settings_that_never_use_the_stamp(monkeypatch, tmp_path):
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     assert not uptodate.usable({"command": "html"})
     monkeypatch.delenv("GITHUB_ACTIONS")
-    fake_quarto(tmp_path / "bin")
+    quarto_stub(tmp_path / "bin")
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     assert uptodate.usable({"command": "html"})          # Quarto's identity is in the digest
-
-
-def fake_quarto(folder: Path, body: str = "#!/bin/sh\necho 1.7.34\n") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    exe = folder / "quarto"
-    exe.write_text(body)
-    exe.chmod(0o755)
-    return exe
 
 
 def test_the_quarto_on_path_counts_and_its_build_state_does_not(built, tmp_path, monkeypatch):
@@ -180,7 +172,7 @@ def test_the_quarto_on_path_counts_and_its_build_state_does_not(built, tmp_path,
     link = tmp_path / "path"
     link.mkdir()
     monkeypatch.setenv("PATH", os.pathsep.join([str(link), os.environ["PATH"]]))
-    exe = fake_quarto(tmp_path / "one" / "bin")
+    exe = quarto_stub(tmp_path / "one" / "bin")
     version = tmp_path / "one" / "share" / "version"
     version.parent.mkdir()
     version.write_text("1.7.34")
