@@ -21,7 +21,8 @@ class Finding:
     inline-mangled, inline-syntax, include,
     unknown-ref, unknown-citation, duplicate-label, grid-table-inline,
     missing-chapter, yaml, front-matter, unclosed-fence, kernel-died, timeout,
-    encoding, ledger, render, caption-inline; the audit of a render (docs/audit.md):
+    encoding, ledger, render, caption-inline, stale-cache, unstable-output; the audit
+    of a render (docs/audit.md):
     unaccounted-number, missing-value, leak.
     """
     path: str                 # relative to the project root, POSIX separators

@@ -46,6 +46,7 @@ from pathlib import Path
 from scripts.files import atomic_write
 from scripts.model import ChapterRun, ParsedChapter
 from scripts.run.fingerprint import execution_digest
+from scripts.run.forkserver import MPL_BACKEND, REPRODUCIBLE_ENV, SIDE_MODULES
 from scripts.run.kernelspec import kernel_spec
 
 CACHE_DIR = Path("_build") / "cache"
@@ -54,8 +55,9 @@ FORMAT_VERSION = 4   # bump when the entry layout or the key recipe changes
 # Checker-side distributions that turn a kernel's replies into outputs (the packages
 # a chapter imports are facts of its run: `dist NAME`, scripts.run.deps).
 PACKAGES = ("nbclient", "jupyter_client")
-SIDE_FILES = ("kernel_side.py", "facts_side.py", "observe_side.py", "steps_side.py",
-              "forkserver_side.py")
+# What runs inside a kernel and what it is started with: every file of the kernel's
+# side, and the environment the checker gives it besides the author's.
+SIDE_FILES = (*SIDE_MODULES.values(), "forkserver_side.py")
 
 _environment_digest: str | None = None   # per process: versions cannot change under us
 
@@ -107,7 +109,7 @@ def environment_digest() -> str:
         side = hashlib.sha256(b"".join((here / name).read_bytes() for name in SIDE_FILES))
         facts = {"python": sys.version, "implementation": sys.implementation.name,
                  "packages": package_versions(), "kernel": kernel_spec(),
-                 "side": side.hexdigest()}
+                 "side": side.hexdigest(), "kernel_env": [MPL_BACKEND, REPRODUCIBLE_ENV]}
         _environment_digest = _sha256_json(facts)
     return _environment_digest
 

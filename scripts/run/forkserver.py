@@ -45,9 +45,21 @@ SIDE_MODULES = {"_qmd_checker": "kernel_side.py", "_qmd_facts": "facts_side.py",
 MPL_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
+# A run must produce the same bytes every time, or a cached run could never be told
+# from a fresh one (`check --audit`). Left to themselves, matplotlib stamps the current
+# time into every SVG (<dc:date>) and PDF, and every forked kernel inherits the fork
+# server's random str-hash seed (set and dict-of-set order). An author's own value of
+# either variable is kept.
+REPRODUCIBLE_ENV = {
+    "SOURCE_DATE_EPOCH": "315532800",   # 1980-01-01T00:00:00Z, the reproducible-builds convention
+    "PYTHONHASHSEED": "0",
+}
+
+
 def kernel_env(root: Path) -> dict:
     """Environment of every kernel (and of the fork server that makes them)."""
-    env = dict(os.environ, MPLBACKEND=MPL_BACKEND, PYDEVD_DISABLE_FILE_VALIDATION="1")
+    env = {**REPRODUCIBLE_ENV, **os.environ,
+           "MPLBACKEND": MPL_BACKEND, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(root).resolve()),
                                                      env.get("PYTHONPATH")) if p)
     return env

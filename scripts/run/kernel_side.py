@@ -95,7 +95,32 @@ def setup(cap_chars, figure=None):
     sys.stderr = CappedStream(sys.stderr, cap_chars)
     get_ipython().events.register("pre_run_cell", reset)
     if figure:
+        FIGURE.update(figure)
         quarto_figures(figure)
+
+
+FIGURE = {}         # Quarto's figure options of this kernel (setup)
+
+
+def matplotlibrc_of_folder():
+    """Quarto's kernel starts in the chapter's folder, so matplotlib, imported there,
+    reads a `matplotlibrc` beside the chapter. Ours may have imported matplotlib
+    elsewhere (the fork server preloads it in the project root): in the chapter's
+    folder (steps_side, observed: the file is one of the run's inputs), look the
+    file up as matplotlib does and, if it is this folder's, apply it, then Quarto's
+    figure options over it, in the order Quarto's kernel gets them."""
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is None:
+        return          # imported later, by a cell, here: matplotlib reads it itself
+    import os
+    found = matplotlib.matplotlib_fname()
+    if os.path.dirname(os.path.abspath(found)) != os.getcwd():
+        return
+    settings = matplotlib.rc_params_from_file(found, use_default_template=False)
+    settings.pop("backend", None)       # MPLBACKEND decides it, as at import
+    matplotlib.rcParams.update(settings)
+    if FIGURE:
+        quarto_figures(FIGURE)
 
 
 def quarto_figures(figure):

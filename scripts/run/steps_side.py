@@ -273,6 +273,11 @@ def run_steps(cwd, steps_json, caps_json, results_path):
     """Run a chapter's steps in `cwd` (see the module docstring)."""
     checker, observer = sys.modules["_qmd_checker"], sys.modules["_qmd_observer"]
     os.chdir(cwd)
+    observer.start(0)
+    try:
+        checker.matplotlibrc_of_folder()
+    finally:
+        observer.stop()
     shell = get_ipython()
     caps = json.loads(caps_json)
     results = _Results(results_path)

@@ -75,7 +75,10 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
                            prune=not book.findings)
     changed_controls = control.changed(project, controls)
     if audit:
-        result.findings += cache_audit.findings(chapters, served, result.runs)
+        suspects = cache_audit.unexplained(chapters, served, result.runs)
+        again = (run_some(project, suspects, True, jobs, timeout_s, record_times=False)
+                 if suspects else {})
+        result.findings += cache_audit.findings(chapters, served, result.runs, again)
     result.notes = opaque_notes(chapters, result.runs)
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings

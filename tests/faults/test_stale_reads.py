@@ -250,7 +250,7 @@ def test_a_reader_runs_after_its_writer_and_is_validated_again(good_book, runner
 def test_the_audit_names_a_chapter_the_cache_would_serve_stale(good_book, runner):
     """TZ is read by the C library, where the observer cannot see it: the cache serves
     the old number, and the audit says so (then repairs the entry)."""
-    add_chapter(good_book, chapter("import time\nnodes = 16 if time.localtime(0).tm_hour == 0 else 32"))
+    two = add_chapter(good_book, chapter("import time\nnodes = 16 if time.localtime(0).tm_hour == 0 else 32"))
     accepted = runner.cli(good_book, "numbers", env={"TZ": "UTC0"})
     assert accepted.code == 0, accepted.output
     stale = runner.cli(good_book, env={"TZ": "JST-9"})
@@ -258,10 +258,12 @@ def test_the_audit_names_a_chapter_the_cache_would_serve_stale(good_book, runner
     audited = runner.cli(good_book, "check", "--audit", env={"TZ": "JST-9"})
     assert audited.code == 1, audited.output
     f = audited.only("stale-cache")
-    assert (f.path, f.line) == ("contents/two.qmd", 0)
+    lines = two.read_text().split("\n")
+    inline_line = 1 + next(i for i, line in enumerate(lines) if "{python} nodes" in line)
+    assert (f.path, f.line) == ("contents/two.qmd", inline_line)
     assert f.reason.startswith("the cache would have served a stale result: `{python} nodes` "
                                "would show '16', runs to '32'; every input the observer saw is "
-                               "unchanged"), f.reason
+                               "unchanged, and a second run gives the same result"), f.reason
     assert ledger_lines(audited) == ["contents/two.qmd · nodes: 16 → 32"], audited.output
     repaired = runner.cli(good_book, "check", "--audit", env={"TZ": "JST-9"})    # entry replaced
     assert (repaired.kinds(), from_cache(repaired)) == ({"ledger"}, 0), repaired.output
