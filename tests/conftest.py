@@ -2,7 +2,7 @@
 
 - `@pytest.mark.needs_tool("chromium", ...)`: every named executable must be on PATH;
 - `@pytest.mark.local_only`: the test reads files outside the repository
-  (`../shared/seeds`, `../shared/tools/seed-overlap`); listed in the README.
+  (`../shared/seeds`, `../shared/tools/seed-overlap`); listed in docs/testing.md.
 
 Missing requirements skip locally and fail when `CI` is set, naming what is
 missing. Tests in folders this file does not own are marked by node id below.

@@ -9,7 +9,7 @@ whose message names what is missing and how to get it.
 
 The one exception is explicit: tests marked local-only (they need files that
 live outside this repository, in `../shared/`) are skipped when
-`SKIP_LOCAL_ONLY` is set, which only the GitHub workflow does; the README
+`SKIP_LOCAL_ONLY` is set, which only the GitHub workflow does; docs/testing.md
 lists them.
 """
 from __future__ import annotations
