@@ -47,6 +47,8 @@ def _pins() -> dict[str, str]:
 def test_every_requirement_is_pinned_inside_its_range():
     pins = _pins()
     for req in _requirements():
+        if req.marker is not None and not req.marker.evaluate():
+            continue                    # not for this Python (zizmor: 3.11+)
         key = canonicalize_name(req.name)
         assert key in pins, f"{req.name} is in requirements.txt but not in requirements.lock: run `make lock`"
         assert req.specifier.contains(pins[key], prereleases=True), \
