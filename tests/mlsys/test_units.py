@@ -124,9 +124,10 @@ def test_mutation_perturbs_every_count_by_one():
     from scripts.tools.mutation.mutants import COUNT_PARAMS
     problems = unmutated_counts(TABLE, COUNT_PARAMS)
     assert problems == [], "\n".join(problems)
-    assert unmutated_counts(TABLE, COUNT_PARAMS - {"n_nodes"}) == [
-        "calc_mtbf_cluster(n_nodes) is a count (tests/mlsys/test_units.py::TABLE) but "
-        "scripts/tools/mutation/mutants.py::COUNT_PARAMS lacks 'n_nodes': add it there"]
+    planted = {"calc_new": {"mtbf": (TIME, 1 * h), "n_racks": (COUNT, 2)}}
+    assert unmutated_counts(planted, COUNT_PARAMS) == [
+        "calc_new(n_racks) is a count (tests/mlsys/test_units.py::TABLE) but "
+        "scripts/tools/mutation/mutants.py::COUNT_PARAMS lacks 'n_racks': add it there"]
 
 
 @pytest.mark.parametrize("name", sorted(TABLE))
