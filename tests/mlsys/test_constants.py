@@ -70,7 +70,8 @@ def test_registry_matches_module_attributes():
         assert type(getattr(constants, row.name)) is type(row.value)
     upper = {n for n in vars(constants) if n.isupper() and not n.startswith("_")}
     undeclared = upper - set(names) - {"GB", "TB", "FIT", "Q_", "CITATION_KEYS", "SOURCE_MARKERS"}
-    assert not undeclared, f"constants without provenance: {undeclared}"
+    assert not undeclared, (f"constants without provenance: {sorted(undeclared)}; declare each "
+                            "with _declare(name, value, unit, description, source) in mlsys/constants.py")
 
 
 def test_every_constant_has_description_source_and_unit():
