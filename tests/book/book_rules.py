@@ -12,28 +12,36 @@ from pathlib import Path
 
 import yaml
 
+from scripts.read.project import load_project
 from scripts.read.qmd import parse_chapter
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: The book as book.md specifies it, in reading order.
-CHAPTERS = ["index.qmd", "contents/failure-at-scale.qmd", "contents/fault-tolerance.qmd"]
-APPENDICES = ["contents/appendix-foundations.qmd", "contents/appendix-constants.qmd"]
+_PROJECT = load_project(ROOT)
+
+#: The book in reading order, as _quarto.yml lists it (read by the pipeline's own reader).
+CHAPTERS = list(_PROJECT.chapters)
+APPENDICES = list(_PROJECT.appendices)
 BOOK_FILES = CHAPTERS + APPENDICES
 
-#: Label prefix of each file (labels must be unique book-wide, so each file owns one).
-LABEL_PREFIX = {
-    "index.qmd": None,                       # the preface defines no labels
-    "contents/failure-at-scale.qmd": "fas",
-    "contents/fault-tolerance.qmd": "ft",
-    "contents/appendix-foundations.qmd": "rf",
-    "contents/appendix-constants.qmd": "constants",
-}
+#: Citation keys book.md requires references.bib to hold (it may hold more).
+SPEC_BIB_KEYS = {"young1974", "daly2006", "grattafiori2024", "wan2025", "ma2025", "tung2026",
+                 "si2025", "douillard2026", "zhong2024", "qin2025", "erdil2025", "sinha2026",
+                 "metr2026", "yao2025", "barroso2018"}
 
-#: Citation keys references.bib must hold (book.md).
-BIB_KEYS = {"young1974", "daly2006", "grattafiori2024", "wan2025", "ma2025", "tung2026",
-            "si2025", "douillard2026", "zhong2024", "qin2025", "erdil2025", "sinha2026",
-            "metr2026", "yao2025", "barroso2018"}
+_TITLE_ID = re.compile(r"\{#sec-([\w-]+)")
+
+
+def label_prefix(rel: str, root: Path = ROOT) -> str | None:
+    """The prefix every label of `rel` carries: the id of its title (`# Title {#sec-X}` -> X).
+
+    Labels are unique book-wide because each file owns one prefix; a file whose
+    title has no `#sec-` id (the preface) may define no labels.
+    """
+    title = next((line for _, line in prose_lines(read(rel, root)) if line.startswith("# ")), "")
+    match = _TITLE_ID.search(title)
+    return match.group(1) if match else None
+
 
 #: Modules a chapter may import from.
 ALLOWED_IMPORTS = {"mlsys", "math"}

@@ -95,7 +95,9 @@ def test_names_with_digits_stay_names(text):
 
 
 def test_allowlist_is_short_and_explained():
-    assert 1 <= len(ALLOWLIST) <= 8
+    assert 1 <= len(ALLOWLIST) <= 8, (
+        f"scripts/verify/prose_numbers.py::ALLOWLIST has {len(ALLOWLIST)} entries; it is a review "
+        "gate kept at most 8: widen an existing pattern, or compute the number and show it inline")
     assert all(reason.strip() for _, reason in ALLOWLIST)
 
 

@@ -81,11 +81,53 @@ def call(name, **replace):
     return function(name)(**args)
 
 
+def table_problems(table: dict) -> list[str]:
+    """What `table` lacks or holds in excess against the public functions (the review gate)."""
+    public = [n for n in formulas.__all__ if inspect.isfunction(getattr(formulas, n))]
+    problems = []
+    for name in public + ["simulate_wall_time"]:
+        params = list(inspect.signature(function(name)).parameters)
+        if name not in table:
+            entry = ", ".join(f"{p!r}: (KIND, valid value)" for p in params)
+            problems.append(f"mlsys.formulas.{name} has no entry in tests/mlsys/test_units.py::TABLE; "
+                            f"add {name!r}: {{{entry}}} (KIND one of TIME, INFO, RATE, COUNT, FRACTION)")
+        elif list(table[name]) != params:
+            problems.append(f"tests/mlsys/test_units.py::TABLE[{name!r}] lists {list(table[name])}, "
+                            f"but {name} takes {params}: list exactly its parameters, in order")
+    problems += [f"tests/mlsys/test_units.py::TABLE[{name!r}]: no such public function "
+                 "(delete the entry)" for name in table if name not in public + ["simulate_wall_time"]]
+    return problems
+
+
 def test_the_table_covers_every_function_and_parameter():
-    public = {n for n in formulas.__all__ if inspect.isfunction(getattr(formulas, n))}
-    assert set(TABLE) == public | {"simulate_wall_time"}
-    for name in TABLE:
-        assert list(TABLE[name]) == list(inspect.signature(function(name)).parameters), name
+    problems = table_problems(TABLE)
+    assert problems == [], "\n".join(problems)
+
+
+def test_a_formula_missing_from_the_table_is_named_with_what_to_add():
+    without = {name: params for name, params in TABLE.items() if name != "calc_nines"}
+    assert table_problems(without) == [
+        "mlsys.formulas.calc_nines has no entry in tests/mlsys/test_units.py::TABLE; "
+        "add 'calc_nines': {'availability': (KIND, valid value)} "
+        "(KIND one of TIME, INFO, RATE, COUNT, FRACTION)"]
+
+
+def unmutated_counts(table: dict, mutated: set[str]) -> list[str]:
+    """Count parameters of `table`'s formulas that `make mutate` would not perturb by one."""
+    return [f"{name}({param}) is a count (tests/mlsys/test_units.py::TABLE) but "
+            f"scripts/tools/mutation/mutants.py::COUNT_PARAMS lacks {param!r}: add it there"
+            for name, params in sorted(table.items()) if name != "simulate_wall_time"
+            for param, (kind, _) in params.items() if kind == COUNT and param not in mutated]
+
+
+def test_mutation_perturbs_every_count_by_one():
+    from scripts.tools.mutation.mutants import COUNT_PARAMS
+    problems = unmutated_counts(TABLE, COUNT_PARAMS)
+    assert problems == [], "\n".join(problems)
+    planted = {"calc_new": {"mtbf": (TIME, 1 * h), "n_racks": (COUNT, 2)}}
+    assert unmutated_counts(planted, COUNT_PARAMS) == [
+        "calc_new(n_racks) is a count (tests/mlsys/test_units.py::TABLE) but "
+        "scripts/tools/mutation/mutants.py::COUNT_PARAMS lacks 'n_racks': add it there"]
 
 
 @pytest.mark.parametrize("name", sorted(TABLE))
