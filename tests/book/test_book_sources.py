@@ -82,6 +82,32 @@ def test_preface_is_unnumbered_and_explains_the_numbers():
 
 # ---------------------------------------------------------------- tables, figures
 
+#: The tables and figures book.md requires of its chapters (a chapter may add more;
+#: a new chapter needs no entry).
+SPEC_TABLES_AND_FIGURES = {
+    "contents/failure-at-scale.qmd": {
+        "tbl-fas-taxonomy", "tbl-fas-llama-ledger", "tbl-fas-calibration", "tbl-fas-chain",
+        "tbl-fas-record", "fig-fas-waste", "fig-fas-calibration"},
+    "contents/fault-tolerance.qmd": {
+        "tbl-ft-fault-models", "tbl-ft-techniques", "tbl-ft-defeats", "tbl-ft-verification",
+        "fig-ft-timeline"},
+    "contents/appendix-foundations.qmd": {
+        "tbl-rf-notation", "tbl-rf-component-fit", "tbl-rf-mtbf-cluster", "tbl-rf-failure-prob",
+        "tbl-rf-checkpoint-size", "tbl-rf-recovery", "tbl-rf-strategy-comparison",
+        "tbl-rf-availability", "fig-rf-mtbf-scale", "fig-rf-failure-prob",
+        "fig-rf-throughput-scale"},
+    "contents/appendix-constants.qmd": {"tbl-constants-all"},
+}
+
+
+@pytest.mark.parametrize("rel", sorted(SPEC_TABLES_AND_FIGURES))
+def test_the_spec_tables_and_figures_are_there(rel):
+    chapter = br.parsed(rel)
+    present = set(br.labels_of(chapter, "tbl")) | set(br.labels_of(chapter, "fig"))
+    lost = sorted(SPEC_TABLES_AND_FIGURES[rel] - present)
+    assert lost == [], f"{rel} lost {lost}, which book.md requires"
+
+
 @pytest.mark.parametrize("rel", br.BOOK_FILES)
 def test_tables_and_figures_are_generated_by_cells(rel):
     """Every tbl-/fig- label of a chapter labels a cell: no hand-typed tables or images."""
