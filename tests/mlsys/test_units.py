@@ -1,12 +1,16 @@
 """The unit rule (mlsys.units): every formula rejects every wrongly dimensioned argument.
 
-A table gives, for each public function, the kind of each parameter and one valid
-call; the table must cover every parameter of every function (a new formula must
-join it). Hypothesis then replaces one argument at a time by a value of the wrong
-kind and checks the error names the parameter and what it expected.
+The table gives, for each public function, the kind of each parameter and one valid
+call. The calls are mlsys.examples.EXAMPLES (one per formula, which must cover
+every parameter of every formula: a new formula adds its example there), plus
+simulate_wall_time's row here; each kind is read from its example value (a
+Quantity: its dimension; an int: a count; a float: a fraction; a list: a
+structured parameter). Hypothesis then replaces one argument at a time by a value
+of the wrong kind and checks the error names the parameter and what it expected.
 """
 
 import inspect
+import numbers
 import warnings
 
 import pint
@@ -15,55 +19,49 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mlsys import formulas, simulation
-from mlsys.constants import FIT, GB, Q_, byte, day, hour, second, ureg
+from mlsys.constants import GB, Q_, byte, hour, second, ureg
+from mlsys.examples import EXAMPLES
 from mlsys.units import ContractFormWarning, DimensionalityError, UnitError
 
-TIME, INFO, RATE, COUNT, FRACTION, SEED = "time", "information", "rate", "count", "fraction", "seed"
-DIMENSION_TEXT = {TIME: "[time]", INFO: "[information]", RATE: "1 / [time]"}
+COUNT, FRACTION, STRUCTURED, SEED = "count", "fraction", "structured", "seed"
+EXAMPLES_AT = "mlsys/examples.py::EXAMPLES"
 
 s, h = second, hour
-WORK = dict(interval=854 * s, checkpoint_cost=24.5 * s, restart_time=114.5 * s, mtbf=14_897 * s)
+
+
+def kind_of(value) -> str:
+    """A parameter's kind, read from its example value; a dimension reads as pint writes it."""
+    if isinstance(value, pint.Quantity):
+        return str(value.dimensionality)            # "[time]", "[information]", "1 / [time]"
+    if isinstance(value, bool):
+        raise TypeError(f"no kind for the example value {value!r}")
+    if isinstance(value, numbers.Integral):
+        return COUNT
+    if isinstance(value, numbers.Real):
+        return FRACTION
+    if isinstance(value, (list, tuple)):
+        return STRUCTURED
+    raise TypeError(f"no kind for the example value {value!r}")
+
+
+def kinds(example: dict) -> dict:
+    """{parameter: (kind, valid value)} of one example call."""
+    return {param: (kind_of(value), value) for param, value in example.items()}
+
+
+def is_dimensioned(kind: str) -> bool:
+    return kind not in (COUNT, FRACTION, STRUCTURED, SEED)
+
+
+# Not a formula of the recipe (mlsys.simulation): its row is kept here; seed is an int
+# but not a count (any int seeds the generator), so it is marked explicitly.
+SIMULATION = {"simulate_wall_time": {
+    **kinds({"solve_time": 10 * 854 * s, "interval": 854 * s, "checkpoint_cost": 24.5 * s,
+             "restart_time": 114.5 * s, "mtbf": 14_897 * s, "runs": 2}),
+    "seed": (SEED, 1)}}
 
 # function -> {parameter: (kind, valid value)}
-TABLE = {
-    "calc_mtbf_series": {"components": ("series", [(50_000 * h, 8), (150_000 * h, 2)])},
-    "calc_mtbf_node": {"gpu_mttf": (TIME, 50_000 * h), "n_gpus": (COUNT, 8),
-                       "nic_mttf": (TIME, 150_000 * h), "n_nics": (COUNT, 2),
-                       "psu_mttf": (TIME, 100_000 * h), "n_psus": (COUNT, 2)},
-    "calc_mtbf_cluster": {"node_mtbf": (TIME, 5172 * h), "n_nodes": (COUNT, 1250)},
-    "calc_failure_probability": {"mtbf": (TIME, 4 * h), "duration": (TIME, 24 * h)},
-    "calc_expected_failures": {"mtbf": (TIME, 4 * h), "duration": (TIME, 24 * h)},
-    "calc_mtbf_observed": {"duration": (TIME, 54 * day), "n_failures": (COUNT, 419)},
-    "calc_mtbf_rescaled": {"mtbf": (TIME, 3 * h), "from_devices": (COUNT, 16_384),
-                           "to_devices": (COUNT, 100_000)},
-    "calc_fit_from_mttf": {"mttf": (TIME, 50_000 * h)},
-    "calc_mttf_from_fit": {"fit": (RATE, 20_000 * FIT)},
-    "calc_young_daly_interval": {"checkpoint_cost": (TIME, 24.5 * s), "mtbf": (TIME, 14_897 * s)},
-    "calc_daly_interval": {"checkpoint_cost": (TIME, 24.5 * s), "mtbf": (TIME, 14_897 * s)},
-    "calc_checkpoint_size": {"n_params": (COUNT, 175e9), "bytes_per_param": (INFO, 14 * byte)},
-    "calc_recovery_time": {"detect": (TIME, 30 * s), "reschedule": (TIME, 60 * s),
-                           "reload": (TIME, 24.5 * s), "replay": (TIME, 427 * s)},
-    "calc_waste_terms": {"interval": (TIME, 854 * s), "checkpoint_cost": (TIME, 24.5 * s),
-                         "mtbf": (TIME, 14_897 * s), "detect": (TIME, 30 * s),
-                         "recover": (TIME, 84.5 * s)},
-    "calc_waste_fraction": {"interval": (TIME, 854 * s), "checkpoint_cost": (TIME, 24.5 * s),
-                            "mtbf": (TIME, 14_897 * s), "detect": (TIME, 30 * s),
-                            "recover": (TIME, 84.5 * s)},
-    "calc_stretch_factor": {"overhead_fraction": (FRACTION, 0.1)},
-    "calc_expected_wall_time": {"solve_time": (TIME, 1e6 * s),
-                                **{k: (TIME, v) for k, v in WORK.items()}},
-    "calc_exact_efficiency": {k: (TIME, v) for k, v in WORK.items()},
-    "calc_exact_optimal_interval": {"checkpoint_cost": (TIME, 24.5 * s), "mtbf": (TIME, 14_897 * s)},
-    "calc_availability_stacked": {"availability": (FRACTION, 0.99), "k": (COUNT, 2)},
-    "calc_availability_serial": {"availability": (FRACTION, 0.99), "n": (COUNT, 3)},
-    "calc_nines": {"availability": (FRACTION, 0.99)},
-    "calc_annual_downtime": {"availability": (FRACTION, 0.99)},
-    "calc_chain_success": {"p": (FRACTION, 0.9), "n": (COUNT, 10)},
-    "calc_chain_success_steps": {"probabilities": ("steps", [0.9, 0.8])},
-    "calc_pass_k": {"successes": (COUNT, 6), "trials": (COUNT, 8), "k": (COUNT, 2)},
-    "simulate_wall_time": {"solve_time": (TIME, 10 * 854 * s), **{k: (TIME, v) for k, v in WORK.items()},
-                           "runs": (COUNT, 2), "seed": (SEED, 1)},
-}
+TABLE = {**{name: kinds(example) for name, example in EXAMPLES.items()}, **SIMULATION}
 # Contract-form calls (mlsys-api.md): bare numbers accepted only all together.
 CONTRACT_FORM = {"calc_mtbf_node": ("gpu_mttf", "nic_mttf", "psu_mttf"),
                  "calc_young_daly_interval": ("checkpoint_cost", "mtbf"),
@@ -72,7 +70,7 @@ CONTRACT_FORM = {"calc_mtbf_node": ("gpu_mttf", "nic_mttf", "psu_mttf"),
 
 
 def function(name):
-    return getattr(simulation if name == "simulate_wall_time" else formulas, name)
+    return getattr(simulation if name in SIMULATION else formulas, name)
 
 
 def call(name, **replace):
@@ -81,53 +79,81 @@ def call(name, **replace):
     return function(name)(**args)
 
 
-def table_problems(table: dict) -> list[str]:
-    """What `table` lacks or holds in excess against the public functions (the review gate)."""
+def examples_problems(examples: dict) -> list[str]:
+    """What `examples` lacks or holds in excess against mlsys.formulas.__all__ (the review gate)."""
     public = [n for n in formulas.__all__ if inspect.isfunction(getattr(formulas, n))]
     problems = []
-    for name in public + ["simulate_wall_time"]:
-        params = list(inspect.signature(function(name)).parameters)
-        if name not in table:
-            entry = ", ".join(f"{p!r}: (KIND, valid value)" for p in params)
-            problems.append(f"mlsys.formulas.{name} has no entry in tests/mlsys/test_units.py::TABLE; "
-                            f"add {name!r}: {{{entry}}} (KIND one of TIME, INFO, RATE, COUNT, FRACTION)")
-        elif list(table[name]) != params:
-            problems.append(f"tests/mlsys/test_units.py::TABLE[{name!r}] lists {list(table[name])}, "
-                            f"but {name} takes {params}: list exactly its parameters, in order")
-    problems += [f"tests/mlsys/test_units.py::TABLE[{name!r}]: no such public function "
-                 "(delete the entry)" for name in table if name not in public + ["simulate_wall_time"]]
+    for name in public:
+        params = list(inspect.signature(getattr(formulas, name)).parameters)
+        if name not in examples:
+            entry = ", ".join(f"{p!r}: ..." for p in params)
+            problems.append(f"mlsys.formulas.{name} has no example in {EXAMPLES_AT}; "
+                            f"add {name!r}: {{{entry}}} (one valid call: a Quantity for a "
+                            "time, size or rate, an int for a count, a float for a fraction)")
+        elif list(examples[name]) != params:
+            problems.append(f"{EXAMPLES_AT}[{name!r}] gives {list(examples[name])}, "
+                            f"but {name} takes {params}: give exactly its parameters, in order")
+        else:
+            for param, value in examples[name].items():
+                try:
+                    kind_of(value)
+                except TypeError as error:
+                    problems.append(f"{EXAMPLES_AT}[{name!r}][{param!r}]: {error} (write a "
+                                    "Quantity, an int for a count or a float for a fraction)")
+    problems += [f"{EXAMPLES_AT}[{name!r}]: no such public function of mlsys.formulas "
+                 "(delete the entry)" for name in examples if name not in public]
     return problems
 
 
-def test_the_table_covers_every_function_and_parameter():
-    problems = table_problems(TABLE)
+def test_the_examples_cover_every_formula_and_parameter():
+    problems = examples_problems(EXAMPLES)
     assert problems == [], "\n".join(problems)
+    for name, params in SIMULATION.items():
+        assert list(params) == list(inspect.signature(function(name)).parameters), name
 
 
-def test_a_formula_missing_from_the_table_is_named_with_what_to_add():
-    without = {name: params for name, params in TABLE.items() if name != "calc_nines"}
-    assert table_problems(without) == [
-        "mlsys.formulas.calc_nines has no entry in tests/mlsys/test_units.py::TABLE; "
-        "add 'calc_nines': {'availability': (KIND, valid value)} "
-        "(KIND one of TIME, INFO, RATE, COUNT, FRACTION)"]
+def test_a_formula_missing_from_the_examples_is_named_with_what_to_add():
+    without = {name: example for name, example in EXAMPLES.items() if name != "calc_mtbf_cluster"}
+    assert examples_problems(without) == [
+        "mlsys.formulas.calc_mtbf_cluster has no example in mlsys/examples.py::EXAMPLES; "
+        "add 'calc_mtbf_cluster': {'node_mtbf': ..., 'n_nodes': ...} (one valid call: "
+        "a Quantity for a time, size or rate, an int for a count, a float for a fraction)"]
+    wrong = {**EXAMPLES, "calc_nines": {"availability": "0.99"}}
+    assert examples_problems(wrong) == [
+        "mlsys/examples.py::EXAMPLES['calc_nines']['availability']: no kind for the example "
+        "value '0.99' (write a Quantity, an int for a count or a float for a fraction)"]
 
 
-def unmutated_counts(table: dict, mutated: set[str]) -> list[str]:
-    """Count parameters of `table`'s formulas that `make mutate` would not perturb by one."""
-    return [f"{name}({param}) is a count (tests/mlsys/test_units.py::TABLE) but "
-            f"scripts/tools/mutation/mutants.py::COUNT_PARAMS lacks {param!r}: add it there"
-            for name, params in sorted(table.items()) if name != "simulate_wall_time"
-            for param, (kind, _) in params.items() if kind == COUNT and param not in mutated]
+def test_kinds_are_read_from_the_example_values():
+    assert TABLE["calc_mtbf_cluster"]["node_mtbf"][0] == "[time]"
+    assert TABLE["calc_checkpoint_size"]["bytes_per_param"][0] == "[information]"
+    assert TABLE["calc_mttf_from_fit"]["fit"][0] == "1 / [time]"
+    assert TABLE["calc_checkpoint_size"]["n_params"][0] == COUNT
+    assert TABLE["calc_nines"]["availability"][0] == FRACTION
+    assert TABLE["calc_mtbf_series"]["components"][0] == STRUCTURED
+    # an integral float is still accepted where a count goes (the contract's 175e9)
+    assert formulas.calc_checkpoint_size(175e9, 14 * byte) == call("calc_checkpoint_size")
+
+
+def test_the_examples_import_only_constants():
+    """Layer rule: mlsys.examples sits beside the formulas, on mlsys.constants alone."""
+    import ast
+    import mlsys.examples
+    tree = ast.parse(inspect.getsource(mlsys.examples))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    assert imported <= {"__future__", "mlsys.constants"}, imported
 
 
 def test_mutation_perturbs_every_count_by_one():
-    from scripts.tools.mutation.mutants import COUNT_PARAMS
-    problems = unmutated_counts(TABLE, COUNT_PARAMS)
-    assert problems == [], "\n".join(problems)
-    planted = {"calc_new": {"mtbf": (TIME, 1 * h), "n_racks": (COUNT, 2)}}
-    assert unmutated_counts(planted, COUNT_PARAMS) == [
-        "calc_new(n_racks) is a count (tests/mlsys/test_units.py::TABLE) but "
-        "scripts/tools/mutation/mutants.py::COUNT_PARAMS lacks 'n_racks': add it there"]
+    """make mutate's count+1 mutants come from the examples' int values, per formula."""
+    from scripts.tools.mutation.mutants import count_params, formula_ops
+    for name, params in TABLE.items():
+        if name not in SIMULATION:
+            assert count_params(name) == [p for p, (kind, _) in params.items() if kind == COUNT]
+    planted = {"mtbf": 1 * h, "n_racks": 2, "share": 0.5}
+    assert formula_ops(list(planted), count_params("calc_new", {"calc_new": planted})) == [
+        "x0.1", "x10", "neg", "swap", "count+1:n_racks"]
 
 
 @pytest.mark.parametrize("name", sorted(TABLE))
@@ -140,7 +166,7 @@ def test_every_valid_call_runs_without_a_warning(name):
 WRONG_UNITS = ["second", "hour", "day", "byte", "GB", "bit", "GB/s", "meter", "kilogram",
                "FIT", "1/second", "dimensionless", "percent", "watt"]
 DIMENSIONED = [(n, p) for n, params in TABLE.items() for p, (kind, _) in params.items()
-               if kind in DIMENSION_TEXT]
+               if is_dimensioned(kind)]
 COUNTS = [(n, p) for n, params in TABLE.items() for p, (kind, _) in params.items() if kind == COUNT]
 FRACTIONS = [(n, p) for n, params in TABLE.items() for p, (kind, _) in params.items()
              if kind == FRACTION]
@@ -149,7 +175,7 @@ thorough = settings(max_examples=300, deadline=None)
 
 
 def expected_dimension(name, param):
-    return ureg.parse_units({TIME: "second", INFO: "byte", RATE: "FIT"}[TABLE[name][param][0]])
+    return TABLE[name][param][1].dimensionality
 
 
 @thorough
@@ -157,13 +183,13 @@ def expected_dimension(name, param):
 def test_a_quantity_of_the_wrong_dimension_is_refused(target, unit, magnitude):
     name, param = target
     wrong = Q_(magnitude, unit)
-    if wrong.dimensionality == expected_dimension(name, param).dimensionality:
+    if wrong.dimensionality == expected_dimension(name, param):
         return  # the right dimension in another unit is fine
     with pytest.raises(DimensionalityError) as info:
         call(name, **{param: wrong})
     assert isinstance(info.value, pint.DimensionalityError)
     message = str(info.value)
-    assert message.startswith(f"{param} must be") and DIMENSION_TEXT[TABLE[name][param][0]] in message
+    assert message.startswith(f"{param} must be") and TABLE[name][param][0] in message
 
 
 @thorough
@@ -182,7 +208,7 @@ def test_a_bare_number_is_refused_naming_the_parameter_and_unit(target, magnitud
         assert "beside the Quantities" in message   # mixing bare and Quantity
     else:
         assert message.startswith(f"{param} must be") and "bare number" in message
-        assert DIMENSION_TEXT[TABLE[name][param][0]] in message
+        assert TABLE[name][param][0] in message
 
 
 @thorough

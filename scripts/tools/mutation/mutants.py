@@ -3,7 +3,8 @@
 Constants (mlsys.constants.list_constants): x0.1, x10, sign flip, and +-1 on
 dimensionless integer counts. Formulas of mlsys.formulas the chapters call:
 result x0.1, x10, negated, first two arguments swapped, +1 on each count
-argument. Applied in process (rebinding names in the imported, forked copy) or
+argument (the count arguments of a formula: those whose value in its
+mlsys.examples.EXAMPLES call is an int). Applied in process (rebinding names in the imported, forked copy) or
 to the sources of a project copy (for the real checker); formulas both ways
 through the same FORMULA_WRAPPER.
 """
@@ -14,10 +15,6 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-
-# Parameters of mlsys.formulas that are integer counts (off-by-one mutations).
-COUNT_PARAMS = {"n_gpus", "n_nics", "n_psus", "n_nodes", "k", "n", "trials", "successes",
-                "n_params", "n_failures", "from_devices", "to_devices"}
 
 # Appended to mlsys/formulas.py (real checker) or exec'd in it (harness): one source.
 FORMULA_WRAPPER = '''
@@ -100,16 +97,26 @@ def formulas_used(root: Path) -> list[str]:
             and re.search(rf"\b{name}\b", text)]
 
 
+def count_params(name: str, examples: dict | None = None) -> list[str]:
+    """The count parameters of formula `name`: an int in its example call (mlsys.examples)."""
+    if examples is None:
+        from mlsys.examples import EXAMPLES as examples
+    return [param for param, value in examples.get(name, {}).items()
+            if isinstance(value, int) and not isinstance(value, bool)]
+
+
+def formula_ops(params: list[str], counts: list[str]) -> list[str]:
+    """The mutations of a formula taking `params`, of which `counts` are counts."""
+    ops = ["x0.1", "x10", "neg"] + (["swap"] if len(params) >= 2 else [])
+    return ops + [f"count+1:{p}" for p in params if p in counts]
+
+
 def formula_mutants(root: Path) -> list[Mutant]:
     from mlsys import formulas
     out = []
     for name in formulas_used(root):
         params = list(inspect.signature(getattr(formulas, name)).parameters)
-        for op in ("x0.1", "x10", "neg"):
-            out.append(Mutant("formula", name, op))
-        if len(params) >= 2:
-            out.append(Mutant("formula", name, "swap"))
-        out += [Mutant("formula", name, f"count+1:{p}") for p in params if p in COUNT_PARAMS]
+        out += [Mutant("formula", name, op) for op in formula_ops(params, count_params(name))]
     return out
 
 
