@@ -8,6 +8,9 @@ Layers (a lower one never imports a higher one):
 * :mod:`mlsys.formulas`   – validated pure functions returning Quantities or floats
 * :mod:`mlsys.formatting` – display strings, Markdown tables, the ``check`` guard
 
+Beside the formulas, :mod:`mlsys.examples` (on constants alone) holds one valid call of
+every formula: documentation, and the ground of the unit tests; it is not re-exported.
+
 Everything public is re-exported here. Plotting lives in ``mlsys.plotting``
 (imported explicitly; it pulls in matplotlib).
 """

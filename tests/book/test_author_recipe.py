@@ -2,10 +2,11 @@
 
 A copy of the repository (its git-tracked files) gets exactly what the recipe
 says an author adds: a chapter listed in _quarto.yml, a constant with a cited
-source, the citation in references.bib, a formula (with the unit-table row the
-recipe names as its review gate), a table and a figure built in cells, inline
-values and check() guards. Then `python -m scripts numbers` accepts the numbers
-and `pytest tests/book tests/mlsys` must pass in the copy with no other edit.
+source, the citation in references.bib, a formula (with its example call in
+mlsys/examples.py, the review gate the recipe names), a table and a figure built
+in cells, inline values and check() guards. Then `python -m scripts numbers`
+accepts the numbers and `pytest tests/book tests/mlsys` must pass in the copy with
+no other edit, and none of the edits touches a file under tests/.
 """
 from __future__ import annotations
 
@@ -43,8 +44,8 @@ def calc_nodes_in_repair(node_mtbf, repair_time, n_nodes) -> float:
         node_mtbf, "hour", "node_mtbf")
 '''
 
-UNIT_ROW = ('    "calc_nodes_in_repair": {"node_mtbf": (TIME, 5172 * h), '
-            '"repair_time": (TIME, 48 * h), "n_nodes": (COUNT, 1250)},\n')
+EXAMPLE = ('    "calc_nodes_in_repair": {"node_mtbf": 5172 * h, "repair_time": 48 * h, '
+           '"n_nodes": 1250},\n')
 
 CHAPTER = '''# Spare Capacity {#sec-spares}
 
@@ -120,36 +121,54 @@ def copy_repository(dest: Path) -> Path:
     return dest
 
 
+EDITED: list[Path] = []        # every file the recipe wrote, to prove no test among them
+
+
 def edit(path: Path, old: str, new: str) -> None:
     """Replace the one occurrence of `old` in `path` by `new`."""
+    EDITED.append(path)
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{path}: expected one {old!r}"
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
 def follow_the_recipe(book: Path) -> None:
-    """What README's "Writing the book" tells an author to add, but the unit-table row."""
+    """What README's "Writing the book" tells an author to add, but the formula's example."""
     # Add a chapter: the file, listed under book: chapters: in _quarto.yml.
     (book / "contents" / "spares.qmd").write_text(CHAPTER, encoding="utf-8")
+    EDITED.append(book / "contents" / "spares.qmd")
     config = book / "_quarto.yml"
     last = re.findall(r"^    - (\S+)\n(?=  appendices:)", config.read_text(), re.M)[-1]
     edit(config, f"    - {last}\n", f"    - {last}\n    - contents/spares.qmd\n")
     # Add a constant: its source in references.bib and CITATION_KEYS, then _declare.
     with open(book / "references.bib", "a", encoding="utf-8") as bib:
         bib.write(BIB_ENTRY)
+    EDITED.append(book / "references.bib")
     constants = book / "mlsys" / "constants.py"
     edit(constants, "CITATION_KEYS = frozenset({\n", 'CITATION_KEYS = frozenset({\n    "spares2030",\n')
     edit(constants, "\n\n__all__ = [", CONSTANT + "\n\n__all__ = [")
-    # Add a formula: the function and its name in __all__ (its unit row: add_unit_row).
+    # Add a formula: the function and its name in __all__ (its example: add_example).
     formulas = book / "mlsys" / "formulas.py"
     edit(formulas, "__all__ = [\n", '__all__ = [\n    "calc_nodes_in_repair",\n')
     with open(formulas, "a", encoding="utf-8") as out:
         out.write(FORMULA)
+    EDITED.append(formulas)
 
 
-def add_unit_row(book: Path) -> None:
-    """The formula's review gate: its row in the unit table, as the recipe and the gate say."""
-    edit(book / "tests" / "mlsys" / "test_units.py", "TABLE = {\n", "TABLE = {\n" + UNIT_ROW)
+def add_example(book: Path) -> None:
+    """The formula's review gate: its example call in mlsys/examples.py, as recipe and gate say."""
+    edit(book / "mlsys" / "examples.py", "EXAMPLES = {\n", "EXAMPLES = {\n" + EXAMPLE)
+
+
+def changed_tests(book: Path) -> list[str]:
+    """Files under tests/ of the copy that differ from (or are not in) the repository's."""
+    tracked = subprocess.run(["git", "ls-files", "-z", "tests"], cwd=ROOT, capture_output=True,
+                             check=True).stdout.decode().split("\0")
+    tracked = {rel for rel in tracked if rel and (ROOT / rel).is_file()}
+    present = {str(p.relative_to(book)) for p in (book / "tests").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+    return sorted(rel for rel in tracked | present if rel not in tracked or rel not in present
+                  or (book / rel).read_bytes() != (ROOT / rel).read_bytes())
 
 
 def run(book: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -165,14 +184,19 @@ def test_the_readme_recipe_keeps_the_book_tests_green(tmp_path):
     shared = ROOT.parent / "shared"              # the local-only tests' reference texts, if here
     if shared.is_dir():
         (tmp_path / "shared").symlink_to(shared)
+    EDITED.clear()
     follow_the_recipe(book)
 
     gate = run(book, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
-               "tests/mlsys/test_units.py::test_the_table_covers_every_function_and_parameter")
+               "tests/mlsys/test_units.py::test_the_examples_cover_every_formula_and_parameter")
     assert gate.returncode == 1, gate.stdout
-    assert ("mlsys.formulas.calc_nodes_in_repair has no entry in tests/mlsys/test_units.py::TABLE; "
-            "add 'calc_nodes_in_repair': {'node_mtbf': (KIND, valid value), ") in gate.stdout
-    add_unit_row(book)
+    assert ("mlsys.formulas.calc_nodes_in_repair has no example in mlsys/examples.py::EXAMPLES; "
+            "add 'calc_nodes_in_repair': {'node_mtbf': ..., 'repair_time': ..., 'n_nodes': ...}"
+            ) in gate.stdout
+    add_example(book)
+    edited = sorted(str(path.relative_to(book)) for path in EDITED)
+    assert edited and not [rel for rel in edited if rel.startswith("tests")], edited
+    assert changed_tests(book) == [], "the recipe must not need a test edited"
 
     imported = run(book, "-c", "import mlsys; print(mlsys.SPARE_REPAIR_HOURS, mlsys.__file__)")
     assert imported.returncode == 0, imported.stderr
