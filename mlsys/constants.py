@@ -20,6 +20,7 @@ of the markers in :data:`SOURCE_MARKERS`.
 
 from __future__ import annotations
 
+import difflib
 import math
 from pathlib import Path
 from typing import NamedTuple
@@ -95,6 +96,10 @@ def _declare(name: str, value: int | float, unit: str, description: str, source:
     if type(value) not in (int, float) or not math.isfinite(value):
         raise TypeError(f"{name}: value must be a finite int or float, got {value!r}")
     if source not in CITATION_KEYS | SOURCE_MARKERS:
+        close = difflib.get_close_matches(source, sorted(CITATION_KEYS | SOURCE_MARKERS), n=1,
+                                          cutoff=0.7)
+        if close:
+            raise ValueError(f"{name}: unknown source {source!r}: did you mean {close[0]!r}?")
         raise ValueError(f"{name}: unknown source {source!r}: add its entry to references.bib "
                          f"and {source!r} to CITATION_KEYS in mlsys/constants.py, or write "
                          f"source=\"assumption\" or \"convention\"")

@@ -17,6 +17,8 @@ import sys
 
 import pint
 
+from mlsys.units import DimensionalityError
+
 __all__ = [
     "InvariantError", "check", "fmt", "fmt_percent", "fmt_duration", "sci",
     "md_math", "md_table",
@@ -142,7 +144,7 @@ def fmt(value, unit=None, precision: int = 1, commas: bool = True, allow_zero: b
             raise ValueError(
                 f"value is a Quantity in {value.units}; pass unit= to choose the unit to print"
             )
-        value = value.m_as(unit or "dimensionless")
+        value = _in(value, unit or "dimensionless", "fmt", f"a Quantity in {unit or 'dimensionless'}")
     elif unit is not None:
         raise ValueError(
             f"unit= applies to Quantities only; this value is a plain number ({value!r}): "
@@ -163,7 +165,7 @@ def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
     """
     p = _check_precision(precision)
     if isinstance(ratio, pint.Quantity):
-        ratio = ratio.m_as("dimensionless")
+        ratio = _in(ratio, "dimensionless", "fmt_percent", "a dimensionless ratio")
     r = _finite_number(ratio, "ratio")
     percent = r * 100
     text = f"{percent:,.{p}f}"
@@ -184,6 +186,18 @@ def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
     return f"{text}%"
 
 
+def _in(quantity: pint.Quantity, unit: str, function: str, what: str) -> float:
+    """`quantity`'s magnitude in `unit`, or the mlsys DimensionalityError naming `function`
+    and what it expects ("fmt_duration expects a time, got 24 gigabyte ([information])"),
+    as mlsys.units does for the formulas, instead of pint's conversion error."""
+    expected = quantity._REGISTRY.parse_units(unit)
+    if quantity.dimensionality != expected.dimensionality:
+        got = "dimensionless" if quantity.dimensionless else str(quantity.dimensionality)
+        raise DimensionalityError(f"{function} expects {what}, got {quantity} ({got})",
+                                  quantity.units, expected, got, str(expected.dimensionality))
+    return quantity.m_as(unit)
+
+
 _DURATION_STEPS = (("second", 60), ("minute", 60), ("hour", 24), ("day", math.inf))
 
 
@@ -199,7 +213,7 @@ def fmt_duration(quantity, precision: int = 1) -> str:
     p = _check_precision(precision)
     if not isinstance(quantity, pint.Quantity):
         raise TypeError("fmt_duration needs a time Quantity, e.g. 90 * ureg.second")
-    seconds = _finite_number(quantity.m_as("second"), "duration")
+    seconds = _finite_number(_in(quantity, "second", "fmt_duration", "a time"), "duration")
     if seconds < 0:
         raise ValueError(f"duration must not be negative, got {quantity}")
     for unit, limit in _DURATION_STEPS:

@@ -17,7 +17,8 @@ from scripts.run.schedule import opaque_notes, run_chapters
 from scripts.verify import control, ledger
 from scripts.verify.blame import kernel_refused, once_per_book
 from scripts.verify.figalt import missing_fig_alt
-from scripts.verify.generated import caption_inlines, with_generated
+from scripts.verify.generated import (ALT_ATTRIBUTE, CAPTIONS, OPTION, caption_fix,
+                                      caption_inlines, with_generated)
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
 
@@ -157,11 +158,26 @@ def book_wide(project: Project, parsed: dict[str, ParsedChapter],
 def literal_numbers(parsed: dict[str, ParsedChapter]) -> list[Finding]:
     """A number typed into prose (not computed, not in the ledger) is a finding."""
     return [Finding(rel, hit.line, "literal-number",
-                    f"number typed in prose: {hit.text!r}; publish it from an inline value "
-                    "(`{python} name_str`) or allowlist it in scripts/verify/prose_numbers.py",
+                    f"number typed in prose: {hit.text!r}; "
+                    f"{_publish_advice(chapter.text, hit.line, hit.col)} "
+                    "or allowlist it in scripts/verify/prose_numbers.py",
                     col=hit.col)
             for rel, chapter in parsed.items()
             for hit in find_prose_numbers(chapter.text, rel)]
+
+
+def _publish_advice(text: str, line: int, col: int) -> str:
+    """How to publish the number typed at `line`:`col` of `text` as a computed value:
+    an inline value, except in a cell's caption option, which cannot hold one, and in
+    alt text, which cannot carry one (generated.caption_fix)."""
+    source = text.splitlines()[line - 1]
+    option = OPTION.match(source)
+    if option and option.group(1) in CAPTIONS:
+        return (f"a cell's `{option.group(1)}` cannot hold an inline value: "
+                f"{caption_fix(option.group(1))};")
+    if any(m.start() < col <= m.end() for m in ALT_ATTRIBUTE.finditer(source)):
+        return f"{caption_fix('fig-alt')};"
+    return "publish it from an inline value (`{python} name_str`)"
 
 
 def _ledger(root: Path, published: dict[str, dict[str, str]], failed_paths: list[str], result,

@@ -10,7 +10,8 @@ fails here, at a line, instead of inside pandoc or typst later.
 
 `caption_inlines(parsed)`: an inline `{python}` expression inside a caption option
 (`tbl-cap`, `fig-cap`, `fig-alt`, `lst-cap`, `fig-subcap`): Quarto leaves it as code
-in the caption; a finding at the option's line naming the fix.
+in the caption; a finding at the option's line naming the fix (`caption_fix`, also
+the advice of a number typed into such an option).
 """
 from __future__ import annotations
 
@@ -70,6 +71,31 @@ def with_generated(parsed, run):
                    citations=parsed.citations + cites)
 
 
+#: How to get a computed value into what a caption option shows, by option. The
+#: figure div was rendered by both built-in renderers (tests/faults/test_rendered_audit.py)
+#: and is Quarto's: a div's last paragraph is Markdown, where inline values work
+#: (quarto-conformance 03-inline-placement). Alt text is not published in a PDF and
+#: the audit reads no attributes, so a value there would be shown nowhere it is checked.
+FIG_CAP_FIX = ("put the cell (without `label` and `fig-cap`) in a figure div and write the "
+               "caption as the div's last paragraph, where inline values work: `::: {#fig-x}`, "
+               "the cell, the caption line, `:::`")
+CAPTION_FIXES = {
+    "tbl-cap": "let the cell print the table with its caption as Markdown (`: caption {#tbl-x}` "
+               "after `md_table(...)`, the caption computed in the cell)",
+    "fig-cap": FIG_CAP_FIX,
+    "fig-alt": "alt text cannot carry a computed value (a PDF has none, and the audit of the "
+               "rendered pages reads none): describe the figure in words and give the value in "
+               "its caption; to compute the caption, " + FIG_CAP_FIX,
+}
+#: an image's alt text (`{fig-alt="…"}`, `alt="…"`), which takes the advice of `fig-alt`
+ALT_ATTRIBUTE = re.compile(r"\b(?:fig-alt|alt)=\"[^\"]*\"")
+
+
+def caption_fix(option: str) -> str:
+    """How to put a computed value into what caption option `option` shows."""
+    return CAPTION_FIXES.get(option, "keep the caption free of values")
+
+
 def caption_inlines(parsed) -> list[Finding]:
     """An inline `{python}` value inside a caption option is a finding at its line."""
     findings = []
@@ -82,8 +108,6 @@ def caption_inlines(parsed) -> list[Finding]:
                 findings.append(Finding(
                     parsed.path, cell.first_code_line + offset, "caption-inline",
                     f"an inline value inside `{option.group(1)}` is left as code in the caption "
-                    "(as Quarto does): keep the caption free of values, or let the cell print "
-                    "the table with its caption as Markdown (`: caption {#tbl-x}` after "
-                    "`md_table(...)`, the caption computed in the cell)",
+                    f"(as Quarto does): {caption_fix(option.group(1))}",
                     col=line.index("{python}") + 1, label=cell.label))
     return findings

@@ -1,12 +1,20 @@
 """Book-wide cross-references and citations (the verify stage's link checks)."""
 from __future__ import annotations
 
+import difflib
 import re
 
 from scripts.model import Finding, ParsedChapter
 from scripts.read.project import CONFIG, Project
 
 BIB_KEY = re.compile(r"^\s*@\w+\s*[{(]\s*([^,\s]+)\s*,", re.MULTILINE)
+
+
+def did_you_mean(name: str, known) -> str:
+    """`; did you mean @tbl-mtbf?` when a known key is close to `name` (difflib, as
+    the kernel's NameError suggestions), else ""."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.7)
+    return f"; did you mean @{close[0]}?" if close and close[0] != name else ""
 
 
 def cross_references(parsed: dict[str, ParsedChapter]) -> list[Finding]:
@@ -26,7 +34,8 @@ def cross_references(parsed: dict[str, ParsedChapter]) -> list[Finding]:
         for label, line, col in chapter.references:
             if label not in first:
                 findings.append(Finding(chapter.path, line, "unknown-ref",
-                                        f"@{label} refers to a label no chapter defines",
+                                        f"@{label} refers to a label no chapter defines"
+                                        f"{did_you_mean(label, first)}",
                                         col=col))
     return findings
 
@@ -44,6 +53,6 @@ def citations(project: Project, parsed: dict[str, ParsedChapter]) -> list[Findin
             return [Finding(CONFIG, 0, "bibliography", f"bibliography file not found: {bib}")]
     where = (f"in {', '.join(project.bibliography)}" if project.bibliography
              else "(no bibliography in _quarto.yml)")
-    return [Finding(c.path, line, "unknown-citation", f"@{key}: no such citation key {where}",
-                    col=col)
+    return [Finding(c.path, line, "unknown-citation",
+                    f"@{key}: no such citation key {where}{did_you_mean(key, keys)}", col=col)
             for c, key, line, col in cited if key not in keys]

@@ -239,3 +239,20 @@ def test_ctrl_c_during_a_build_exits_130_and_the_next_build_is_clean(good_book, 
     assert "contents/two.qmd · answer\t42" in (good_book / "numbers.lock").read_text()
     assert runner.cli(good_book).code == 0
 
+
+
+def test_a_fmt_helper_given_the_wrong_unit_names_itself_at_the_chapter_line(tmp_path):
+    """Issue 31: `fmt_duration(24 * GB)` is mlsys's clear unit error at the chapter's
+    line (as the formulas' are), not pint's conversion error from inside pint."""
+    from faultkit import QUARTO_YML, line_of, write_book
+
+    from scripts.verify.check import check_book
+    text = ("# One {#sec-one}\n\n```{python}\nfrom mlsys import GB, fmt_duration\n"
+            "size = 24 * GB\nshown = fmt_duration(size)\n```\n")
+    root = write_book(tmp_path / "book", {"contents/one.qmd": text},
+                      quarto=QUARTO_YML.format(chapters="    - contents/one.qmd"))
+    result = check_book(root)
+    line = line_of(root / "contents/one.qmd", "shown = fmt_duration")
+    assert [(f.path, f.line, f.kind, f.reason) for f in result.findings] == [
+        ("contents/one.qmd", line, "cell-error",
+         "DimensionalityError: fmt_duration expects a time, got 24 gigabyte ([information])")]

@@ -236,6 +236,70 @@ def test_an_inline_value_in_a_caption_is_a_finding_at_its_line(clean, tmp_path):
     assert check(root).ok
 
 
+FIGURE_CELL = """
+```{python}
+#| label: fig-nodes
+#| fig-cap: "CAPTION"
+#| fig-alt: "ALT"
+import matplotlib.pyplot as plt
+plt.figure(figsize=(2, 1.5))
+plt.plot([1, 0])
+plt.show()
+```
+"""
+
+#: A figure whose caption holds a computed value, as the findings below advise.
+FIGURE_DIV = """
+::: {#fig-nodes}
+```{python}
+#| fig-alt: "A falling line."
+import matplotlib.pyplot as plt
+plt.figure(figsize=(2, 1.5))
+plt.plot([1, 0])
+plt.show()
+```
+
+A falling line for `{python} nodes_str` nodes.
+:::
+"""
+@pytest.mark.parametrize("option, text, kind, advice", [
+    ("fig-cap", "A falling line for 16 nodes.", "literal-number", "::: {#fig-x}"),
+    ("fig-cap", "A falling line for `{python} nodes_str` nodes.", "caption-inline", "::: {#fig-x}"),
+    ("fig-alt", "A falling line for 16 nodes.", "literal-number", "in words"),
+    ("fig-alt", "A falling line for `{python} nodes_str` nodes.", "caption-inline", "in words"),
+])
+def test_a_value_in_a_figure_caption_option_is_told_the_figure_fix(clean, tmp_path, option, text,
+                                                                   kind, advice):
+    """Issue 31: a number in `fig-cap`/`fig-alt` is told how figures take a computed
+    value (not the inline value the option cannot hold, not the table's `md_table`)."""
+    root = copy_of(clean, tmp_path)
+    options = {"fig-cap": "A falling line.", "fig-alt": "A falling line.", option: text}
+    book(root, cell=FIGURE_CELL.replace("CAPTION", options["fig-cap"])
+                               .replace("ALT", options["fig-alt"]))
+    result = check(root, numbers=False)
+    line = line_of(root / CHAPTER_PATH, f"#| {option}")
+    assert located(result) == [(CHAPTER_PATH, line, kind)]
+    reason = result.findings[0].reason
+    assert advice in reason and "md_table" not in reason, reason
+
+
+def test_the_figure_fix_shows_the_value_in_both_renderers(clean, tmp_path):
+    """The advice of the test above, followed: the check passes, both renderers show
+    the figure's computed caption (and their audits account for it)."""
+    root = copy_of(clean, tmp_path)
+    book(root, cell=FIGURE_DIV + "\nSee @fig-nodes.\n")
+    result = check(root)
+    assert result.ok, located(result)
+    render_book(result, "html", use_quarto=False)
+    page = (root / "_book" / "contents" / "one.html").read_text(encoding="utf-8")
+    assert "A falling line for 16 nodes.</figcaption>" in page
+    render_book(result, "pdf", use_quarto=False)
+    from pypdf import PdfReader
+    pdf = next((root / "_book").glob("*.pdf"))
+    text = " ".join(page.extract_text() for page in PdfReader(pdf).pages)
+    assert "Figure 1.1: A falling line for 16 nodes." in " ".join(text.split())
+
+
 @pytest.mark.parametrize("where", ["caption", "alt", "heading", "callout", "suffix"])
 def test_typed_numbers_where_readers_see_them_are_literal_numbers(clean, tmp_path, where):
     root = copy_of(clean, tmp_path)
@@ -258,6 +322,8 @@ def test_typed_numbers_where_readers_see_them_are_literal_numbers(clean, tmp_pat
     line = line_of(root / CHAPTER_PATH, needle)
     kinds = set(located(result))
     assert kinds == {(CHAPTER_PATH, line, "literal-number")}
+    if where == "alt":
+        assert "in words" in result.findings[0].reason
     if where == "suffix":
         assert sorted(f.reason.split("'")[1] for f in result.findings
                       if f.kind == "literal-number") == ["100ms", "10k", "4x", "5GB"]

@@ -181,6 +181,15 @@ def test_declare_rejects_bad_provenance():
     assert "X_TEST" not in {row.name for row in list_constants()}
 
 
+def test_a_misspelt_source_names_the_close_key():
+    """Issue 31: a near miss is a typo (did you mean), not a new bib entry to add."""
+    with pytest.raises(ValueError) as caught:
+        constants._declare("X_TEST3", 1, "", "desc", "yung1974")
+    assert str(caught.value) == "X_TEST3: unknown source 'yung1974': did you mean 'young1974'?"
+    with pytest.raises(ValueError, match="add its entry to references.bib"):
+        constants._declare("X_TEST4", 1, "", "desc", "smith2027")
+
+
 def test_importing_mlsys_is_light():
     import subprocess
     import sys
