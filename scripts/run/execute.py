@@ -167,7 +167,7 @@ class _ChapterRunner:
                 where, line = self.parsed.source_of(qline)
                 rows.append(f"{where}:{line} in {name}: {code}")
             else:
-                rows.append(f"{_short_path(filename)}:{lineno} in {name}")
+                rows.append(f"{traceback_path(filename, self.kernel.root)}:{lineno} in {name}")
         rows.append(f"{info['type']}: {_one_line(info['message'])}")
         return "\n".join(rows)
 
@@ -303,6 +303,18 @@ def _one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _short_path(filename: str) -> str:
+def traceback_path(filename: str, root: Path) -> str:
+    """A traceback frame's file as an author reads it: a project file by its path from
+    the root (`mlsys/constants.py`), any other by its last two parts after `.../`
+    (`.../pint/registry.py`), so the two are never confused (scripts.verify.blame)."""
+    try:
+        inside = Path(filename).resolve().relative_to(Path(root).resolve())
+    except (ValueError, OSError):
+        inside = None
+    if inside is not None and not any(p.startswith(".") or p == "site-packages"
+                                      for p in inside.parts):      # not a .venv in the root
+        return inside.as_posix()
     parts = re.split(r"[\\/]", filename)
-    return "/".join(parts[-2:]) if len(parts) > 2 else filename
+    return ".../" + "/".join(parts[-2:]) if len(parts) > 2 else filename
+
+

@@ -5,6 +5,7 @@ before it starts, and an error every chapter shares is reported once.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from scripts.model import CellRun, ChapterRun, Finding, InlineRun, ParsedChapter
@@ -60,7 +61,26 @@ def once_per_book(findings: list[Finding]) -> list[Finding]:
             out[first[origin]] = replace(f, reason=(
                 f"{f.reason} (the same error stopped {len(paths)} more chapter"
                 f"{'s' * (len(paths) != 1)}: {', '.join(paths)})"))
-    return out
+    return [at_import(f) for f in out]
+
+
+IMPORT_ROW = re.compile(r"(?P<path>[^\s:]+\.py):(?P<line>\d+) in <module>")
+
+
+def at_import(f: Finding) -> Finding:
+    """A cell error raised while a project module ran its top level (its traceback
+    passes through `mlsys/constants.py:129 in <module>`: a constant declared with an
+    unknown source, say) is that module's error: reported at that line, naming the
+    chapter whose import ran it. Errors raised inside functions a chapter called stay
+    at the chapter's line (the call is what to fix)."""
+    if f.kind != "cell-error" or not f.detail:
+        return f
+    for row in reversed(f.detail.split("\n")[:-1]):
+        found = IMPORT_ROW.match(row)
+        if found and not found["path"].startswith((".../", "/")):
+            return replace(f, path=found["path"], line=int(found["line"]), col=None, label=None,
+                           reason=f"{f.reason} (raised when {f.path}:{f.line} imported it)")
+    return f
 
 
 def _outside_origin(f: Finding) -> tuple | None:

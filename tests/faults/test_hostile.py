@@ -383,11 +383,13 @@ def test_unknown_constant_source_is_reported_once_with_the_fix(good_book, runner
     constants = good_book / "mlsys" / "constants.py"
     append(constants, '\nSMITH_X = _declare("SMITH_X", 1.0, "", "A planted constant.", "smith2027")\n')
     before, result, f = check_fails(runner, good_book, "cell-error")
-    assert (f.path, f.line) == ("contents/one.qmd", line_of(chapter(good_book), "from mlsys import"))
+    assert (f.path, f.line) == ("mlsys/constants.py", line_of(constants, 'SMITH_X = _declare('))
+    imported_at = line_of(chapter(good_book), "from mlsys import")
     assert f.reason == (
         "ValueError: SMITH_X: unknown source 'smith2027': add its entry to references.bib and "
         "'smith2027' to CITATION_KEYS in mlsys/constants.py, or write source=\"assumption\" or "
-        "\"convention\" (the same error stopped 1 more chapter: contents/two.qmd)")
+        "\"convention\" (the same error stopped 1 more chapter: contents/two.qmd) "
+        f"(raised when contents/one.qmd:{imported_at} imported it)")
     assert result.report["summary"]["ledger_skipped"] == ["contents/one.qmd", "contents/two.qmd"]
     assert_consistent_after_failure(runner, good_book, before, result)
 
