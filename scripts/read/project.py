@@ -19,7 +19,7 @@ from scripts.model import CodeCell, Finding, ParsedChapter
 from scripts.read import CONFIG
 from scripts.read.figures import document_figure_options, drawn_format, figure_options
 from scripts.read.profiles import overlay
-from scripts.read.yamlio import YAMLError, compose_yaml
+from scripts.read.yamlio import YAMLError, compose_yaml, yaml_problem
 
 # Execute options that cascade to cells (project -> front matter -> cell).
 CELL_DEFAULTS = ("eval", "echo", "output", "warning", "error", "include")
@@ -174,11 +174,9 @@ def load_project(root: Path) -> Project:
     try:
         node, config = compose_yaml(text)
     except YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        project.findings.append(Finding(
-            CONFIG, mark.line + 1 if mark else 0, "yaml", f"malformed YAML: {problem}",
-            col=mark.column + 1 if mark else None))
+        problem = yaml_problem(exc)
+        project.findings.append(Finding(CONFIG, problem.line or 0, "yaml",
+                                        f"malformed YAML: {problem.reason}", col=problem.col))
         return project
     if not isinstance(config, dict):
         project.findings.append(Finding(CONFIG, 1, "yaml", f"{CONFIG} is not a YAML mapping"))
