@@ -161,6 +161,11 @@ PLANTS: list[Plant] = [
           ("tests/checker/test_new_values.py",),
           old="        return not self.findings\n",
           new="        return not [f for f in self.findings if not ledger.is_new_value(f)]\n", ci=True),
+    Plant("included-file-noted-as-unlisted", "scripts/read/project.py",
+          "a file a chapter includes is not called an unlisted chapter",
+          ("tests/checker/test_unlisted.py",),
+          old="known = set(project.documents) | set(project.parts) | included",
+          new="known = set(project.documents) | set(project.parts)", ci=True),
     # ---- issue 23: the cache reuses only what was completely observed
     Plant("observer-misses-stats", "scripts/run/observe_side.py",
           "a value decided by os.path.exists or a file's size re-executes its chapter when it changes",
