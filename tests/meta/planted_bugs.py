@@ -166,6 +166,11 @@ PLANTS: list[Plant] = [
           ("tests/checker/test_unlisted.py",),
           old="known = set(project.documents) | set(project.parts) | included",
           new="known = set(project.documents) | set(project.parts)", ci=True),
+    Plant("preview-links-a-stale-pdf", "scripts/tools/preview/pages.py",
+          "a page rewritten while previewing never links a PDF older than its sources",
+          ("tests/pipeline/test_preview_pages.py::test_a_page_rewritten_while_previewing_links_only_a_current_pdf",),
+          old="pdf = linked_pdf(book, dest, say=False)",
+          new="pdf = linked_pdf.__globals__['pdf_name'](book)", ci=True),
     # ---- issue 23: the cache reuses only what was completely observed
     Plant("observer-misses-stats", "scripts/run/observe_side.py",
           "a value decided by os.path.exists or a file's size re-executes its chapter when it changes",
