@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from scripts.model import Finding
 
-from .yamlio import YAMLError, load_yaml
+from .yamlio import YAMLError, load_yaml, yaml_problem
 
 PROFILE_ENV = "QUARTO_PROFILE"
 
@@ -71,10 +71,12 @@ def _read(root: Path, rel: str) -> tuple[dict | None, Finding | None]:
         data = load_yaml((root / rel).read_text(encoding="utf-8")) or {}
     except OSError as exc:
         return None, Finding(rel, 0, "yaml", f"cannot read {rel}: {exc.strerror}")
-    except (UnicodeDecodeError, YAMLError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        return None, Finding(rel, mark.line + 1 if mark else 0, "yaml",
-                             f"malformed YAML: {getattr(exc, 'problem', None) or exc}")
+    except UnicodeDecodeError as exc:
+        return None, Finding(rel, 0, "yaml", f"malformed YAML: {exc}")
+    except YAMLError as exc:
+        problem = yaml_problem(exc)
+        return None, Finding(rel, problem.line or 0, "yaml",
+                             f"malformed YAML: {problem.reason}", col=problem.col)
     if not isinstance(data, dict):
         return None, Finding(rel, 1, "yaml", f"{rel} is not a YAML mapping")
     return data, None

@@ -19,7 +19,7 @@ from scripts.model import CodeCell, Finding, ParsedChapter
 from scripts.read import CONFIG
 from scripts.read.figures import document_figure_options, drawn_format, figure_options
 from scripts.read.profiles import overlay
-from scripts.read.yamlio import YAMLError, compose_yaml
+from scripts.read.yamlio import YAMLError, compose_yaml, yaml_problem
 
 # Execute options that cascade to cells (project -> front matter -> cell).
 CELL_DEFAULTS = ("eval", "echo", "output", "warning", "error", "include")
@@ -174,11 +174,9 @@ def load_project(root: Path) -> Project:
     try:
         node, config = compose_yaml(text)
     except YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        project.findings.append(Finding(
-            CONFIG, mark.line + 1 if mark else 0, "yaml", f"malformed YAML: {problem}",
-            col=mark.column + 1 if mark else None))
+        problem = yaml_problem(exc)
+        project.findings.append(Finding(CONFIG, problem.line or 0, "yaml",
+                                        f"malformed YAML: {problem.reason}", col=problem.col))
         return project
     if not isinstance(config, dict):
         project.findings.append(Finding(CONFIG, 1, "yaml", f"{CONFIG} is not a YAML mapping"))
@@ -209,7 +207,13 @@ def _input_files(project: Project, config: dict) -> list[str]:
     listed = _as_list(_mapping(config.get("project")).get("render"))
     if listed:
         return [PurePosixPath(str(p)).as_posix() for p in listed if not any(c in str(p) for c in "*?[")]
-    skip = NOT_SOURCES | {PurePosixPath(project.output_dir).parts[0]}
+    return _candidate_inputs(project)
+
+
+def _candidate_inputs(project: Project) -> list[str]:
+    """Every .qmd/.md below the root Quarto would take for a document: not `_*` or
+    `.*` (files or folders), not README, not in outputs or tooling; index.qmd first."""
+    skip = NOT_SOURCES | {PurePosixPath(project.output_dir or "_book").parts[0]}
     found = []
     for folder, dirs, names in os.walk(project.root):
         rel_dir = Path(folder).relative_to(project.root)
@@ -217,6 +221,23 @@ def _input_files(project: Project, config: dict) -> list[str]:
         found += [(rel_dir / n).as_posix() for n in names if n.endswith((".qmd", ".md"))
                   and not n.startswith(("_", ".")) and n.lower() not in ("readme.md", "readme.qmd")]
     return sorted(found, key=lambda r: (r.count("/"), r != "index.qmd", r))
+
+
+def unlisted_chapters(project: Project, included: set[str]) -> list[str]:
+    """The .qmd files of a book that Quarto leaves out because `book:` lists them
+    nowhere (chapters, appendices, part pages) and no chapter includes them."""
+    if project.type != "book":
+        return []                   # website, default: every input file renders
+    known = set(project.documents) | set(project.parts) | included
+    return [rel for rel in _candidate_inputs(project) if rel.endswith(".qmd") and rel not in known]
+
+
+def unlisted_note(rel: str) -> str:
+    """The note for a .qmd file `unlisted_chapters` found, with how to list it."""
+    name = PurePosixPath(rel).name
+    return (f"{rel} is not in {CONFIG}, so it is not part of the book: to make it a "
+            f"chapter, add `- {rel}` under `chapters:` (or `appendices:`) of `book:` in "
+            f"{CONFIG}; if it is not a chapter, name it `_{name}`")
 
 
 def _mapping(value) -> dict:

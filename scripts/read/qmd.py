@@ -22,7 +22,7 @@ import re
 
 import yaml
 
-from scripts.read.yamlio import load_yaml  # noqa: F401 (API)
+from scripts.read.yamlio import load_yaml, yaml_problem
 from scripts.model import CodeCell, Finding, InlineExpr, ParsedChapter
 
 FENCE_PY = re.compile(r"^(\s*)(```+)\s*\{python( *[ ,].*)?\}\s*$")
@@ -97,10 +97,11 @@ def _front_matter(chapter: ParsedChapter, lines: list[str], prose: list[str]) ->
             try:
                 data = load_yaml(block) if block.strip() else {}
             except yaml.YAMLError as exc:
-                line, reason = _yaml_problem(exc, first_line=2)
-                line = min(line, i + 1)
+                problem = yaml_problem(exc, first_line=2)
+                line = min(problem.line or 2, i + 1)
                 chapter.findings.append(Finding(chapter.path, line, "front-matter",
-                                                f"malformed YAML front matter: {reason}"))
+                                                f"malformed YAML front matter: {problem.reason}",
+                                                col=problem.col if line == problem.line else None))
                 return i + 1
             if data is None:
                 data = {}
@@ -113,15 +114,6 @@ def _front_matter(chapter: ParsedChapter, lines: list[str], prose: list[str]) ->
     chapter.findings.append(Finding(chapter.path, 1, "front-matter",
                                     "front matter opened by `---` at line 1 is never closed"))
     return 0
-
-
-def _yaml_problem(exc: yaml.YAMLError, first_line: int) -> tuple[int, str]:
-    """(qmd line, one-line reason) of a YAML error in a block starting at first_line."""
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    if mark is None:
-        return first_line, problem
-    return first_line + mark.line, problem
 
 
 def _fenced_blocks(chapter: ParsedChapter, lines: list[str], prose: list[str],
@@ -186,10 +178,11 @@ def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -
         try:
             options = load_yaml("\n".join(option_text))
         except yaml.YAMLError as exc:
-            line, reason = _yaml_problem(exc, first_line=cell.first_code_line)
-            line = min(line, cell.first_code_line + len(option_text) - 1)
+            problem = yaml_problem(exc, first_line=cell.first_code_line, columns=False)
+            line = min(problem.line or cell.first_code_line,
+                       cell.first_code_line + len(option_text) - 1)
             chapter.findings.append(Finding(chapter.path, line, "yaml",
-                                            f"bad cell option: {reason}",
+                                            f"bad cell option: {problem.reason}",
                                             detail=lines[line - 1].strip()))
             options = {}
         if isinstance(options, dict):

@@ -3,23 +3,58 @@
 libyaml when present (option blocks are parsed for every cell of every
 chapter); on an error the pure-Python parser runs again, for its more precise
 marks (libyaml often points past the end).
+
+A key set twice in one mapping is an error here, as it is for Quarto (js-yaml):
+PyYAML alone would keep the last value without a word.
+
+`yaml_problem` turns an error into its location and one line that says, in
+plain words, what to fix for the common mistakes (indentation, tabs, a colon
+in a value, an unclosed quote or bracket, a repeated key).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import yaml
 
 YAMLError = yaml.YAMLError
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MERGE_KEY = "<<"
+
+
+def _no_repeated_keys(loader, node: yaml.MappingNode, deep: bool = False):
+    """construct_mapping that raises a ConstructorError on a key set twice."""
+    seen: dict[str, yaml.Node] = {}
+    for key_node, _ in node.value:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value != MERGE_KEY:
+            first = seen.setdefault(key_node.value, key_node)
+            if first is not key_node:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", first.start_mark,
+                    f"found duplicate key '{key_node.value}'", key_node.start_mark)
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+class _SafeLoader(yaml.SafeLoader):
+    construct_mapping = _no_repeated_keys
+
+
+if hasattr(yaml, "CSafeLoader"):
+    class _LibyamlLoader(yaml.CSafeLoader):
+        construct_mapping = _no_repeated_keys
+    _LOADER = _LibyamlLoader
+else:
+    _LOADER = _SafeLoader
 
 
 def load_yaml(text: str):
-    """yaml.safe_load of `text`; raises yaml.YAMLError with the best marks available."""
+    """yaml.safe_load of `text` (a repeated key is an error); raises yaml.YAMLError
+    with the best marks available."""
     try:
         return yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError:
-        if _LOADER is yaml.SafeLoader:
+        if _LOADER is _SafeLoader:
             raise
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_SafeLoader)
 
 
 def compose_yaml(text: str):
@@ -27,6 +62,57 @@ def compose_yaml(text: str):
     try:
         return yaml.compose(text, Loader=_LOADER), yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError:
-        if _LOADER is yaml.SafeLoader:
+        if _LOADER is _SafeLoader:
             raise
-        return yaml.compose(text, Loader=yaml.SafeLoader), yaml.safe_load(text)
+        return yaml.compose(text, Loader=_SafeLoader), yaml.load(text, Loader=_SafeLoader)
+
+
+@dataclass(frozen=True)
+class YamlProblem:
+    """Where a YAML error is and what it is, in the lines of the file holding the text."""
+    line: int | None          # 1-based; None when PyYAML gave no mark
+    col: int | None           # 1-based
+    reason: str               # PyYAML's words, then the fix in plain words when known
+
+
+def yaml_problem(exc: yaml.YAMLError, first_line: int = 1, columns: bool = True) -> YamlProblem:
+    """The YamlProblem of `exc`, raised on a text whose first line is line
+    `first_line` of its file (front matter starts at line 2). columns=False when
+    the text's columns are not the file's (cell options, their `#| ` cut off)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    hint = _hint(exc, problem, first_line, columns)
+    reason = f"{problem} — {hint}" if hint else problem
+    if mark is None:
+        return YamlProblem(None, None, reason)
+    return YamlProblem(first_line + mark.line, mark.column + 1 if columns else None, reason)
+
+
+def _hint(exc: yaml.YAMLError, problem: str, first_line: int, columns: bool) -> str:
+    """The fix for the common PyYAML errors, in plain words; "" for the others."""
+    context = getattr(exc, "context", None) or ""
+    start = getattr(exc, "context_mark", None)
+    where = f"line {first_line + start.line}" if start else ""
+    if where and columns:
+        where += f", column {start.column + 1}"
+    if problem.startswith("expected <block end>"):
+        return ("this line is indented differently from the lines above it; items of one "
+                "list or mapping must start in the same column"
+                + (f" (the enclosing mapping starts at {where})" if where else ""))
+    if "'\\t'" in problem:
+        return "a tab: YAML indents with spaces only; replace the tab with spaces"
+    if problem.startswith("mapping values are not allowed"):
+        return ("a second `: ` on this line: quote a value holding a colon "
+                "(`title: \"Part 1: Basics\"`), put a space after a key's colon "
+                "(`title: x`, not `title:x`), or indent this key like the one above it")
+    if context == "while scanning a quoted scalar":
+        return f"the quote opened at {where} is never closed" if where else "a quote is never closed"
+    if context.startswith("while parsing a flow"):
+        bracket = "[" if "sequence" in context else "{"
+        return f"the `{bracket}` opened at {where} is never closed on its line"
+    if problem.startswith("could not find expected ':'"):
+        return f"the key at {where} has no `:`; write `key: value`"
+    if problem.startswith("found duplicate key"):
+        return (f"this mapping already sets that key at {where}; Quarto rejects a "
+                "repeated key: keep one")
+    return ""

@@ -1,9 +1,10 @@
 """The "Download PDF" link of the HTML pages.
 
 `make html` links the PDF when `_book/` already holds it (`make pdf html`,
-`make book`); `make pdf` after `make html` adds the link to the pages
-already there (`link_pdf`). Without a PDF a page carries only the
-placeholder comment `SLOT`, which `link_pdf` replaces.
+`make book`) and it was built from the same sources (`linked_pdf`, the one
+check, also the live preview's); `make pdf` after `make html` adds the link
+to the pages already there (`link_pdf`). Without a PDF a page carries only
+the placeholder comment `SLOT`, which `link_pdf` replaces.
 """
 from __future__ import annotations
 
@@ -11,12 +12,30 @@ import html
 import os
 import posixpath
 import re
+import sys
 import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
+from . import pdf_stamp
+from .book import Book
+from .pdf import pdf_name
+
 SLOT = "<!-- pdf-download -->"
 LINK = re.compile(r'<p class="downloads">.*?</p>', re.S)
+
+
+def linked_pdf(book: Book, dest: Path, say: bool = True) -> str | None:
+    """The PDF in `dest` the pages of `book` may link (its name), or None: only a PDF
+    built from the book's current sources (pdf_stamp), never an older one. say: one
+    line on stderr when an older PDF is there and left unlinked."""
+    name = pdf_name(book)
+    if pdf_stamp.is_current(book, dest / name):
+        return name
+    if say and (dest / name).is_file():
+        print(f"html: {name} was built from older sources: not linked "
+              "(`make book` renders both)", file=sys.stderr)
+    return None
 
 
 def pdf_link(page: str, pdf: str | None) -> str:

@@ -16,14 +16,12 @@ import html
 import posixpath
 import re
 import shutil
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
-from . import downloads, pdf_stamp, search
+from . import downloads, search
 from .book import Book, Chapter, apply_job, write_files
 from .incremental import Job, run_jobs
-from .pdf import pdf_name
 
 ASSETS = Path(__file__).with_name("assets")
 CSS = "book.css"
@@ -313,13 +311,10 @@ def write_html(book: Book, dest: Path) -> Path:
 
     A PDF already in `dest` (carried over from an earlier `make pdf`) is
     linked from every page while it was built from the same sources
-    (pdf_stamp); an older one is left unlinked, with a line on stderr.
+    (downloads.linked_pdf); an older one is left unlinked, with a line on stderr.
     """
     bodies = page_bodies(book, book.chapters)
-    pdf = pdf_name(book) if pdf_stamp.is_current(book, dest / pdf_name(book)) else None
-    if pdf is None and (dest / pdf_name(book)).is_file():
-        print(f"html: {pdf_name(book)} was built from older sources: not linked "
-              "(`make book` renders both)", file=sys.stderr)
+    pdf = downloads.linked_pdf(book, dest)
     pages = {}
     for i, (chapter, body) in enumerate(zip(book.chapters, bodies)):
         target = dest / chapter.page

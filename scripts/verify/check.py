@@ -12,7 +12,7 @@ from pathlib import Path
 
 from scripts.model import ChapterRun, Finding, ParsedChapter
 from scripts.read.book import read_book
-from scripts.read.project import Project
+from scripts.read.project import Project, unlisted_chapters, unlisted_note
 from scripts.run.schedule import opaque_notes, run_chapters
 from scripts.verify import control, ledger
 from scripts.verify.blame import kernel_refused, once_per_book
@@ -80,7 +80,7 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
         again = (run_some(project, suspects, True, jobs, timeout_s, record_times=False)
                  if suspects else {})
         result.findings += cache_audit.findings(chapters, served, result.runs, again)
-    result.notes = opaque_notes(chapters, result.runs)
+    result.notes = opaque_notes(chapters, result.runs) + unlisted_notes(project, chapters)
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
@@ -101,6 +101,12 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
 def _relocated(parsed: dict[str, ParsedChapter], findings: list[Finding]) -> list[Finding]:
     """Findings moved from a chapter's expanded text (includes) to the file each line came from."""
     return [parsed[f.path].relocate(f) if f.path in parsed else f for f in findings]
+
+
+def unlisted_notes(project: Project, chapters: list[ParsedChapter]) -> list[str]:
+    """A note (not a failure) per .qmd file the book leaves out silently."""
+    included = {rel for parsed in chapters for rel in parsed.includes}
+    return [unlisted_note(rel) for rel in unlisted_chapters(project, included)]
 
 
 def text_checks(project: Project) -> list:

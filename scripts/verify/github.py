@@ -4,7 +4,8 @@ With `GITHUB_ACTIONS=true` a check also prints one workflow command per finding
 
     ::error file=contents/x.qmd,line=12,col=5,title=invariant::the claim ... failed
 
-which GitHub turns into an annotation on that line of the pull request's diff,
+(and one for all the new published values, as the text report says them in one
+line), which GitHub turns into an annotation on that line of the pull request's diff,
 and appends to the file named by `$GITHUB_STEP_SUMMARY` a Markdown section: the
 verdict, a table of the published numbers that moved (chapter, key, old → new)
 and a table of the findings. Escaping follows GitHub's workflow-command rules
@@ -19,7 +20,8 @@ from pathlib import Path
 from typing import Mapping, TextIO
 
 from scripts.model import Finding
-from scripts.verify.ledger import SEP
+from scripts.verify.ledger import LOCK_NAME, SEP
+from scripts.verify.report import new_values_line, split_new_values
 
 NEW, REMOVED = "(new)", "(removed)"
 MAX_TABLE_ROWS = 200        # a summary is capped at 1 MiB by GitHub; keep it readable
@@ -107,7 +109,10 @@ def report(result, verdict: str, env: Mapping[str, str] = os.environ,
     if not enabled(env):
         return
     findings = list(result.findings)
-    for finding in findings:
+    real, new = split_new_values(findings)
+    if new:
+        real.append(Finding(LOCK_NAME, 0, "ledger", new_values_line(len(new))))
+    for finding in real:
         print(workflow_command(finding), file=out)
     target = env.get("GITHUB_STEP_SUMMARY")
     if target:

@@ -236,3 +236,10 @@ def diff(old: dict[str, str], new: dict[str, str]) -> list[Finding]:
                                 reason=one_line(reason), key=key,
                                 old=old.get(key), new=new.get(key)))
     return findings
+
+
+def is_new_value(finding: Finding) -> bool:
+    """A published value numbers.lock does not hold yet (a `diff` finding with no old
+    value). `make check` still fails on it, so CI notices an unrecorded ledger, but
+    reports all of them as one line, apart from the real findings."""
+    return finding.kind == "ledger" and finding.key is not None and finding.old is None

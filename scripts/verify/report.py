@@ -6,7 +6,7 @@ import sys
 from typing import TextIO
 
 from scripts.model import Finding
-from scripts.verify.ledger import SEP
+from scripts.verify.ledger import SEP, is_new_value
 
 
 # What a terminal that cannot encode the report's characters (PYTHONIOENCODING=ascii,
@@ -68,11 +68,30 @@ def summary(result) -> str:
     inlines = sum(len(p.inlines) for p in result.parsed.values())
     invariants = sum(r.invariants for r in runs)
     cached = result.cached_chapters
-    n = len(result.findings)
     status = "ok" if result.ok else "FAILED"
     return (f"{status}: {chapters} chapter{'s' * (chapters != 1)} checked "
             f"({cached} from cache), {cells} cells, {inlines} inline expressions, "
-            f"{invariants} invariants, {n} finding{'s' * (n != 1)}, {result.seconds:.2f} s")
+            f"{invariants} invariants, {count_findings(result.findings)}, {result.seconds:.2f} s")
+
+
+def split_new_values(findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """(the real findings, the new published values) of `findings`, each in order."""
+    return ([f for f in findings if not is_new_value(f)],
+            [f for f in findings if is_new_value(f)])
+
+
+def count_findings(findings: list[Finding]) -> str:
+    """`3 findings`, or `0 findings, 36 new published values`: new values are not
+    counted as findings (they still fail the check)."""
+    real, new = split_new_values(findings)
+    counted = f"{len(real)} finding{'s' * (len(real) != 1)}"
+    return f"{counted}, {len(new)} new published value{'s' * (len(new) != 1)}" if new else counted
+
+
+def new_values_line(n: int) -> str:
+    """The one line that stands for `n` new published values, with its fix."""
+    return (f"{n} new published value{'s' * (n != 1)}: `make numbers` records "
+            f"{'it' if n == 1 else 'them'}")
 
 
 def print_report(result, out: TextIO = sys.stdout) -> None:
@@ -84,7 +103,9 @@ def print_report(result, out: TextIO = sys.stdout) -> None:
 
 
 def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sys.stdout) -> None:
-    """Each finding, ledger differences grouped last; then the chapters left out of numbers.lock."""
+    """Each finding, ledger differences grouped last, new published values as one line;
+    then the chapters left out of numbers.lock."""
+    findings, new = split_new_values(findings)
     findings = sorted(findings, key=lambda f: f.kind == "ledger")
     moved = sum(1 for f in findings if f.kind == "ledger" and "→" in f.reason)
     ledger_header = False
@@ -97,6 +118,8 @@ def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sy
             print(f"  {f.reason}", file=out)
         else:
             print(format_finding(f), file=out)
+    if new:
+        print(new_values_line(len(new)), file=out)
     if skipped:
         print(f"numbers of {', '.join(skipped)} not compared with numbers.lock "
               "(did not run to the end)", file=out)
@@ -123,16 +146,20 @@ def json_report(result) -> dict:
     """Findings and summary as plain data (`python -m scripts check --json`)."""
     runs = result.runs.values()
     documents = result.project.documents
+    findings, new = split_new_values(result.findings)
     return {
         "ok": result.ok,
-        "findings": [finding_record(f, documents) for f in result.findings],
+        "findings": [finding_record(f, documents) for f in findings],
+        "new_values": [{"key": f.key, "chapter": f.key.split(SEP, 1)[0], "value": f.new}
+                       for f in new],
         "summary": {
             "chapters": len(result.parsed),
             "cached": result.cached_chapters,
             "cells": sum(len(p.cells) for p in result.parsed.values()),
             "inline_expressions": sum(len(p.inlines) for p in result.parsed.values()),
             "invariants": sum(r.invariants for r in runs),
-            "findings": len(result.findings),
+            "findings": len(findings),
+            "new_values": len(new),
             "seconds": round(result.seconds, 3),
             "ledger_compared": result.ledger_compared,
             "ledger_skipped": list(result.ledger_skipped),

@@ -51,10 +51,10 @@ def run_merge(root: Path, paths: list[Path], stream: TextIO = sys.stdout) -> int
 
 
 def merged_summary(result) -> str:
-    n = len(result.findings)
+    from scripts.verify.report import count_findings
     status = "ok" if result.ok else "FAILED"
     return (f"{status}: {result.chapters} chapter{'s' * (result.chapters != 1)} checked in "
             f"{result.shards} shard{'s' * (result.shards != 1)} ({result.cached_chapters} from "
             f"cache), {result.cells} cells, {result.inlines} inline expressions, "
-            f"{result.invariants} invariants, {n} finding{'s' * (n != 1)}, "
+            f"{result.invariants} invariants, {count_findings(result.findings)}, "
             f"slowest shard {result.seconds:.2f} s")

@@ -311,9 +311,10 @@ def test_ledger_diff_shows_an_invisible_character_in_a_key(good_book, runner):
     result = runner.cli(good_book)
     assert result.code == 1, result.output
     assert sorted((f.path, f.line, f.kind, f.reason) for f in result.findings) == [
-        ("numbers.lock", 0, "ledger", f'"contents/one.qmd · cluster_str": (new) → {value}'),
         ("numbers.lock", line, "ledger",
          f'"contents/one.qmd · cluster\\u200b_str": {value} → (removed)')]
+    assert result.report["new_values"] == [     # the key as published, counted apart
+        {"key": "contents/one.qmd · cluster_str", "chapter": "contents/one.qmd", "value": value}]
     assert_consistent_after_failure(runner, good_book, before, result)
 
 

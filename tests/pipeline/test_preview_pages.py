@@ -102,3 +102,32 @@ def test_output_deleted_while_previewing_is_rebuilt_whole(book, edit):
         assert renderer.render(check_book(book)) == []              # and then nothing again
     finally:
         renderer.close()
+
+
+def test_a_page_rewritten_while_previewing_links_only_a_current_pdf(book):
+    """The preview asks the question `make html` asks (downloads.linked_pdf): a page
+    rewritten while previewing links the PDF only while it was built from the
+    sources being shown, never one older than the edit."""
+    from scripts.render import pdf_stamp
+    from scripts.render.pdf import pdf_name
+
+    def linked(rel: str) -> bool:
+        return 'class="download-pdf"' in (book / "_book" / rel).read_text()
+
+    original = (book / "one.qmd").read_text()
+    renderer = PageRenderer()
+    try:
+        renderer.render(check_book(book))
+        pdf = book / "_book" / pdf_name(renderer.book)
+        pdf.write_bytes(b"%PDF-1.7 built from the sources of the first build\n")
+        pdf_stamp.record(renderer.book, pdf)            # what `make pdf` records
+
+        write(book, "one.qmd", original.replace("Text.", "Edited text."))
+        assert renderer.render(check_book(book)) == ["one.html"]
+        assert not linked("one.html")                   # the PDF predates the edit
+
+        write(book, "one.qmd", original)                # back to the PDF's sources
+        assert renderer.render(check_book(book)) == ["one.html"]
+        assert linked("one.html")
+    finally:
+        renderer.close()

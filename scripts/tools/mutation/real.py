@@ -38,7 +38,7 @@ def checker_verdict(code: int, report: dict | None) -> str:
         return "survived"
     if report is None:
         return "error"
-    kinds = {f["kind"] for f in report["findings"]}
+    kinds = {f["kind"] for f in report["findings"]} | ({"ledger"} if report.get("new_values") else set())
     if "invariant" in kinds:
         return "invariant"
     if kinds - {"ledger"}:

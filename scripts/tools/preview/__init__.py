@@ -53,12 +53,15 @@ def announce(outcome: Outcome) -> None:
              f"{'s' * (len(outcome.findings) != 1)}): the browser keeps the last good render "
              f"[{outcome.check_s:.2f} s]")
         return
-    if outcome.moved:
-        from scripts.verify.report import moved_numbers
-        n = len(outcome.moved)
+    from scripts.verify.report import moved_numbers, new_values_line, split_new_values
+    moved, new = split_new_values(outcome.moved)
+    if moved:
+        n = len(moved)
         _say(f"{moved_numbers(n)} (`make numbers` accepts {'it' if n == 1 else 'them'}):")
-        for f in outcome.moved[:20]:
+        for f in moved[:20]:
             _say(f"  {f.reason}")
+    if new:
+        _say(new_values_line(len(new)))
     pages = len(outcome.pages)
     _say(f"ok: {pages} page{'s' * (pages != 1)} rewritten, {outcome.executed} chapter"
          f"{'s' * (outcome.executed != 1)} executed "

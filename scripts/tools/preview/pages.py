@@ -32,7 +32,7 @@ from scripts.render.book import (Book, Chapter, assemble, chapter_info, collect_
                                  new_chapter, number, write_chapter_files)
 from scripts.render.html import CSS, body_job, page, page_bodies, write_html
 from scripts.render.incremental import RenderCache
-from scripts.render.pdf import pdf_name
+from scripts.render.downloads import linked_pdf
 
 def configuration(project) -> str:
     """Everything besides the chapters that every page depends on: the resolved
@@ -127,7 +127,7 @@ class PageRenderer:
             write_html(book, dest)
             return
         index = {c.path: i for i, c in enumerate(book.chapters)}
-        pdf = pdf_name(book) if (dest / pdf_name(book)).is_file() else None
+        pdf = linked_pdf(book, dest, say=False)        # write_html said it on the full build
         bodies = page_bodies(book, pages)
         for chapter, body in zip(pages, bodies):
             write_chapter_files(book, chapter, dest)
