@@ -17,6 +17,7 @@ import sys
 
 import pint
 
+from mlsys.constants import ureg
 from mlsys.units import DimensionalityError
 
 __all__ = [
@@ -186,11 +187,11 @@ def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
     return f"{text}%"
 
 
-def _in(quantity: pint.Quantity, unit: str, function: str, what: str) -> float:
+def _in(quantity: pint.Quantity, unit, function: str, what: str) -> float:
     """`quantity`'s magnitude in `unit`, or the mlsys DimensionalityError naming `function`
     and what it expects ("fmt_duration expects a time, got 24 gigabyte ([information])"),
     as mlsys.units does for the formulas, instead of pint's conversion error."""
-    expected = quantity._REGISTRY.parse_units(unit)
+    expected = unit if isinstance(unit, pint.Unit) else ureg.parse_units(unit)
     if quantity.dimensionality != expected.dimensionality:
         got = "dimensionless" if quantity.dimensionless else str(quantity.dimensionality)
         raise DimensionalityError(f"{function} expects {what}, got {quantity} ({got})",

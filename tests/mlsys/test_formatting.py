@@ -214,3 +214,9 @@ def test_check_refuses_non_bool_conditions():
         check(0.5, "a number is not a condition")
     with pytest.raises(TypeError):
         check(np.array([True, False]), "an array is not a condition")
+
+
+def test_fmt_takes_the_unit_as_a_pint_unit_or_as_text():
+    """Chapters pass `hour` (a pint Unit) as often as "hour"; both convert alike."""
+    from mlsys.constants import hour
+    assert fmt(Q_(90, "minute"), hour) == fmt(Q_(90, "minute"), "hour") == "1.5"
