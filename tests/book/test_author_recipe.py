@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from repo_copy import copy_repository
+
 ROOT = Path(__file__).resolve().parents[2]
 
 BIB_ENTRY = """
@@ -106,19 +108,6 @@ label_axes(ax, "GPUs in the cluster", "Nodes under repair")
 show(fig)
 ```
 '''
-
-
-def copy_repository(dest: Path) -> Path:
-    """The git-tracked files of the repository, as they are in the work tree, under `dest`."""
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
-                            check=True).stdout.decode().split("\0")
-    for rel in filter(None, listed):
-        source = ROOT / rel
-        if source.is_file():                     # skip files deleted but not yet committed
-            target = dest / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(source.read_bytes())
-    return dest
 
 
 EDITED: list[Path] = []        # every file the recipe wrote, to prove no test among them

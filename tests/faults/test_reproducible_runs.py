@@ -6,11 +6,8 @@ tests run that sequence on the book itself, and plant what used to break it.
 """
 from __future__ import annotations
 
-import shutil
-import subprocess
-from pathlib import Path
-
-from faultkit import REPO, add_chapter, edit, ledger_lines, write_book
+from faultkit import add_chapter, edit, ledger_lines, write_book
+from repo_copy import copy_repository
 
 TIMESTAMPED_FIGURE = """\
 # Planted
@@ -30,21 +27,10 @@ plt.show()
 """
 
 
-def tracked_copy(destination: Path) -> Path:
-    """The repository's tracked files (a fresh clone's book), without caches or outputs."""
-    names = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True,
-                           check=True).stdout.decode().split("\0")
-    for name in filter(None, names):
-        target = destination / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / name, target)
-    return destination
-
-
 def test_the_workflow_sequence_passes_on_the_book_and_a_timestamp_fails_it(tmp_path, runner):
     """check, then AUDIT=1 twice (the second run after a cache restore): clean on the
     book; a figure stamped with the time is named, at its cell, with its cause."""
-    book = tracked_copy(tmp_path / "book")
+    book = copy_repository(tmp_path / "book")
     for step in (("check",), ("check", "--audit"), ("check", "--audit")):
         result = runner.cli(book, *step)
         assert (result.code, result.findings) == (0, []), f"{step}\n{result.output}"
