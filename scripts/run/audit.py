@@ -57,10 +57,11 @@ def _results(run: ChapterRun) -> dict:
 @dataclass(frozen=True)
 class Difference:
     """What a reader would see differ between two runs of one chapter."""
-    what: str                 # e.g. "the output of cell 8 (fig-x), an image/svg+xml,"
+    what: str                 # e.g. "the output of cell 8 (fig-x), an image/svg+xml figure"
     line: int                 # where it is in the .qmd (0: the chapter as a whole)
     old: str = ""             # the differing text of each run, when there is one
     new: str = ""
+    inline: bool = False      # an inline value (old and new are what readers see)
 
 
 def difference(parsed: ParsedChapter, old: ChapterRun, new: ChapterRun) -> Difference | None:
@@ -73,7 +74,7 @@ def difference(parsed: ParsedChapter, old: ChapterRun, new: ChapterRun) -> Diffe
             expr = next((e for e in parsed.inlines if e.index == inline.index), None)
             return Difference(f"`{{python}} {expr.expr if expr else '?'}`",
                               expr.line if expr else 0,
-                              str(shown_old.get(inline.index)), inline.text)
+                              str(shown_old.get(inline.index)), inline.text, inline=True)
     for old_cell, new_cell in zip(old.cells, new.cells):
         if old_cell == new_cell:
             continue
@@ -83,7 +84,7 @@ def difference(parsed: ParsedChapter, old: ChapterRun, new: ChapterRun) -> Diffe
         for old_out, new_out in zip(old_cell.outputs, new_cell.outputs):
             if old_out != new_out:
                 return Difference(f"the output of cell {new_cell.index + 1}{label}, "
-                                  f"{_output_kind(new_out)},", line, old_out.data, new_out.data)
+                                  f"{_output_kind(new_out)}", line, old_out.data, new_out.data)
         return Difference(f"the outputs of cell {new_cell.index + 1}{label}", line)
     return Difference("its findings", 0)
 
@@ -171,17 +172,16 @@ def findings(chapters: list[ParsedChapter], old: dict[str, ChapterRun],
                   "same result: since the entry was made, something changed that the chapter "
                   "reads where the observer cannot see it (a C library reading a variable "
                   "or a file itself, e.g. TZ); declare it under `cache-inputs:`")
-        what = found.what.rstrip(",")
-        shown = (f" would show {found.old!r}, runs to {found.new!r}" if found.what.startswith("`")
-                 else " differs")
+        shown = f"would show {found.old!r}, runs to {found.new!r}" if found.inline else "differs"
         out.append(Finding(parsed.path, found.line, "stale-cache",
-                           f"the cache would have served a stale result: {what}{shown}; {inputs}"))
+                           f"the cache would have served a stale result: {found.what} {shown}; "
+                           f"{inputs}"))
     return out
 
 
 def _unstable(path: str, found: Difference) -> Finding:
     cause, fix, seen_old, seen_new = unstable_cause(found.old, found.new)
     return Finding(path, found.line, "unstable-output",
-                   f"{found.what.rstrip(',')} differs between two runs of the same inputs: "
+                   f"{found.what} differs between two runs of the same inputs: "
                    f"{cause}; the cache can only keep a run that is the same every time: {fix}",
                    detail=f"one run:     …{seen_old}…\nanother run: …{seen_new}…")
