@@ -1,9 +1,16 @@
-"""Helpers for checker tests: write tiny fixture books, find kernels left behind."""
+"""Throwaway books: write one (`make_book`), copy the real one (`copy_book`), check one
+(`check`), and find where things are in it. Every test that needs a book on disk starts here."""
 from __future__ import annotations
 
-import os
+import shutil
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from tests import REPO
+
+# The real book's sources a copy needs to check and render it (its profiles are extra).
+BOOK_SOURCES = ("_quarto.yml", "index.qmd", "contents", "references.bib", "numbers.lock", "mlsys")
 
 # A chapter-local invariant helper, so fixtures do not depend on mlsys.
 LOCAL_CHECK = '''class InvariantError(ValueError):
@@ -13,20 +20,56 @@ def check(cond, msg):
         raise InvariantError(msg)'''
 
 
+def make_book(root: Path, files: dict[str, str | bytes] | None = None,
+              quarto_yml: str | None = None) -> Path:
+    """Write `files` (relative path -> text, or bytes as they are) under `root`, and
+    `quarto_yml` as its `_quarto.yml` when given (it wins over one in `files`)."""
+    root.mkdir(parents=True, exist_ok=True)
+    if quarto_yml is not None:
+        files = {**(files or {}), "_quarto.yml": quarto_yml}
+    for rel, text in (files or {}).items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    return root
+
+
 def write_book(root: Path, chapters: dict[str, str], *, appendices: dict[str, str] | None = None,
                extra: str = "") -> Path:
-    """Write `_quarto.yml` listing `chapters` (then `appendices`) and their texts."""
-    root.mkdir(parents=True, exist_ok=True)
+    """A book listing `chapters` (then `appendices`), their texts dedented."""
     lines = ["book:", "  title: Fixture", "  chapters:"]
     lines += [f"    - {rel}" for rel in chapters]
     if appendices:
         lines += ["  appendices:"] + [f"    - {rel}" for rel in appendices]
-    (root / "_quarto.yml").write_text("\n".join(lines) + "\n" + textwrap.dedent(extra))
-    for rel, text in {**chapters, **(appendices or {})}.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-    return root
+    texts = {rel: textwrap.dedent(text).lstrip("\n")
+             for rel, text in {**chapters, **(appendices or {})}.items()}
+    return make_book(root, texts, "\n".join(lines) + "\n" + textwrap.dedent(extra))
+
+
+def copy_book(dest: Path, names=BOOK_SOURCES) -> Path:
+    """A copy of the real book's sources `names` (no _build, _book or caches) at `dest`."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        item = REPO / name
+        if item.is_dir():
+            shutil.copytree(item, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif item.is_file():
+            shutil.copy2(item, dest / name)
+    return dest
+
+
+def check(root: Path):
+    """check_book(root, update_ledger=True) in a worker thread.
+
+    The checker drives its kernels with asyncio; playwright's sync API keeps an event
+    loop running in the main thread, so a check started while a browser is alive must
+    not run there."""
+    from scripts.verify.check import check_book
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(check_book, root, update_ledger=True).result()
 
 
 def line_of(root: Path, rel: str, needle: str) -> int:
@@ -44,38 +87,3 @@ def col_of(root: Path, rel: str, needle: str) -> int:
 
 def findings_of(result, path: str, kind: str | None = None):
     return [f for f in result.findings if f.path == path and (kind is None or f.kind == kind)]
-
-
-def child_pids() -> set[int]:
-    """Live (non-zombie) processes whose parent is this test process."""
-    me, found = os.getpid(), set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        state, ppid = fields[0], int(fields[1])
-        if ppid == me and state != "Z":
-            found.add(int(entry))
-    return found
-
-
-
-
-def processes_with(marker: str) -> list[int]:
-    """Pids of live processes whose environment contains `marker` (kernels inherit it)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            if marker.encode() in Path(f"/proc/{entry}/environ").read_bytes():
-                stat = Path(f"/proc/{entry}/stat").read_text()
-                if stat[stat.rindex(")") + 2:].split()[0] != "Z":
-                    pids.append(int(entry))
-        except OSError:
-            pass
-    return pids

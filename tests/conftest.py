@@ -1,4 +1,5 @@
-"""Root of the test suite: the skip policy (tests/skip_policy.py) applied through markers.
+"""Root of the test suite: the skip policy (tests/skip_policy.py) applied through markers,
+and the fixtures tests of several folders share.
 
 - `@pytest.mark.needs_tool("chromium", ...)`: every named executable must be on PATH;
 - `@pytest.mark.local_only`: the test reads files outside the repository
@@ -6,16 +7,18 @@
 
 Missing requirements skip locally and fail when `CI` is set, naming what is
 missing. Tests in folders this file does not own are marked by node id below.
+Markers are registered once, in pyproject.toml.
 """
 from __future__ import annotations
 
 import signal
-import sys
 from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parent
+from tests import REPO, skip_policy
+from tests.bookkit import check, copy_book
+from tests.processes import child_pids
 
 # A suite started in the background of a shell without job control (`make test &`,
 # some CI runners) inherits SIGINT *ignored*, and so would every checker the tests
@@ -23,10 +26,6 @@ TESTS = Path(__file__).resolve().parent
 # tests simulate a terminal user, so the processes they start get SIGINT's default.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
-if str(TESTS) not in sys.path:
-    sys.path.append(str(TESTS))          # after the project root: `mlsys` stays the package
-
-import skip_policy  # noqa: E402
 
 # Tests that need the reference texts in ../shared (not part of the repository).
 LOCAL_ONLY = {
@@ -38,13 +37,6 @@ LOCAL_ONLY = {
     "tests/conformance/test_conformance.py": [
         (skip_policy.CONFORMANCE, "the Quarto conformance corpus")],
 }
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "needs_tool(*names): executables the test drives "
-                            "(skipped locally, an error under CI when absent)")
-    config.addinivalue_line("markers", "local_only: needs files outside the repository "
-                            "(../shared); skipped only when SKIP_LOCAL_ONLY is set")
 
 
 def _local_only_paths(nodeid: str):
@@ -67,3 +59,45 @@ def pytest_runtest_setup(item):
     if item.get_closest_marker("local_only"):
         for path, what in _local_only_paths(item.nodeid) or []:
             skip_policy.require_path(path, what, local_only=True)
+
+
+@pytest.fixture
+def no_leftover_kernels():
+    """Fail if a test leaves a kernel (or any child process) running."""
+    before = child_pids()
+    yield
+    from scripts.run import execute
+    assert execute.LIVE_KERNEL_PIDS == set()
+    assert child_pids() - before == set()
+
+
+@pytest.fixture
+def project_root() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def real_book_result(tmp_path_factory):
+    """The project's own book, copied to a temporary directory and checked.
+
+    The copy keeps the repository clean (no _book/, _build/ or ledger
+    writes). Ledger differences are accepted in the copy (they do not
+    matter for rendering); any other finding fails the test.
+    """
+    skip_policy.require_path(REPO / "_quarto.yml", "the book's _quarto.yml")
+    root = copy_book(tmp_path_factory.mktemp("realbook") / "book")
+    result = check(root)
+    problems = [f"{f.location()}: {f.reason}" for f in result.findings if f.kind != "ledger"]
+    assert not problems, "the book does not check cleanly:\n" + "\n".join(problems[:20])
+    if not result.ok:
+        result = check(root)
+    assert result.ok, [f.reason for f in result.findings]
+    return result
+
+
+@pytest.fixture(scope="session")
+def real_book_html(real_book_result):
+    """The real book rendered to HTML once per session: (result, _book dir)."""
+    from scripts.render import render_book
+    render_book(real_book_result, "html", use_quarto=False)
+    return real_book_result, Path(real_book_result.project.root) / "_book"

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from repo_copy import copy_repository
+from tests.repo_copy import copy_repository
 
 ROOT = Path(__file__).resolve().parents[2]
 

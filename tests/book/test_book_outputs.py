@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-import book_rules as br
+from tests.book import book_rules as br
 from scripts.verify.check import check_book
 
 

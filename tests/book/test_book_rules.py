@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from scripts.read.qmd import parse_chapter
 
-import book_rules as br
+from tests.book import book_rules as br
 
 BAD_CHAPTER = '''# Bad {#sec-bad}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-import book_rules as br
+from tests.book import book_rules as br
 
 ROOT = br.ROOT
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import book_rules as br
+from tests.book import book_rules as br
 from scripts.verify import prose_numbers
 from scripts.verify.prose_numbers import ALLOWLIST, Finding, find_prose_numbers
 

@@ -29,8 +29,8 @@ from types import SimpleNamespace
 
 import pytest
 
-import facts
-from skip_policy import CONFORMANCE as CORPUS
+from tests.conformance import facts
+from tests.skip_policy import CONFORMANCE as CORPUS
 
 REPO = Path(__file__).resolve().parents[2]
 COMPAT = REPO / "docs" / "quarto-compat.md"

@@ -36,8 +36,8 @@ from pathlib import Path
 
 import pytest
 
-from skip_policy import CONFORMANCE as CORPUS
-from skip_policy import real_quarto
+from tests.skip_policy import CONFORMANCE as CORPUS
+from tests.skip_policy import real_quarto
 
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and (p / "CASE.md").is_file()) \
     if CORPUS.is_dir() else []

@@ -8,20 +8,11 @@
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from faultkit import CHAPTER_QMD, INDEX_QMD, Runner, write_book  # noqa: E402
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: runs the checker in subprocesses")
+from tests.faults.faultkit import CHAPTER_QMD, INDEX_QMD, Runner, write_book
 
 
 @pytest.fixture(scope="session")

@@ -23,9 +23,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from tests import REPO
+from tests.bookkit import make_book
 
 PYTHON = sys.executable
 HANG_LIMIT_S = 240          # a checker run that takes longer than this is hung
@@ -75,18 +74,10 @@ md_table([[n, fmt(calc_mtbf_cluster(node_mtbf, n), "hour", precision=1)] for n i
 def write_book(root: Path, chapters: dict[str, str | bytes], listed: list[str] | None = None,
                quarto: str | None = None, with_mlsys: bool = True) -> Path:
     """Write a book: `chapters` maps relative paths to text (or raw bytes)."""
-    root.mkdir(parents=True, exist_ok=True)
-    for rel, text in chapters.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
     if quarto is None:
         entries = listed if listed is not None else list(chapters)
         quarto = QUARTO_YML.format(chapters="\n".join(f"    - {e}" for e in entries))
-    (root / "_quarto.yml").write_text(quarto, encoding="utf-8")
+    make_book(root, chapters, quarto)
     if with_mlsys and not (root / "mlsys").exists():
         shutil.copytree(REPO / "mlsys", root / "mlsys",
                         ignore=shutil.ignore_patterns("__pycache__"))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from faultkit import (assert_consistent_after_failure, disk_state, edit, line_of)
+from tests.faults.faultkit import (assert_consistent_after_failure, disk_state, edit, line_of)
 
 pytestmark = pytest.mark.slow
 

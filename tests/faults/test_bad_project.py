@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from faultkit import (add_chapter, QUARTO_YML, assert_consistent_after_failure, disk_state, edit, line_of)
+from tests.faults.faultkit import (add_chapter, QUARTO_YML, assert_consistent_after_failure, disk_state, edit, line_of)
 
 pytestmark = pytest.mark.slow
 

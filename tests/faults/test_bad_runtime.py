@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from faultkit import (add_chapter, assert_consistent_after_failure, assert_no_leftovers, descendants,
+from tests.faults.faultkit import (add_chapter, assert_consistent_after_failure, assert_no_leftovers, descendants,
                       disk_state, edit, interrupt, wait_until)
 
 pytestmark = pytest.mark.slow
@@ -244,7 +244,7 @@ def test_ctrl_c_during_a_build_exits_130_and_the_next_build_is_clean(good_book, 
 def test_a_fmt_helper_given_the_wrong_unit_names_itself_at_the_chapter_line(tmp_path):
     """Issue 31: `fmt_duration(24 * GB)` is mlsys's clear unit error at the chapter's
     line (as the formulas' are), not pint's conversion error from inside pint."""
-    from faultkit import QUARTO_YML, line_of, write_book
+    from tests.faults.faultkit import QUARTO_YML, line_of, write_book
 
     from scripts.verify.check import check_book
     text = ("# One {#sec-one}\n\n```{python}\nfrom mlsys import GB, fmt_duration\n"

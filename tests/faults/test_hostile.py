@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from faultkit import assert_consistent_after_failure, disk_state, edit, line_of
+from tests.faults.faultkit import assert_consistent_after_failure, disk_state, edit, line_of
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +69,7 @@ BOM = b"\xef\xbb\xbf"
 
 def test_bom_before_front_matter_keeps_the_front_matter(good_book, runner):
     """`execute: enabled: false` behind a BOM is honoured: the raising cell never runs."""
-    from faultkit import add_chapter
+    from tests.faults.faultkit import add_chapter
     add_chapter(good_book, BOM + b"---\ntitle: \"Two\"\nexecute:\n  enabled: false\n---\n\n"
                 b"# Two {#sec-two}\n\n```{python}\nraise RuntimeError('planted: ran')\n```\n")
     before = disk_state(good_book)
@@ -80,7 +80,7 @@ def test_bom_before_front_matter_keeps_the_front_matter(good_book, runner):
 
 
 def test_bom_before_malformed_front_matter_is_reported_at_its_line(good_book, runner):
-    from faultkit import add_chapter
+    from tests.faults.faultkit import add_chapter
     add_chapter(good_book, BOM + b"---\ntitle: \"Two\"\nexecute: [unclosed\n---\n\n"
                 b"# Two {#sec-two}\n\nSome prose.\n")
     before, result, f = check_fails(runner, good_book, "front-matter")
@@ -94,7 +94,7 @@ def test_chapter_file_names_are_percent_encoded_in_html_links(good_book, runner)
     reaches the file, and every relative link of every page resolves."""
     import re
     from urllib.parse import unquote, urlsplit
-    from faultkit import add_chapter
+    from tests.faults.faultkit import add_chapter
     add_chapter(good_book, "# Odd name {#sec-odd}\n\nBack to @sec-one.\n", rel="contents/#hash [x].qmd")
     edit(chapter(good_book), "Sixteen nodes", "See @sec-odd. Sixteen nodes")
     result = runner.cli(good_book, "html")
@@ -178,7 +178,7 @@ finally:
 @pytest.mark.parametrize("strike", ["os.kill(os.getppid(), signal.SIGKILL)",
                                     "subprocess.run(['kill', '-9', str(os.getppid())])"])
 def test_a_chapter_killing_the_fork_server_is_blamed_not_its_neighbour(good_book, runner, strike):
-    from faultkit import add_chapter
+    from tests.faults.faultkit import add_chapter
     add_chapter(good_book, INNOCENT, rel="contents/innocent.qmd")
     killer = add_chapter(good_book, KILLER.format(strike=strike), rel="contents/killer.qmd")
     before = disk_state(good_book)
@@ -195,7 +195,7 @@ def test_a_chapter_killing_the_fork_server_is_blamed_not_its_neighbour(good_book
         assert result.kinds() <= {"ledger"}, result.output
     (good_book / "STRUCK").unlink()
     assert disk_state(good_book) == before
-    from faultkit import assert_no_leftovers
+    from tests.faults.faultkit import assert_no_leftovers
     assert_no_leftovers(runner, result.marker)
 
 
@@ -212,7 +212,7 @@ def test_a_cell_that_rewrites_a_control_file_is_a_finding(good_book, runner, tar
     assert f.reason.startswith(f"{target} was changed while the chapters ran: a cell must not "
                                f"write the project's control files")
     assert (good_book / target).read_bytes() == written + b"\n# planted\n"   # never "restored"
-    from faultkit import assert_no_leftovers
+    from tests.faults.faultkit import assert_no_leftovers
     assert_no_leftovers(runner, result.marker)
 
 
@@ -241,7 +241,7 @@ def move_a_number(book) -> tuple[str, str]:
 def text_cli(runner, book, *extra, env=None):
     import subprocess
     import uuid
-    from faultkit import REPO
+    from tests.faults.faultkit import REPO
     return subprocess.run(runner.argv(book, "check", *extra), cwd=str(REPO),
                           env=runner.env(uuid.uuid4().hex, env), capture_output=True,
                           timeout=240)
@@ -329,7 +329,7 @@ def test_preview_on_a_taken_port_stops_at_once_in_one_line(good_book, runner):
     import socket
     import subprocess
     import uuid
-    from faultkit import REPO
+    from tests.faults.faultkit import REPO
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen()
@@ -379,7 +379,7 @@ Two: `{python} two_str`.
 
 
 def test_unknown_constant_source_is_reported_once_with_the_fix(good_book, runner):
-    from faultkit import add_chapter
+    from tests.faults.faultkit import add_chapter
     add_chapter(good_book, SECOND)
     constants = good_book / "mlsys" / "constants.py"
     append(constants, '\nSMITH_X = _declare("SMITH_X", 1.0, "", "A planted constant.", "smith2027")\n')
@@ -430,7 +430,7 @@ def test_a_shard_that_rewrites_a_control_file_fails_the_merge(good_book, runner,
     import shutil
     import subprocess
     import uuid
-    from faultkit import REPO
+    from tests.faults.faultkit import REPO
     edit(chapter(good_book), "cluster_str = fmt(",
          "with open('../numbers.lock', 'a') as _f:\n    _f.write('# planted\\n')\ncluster_str = fmt(")
     shard_book = tmp_path / "shard-checkout"

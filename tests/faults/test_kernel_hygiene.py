@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from faultkit import (_stat, assert_no_leftovers, descendants, edit, interrupt,
+from tests.faults.faultkit import (_stat, assert_no_leftovers, descendants, edit, interrupt,
                       leftover_processes, wait_until)
 
 pytestmark = pytest.mark.slow

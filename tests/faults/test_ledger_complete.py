@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from faultkit import (add_chapter, assert_consistent_after_failure, disk_state, edit, ledger_lines)
+from tests.faults.faultkit import (add_chapter, assert_consistent_after_failure, disk_state, edit, ledger_lines)
 
 pytestmark = pytest.mark.slow
 

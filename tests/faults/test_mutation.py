@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from faultkit import REPO, write_book
+from tests.faults.faultkit import REPO, write_book
 
 pytestmark = pytest.mark.slow
 

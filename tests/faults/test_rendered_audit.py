@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from faultkit import QUARTO_YML, line_of, write_book
+from tests.faults.faultkit import QUARTO_YML, line_of, write_book
 
 from scripts.render import AuditError, render_book
 from scripts.verify.check import check_book

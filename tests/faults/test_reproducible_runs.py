@@ -6,8 +6,8 @@ tests run that sequence on the book itself, and plant what used to break it.
 """
 from __future__ import annotations
 
-from faultkit import add_chapter, edit, ledger_lines, write_book
-from repo_copy import copy_repository
+from tests.faults.faultkit import add_chapter, edit, ledger_lines, write_book
+from tests.repo_copy import copy_repository
 
 TIMESTAMPED_FIGURE = """\
 # Planted

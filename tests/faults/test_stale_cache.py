@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from faultkit import (add_chapter, PYTHON, REPO, assert_consistent_after_failure, assert_no_leftovers,
+from tests.faults.faultkit import (add_chapter, PYTHON, REPO, assert_consistent_after_failure, assert_no_leftovers,
                       cache_entries, disk_state, edit, from_cache, interrupt, ledger_lines,
                       line_of, wait_until)
 

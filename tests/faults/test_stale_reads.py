@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from faultkit import add_chapter, cache_entries, edit, from_cache, ledger_lines, line_of
+from tests.faults.faultkit import add_chapter, cache_entries, edit, from_cache, ledger_lines, line_of
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from faultkit import assert_consistent_after_failure, disk_state
+from tests.faults.faultkit import assert_consistent_after_failure, disk_state
 
 pytestmark = pytest.mark.slow
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from planted_bugs import PLANTS
+from tests.meta.planted_bugs import PLANTS
 
 ROOT = Path(__file__).resolve().parents[2]
 COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "_build", "_book", "__pycache__",

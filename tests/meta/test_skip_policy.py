@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-import skip_policy
+from tests import skip_policy
 
 
 def outcome(call, *args, **kwargs) -> tuple[str, str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skip_policy import missing
+from tests.skip_policy import missing
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from skip_policy import real_quarto
+from tests.skip_policy import real_quarto
 
 
 @pytest.fixture(scope="session")

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-
-REPO = Path(__file__).resolve().parents[2]
 RENDER_TIMEOUT_S = 900
 
 
@@ -48,29 +44,3 @@ def quarto_render(exe: Path, root: Path, *args: str) -> subprocess.CompletedProc
                           timeout=RENDER_TIMEOUT_S)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     return done
-
-
-def check(root: Path):
-    """check_book in a worker thread (it runs asyncio), ledger accepted."""
-    from scripts.verify.check import check_book
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(check_book, root, update_ledger=True).result()
-
-
-def write_tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
-def copy_sources(src: Path, dest: Path, names) -> Path:
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        item = src / name
-        if item.is_dir():
-            shutil.copytree(item, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif item.is_file():
-            shutil.copy2(item, dest / name)
-    return dest

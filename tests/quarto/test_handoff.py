@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from .quartokit import check, quarto_on_path, quarto_render, write_tree
+from tests.bookkit import check, make_book
+
+from .quartokit import quarto_on_path, quarto_render
 
 BOOK = {
     "_quarto.yml": (
@@ -68,7 +70,7 @@ def runs(root: Path) -> int:
 def handed(quarto_exe, tmp_path_factory):
     """The pipeline's render: (root, checked result, executions before/after Quarto)."""
     from scripts.render import render_book
-    root = write_tree(tmp_path_factory.mktemp("handoff") / "book", BOOK)
+    root = make_book(tmp_path_factory.mktemp("handoff") / "book", BOOK)
     result = check(root)
     assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
     before = runs(root)
@@ -80,7 +82,7 @@ def handed(quarto_exe, tmp_path_factory):
 @pytest.fixture(scope="module")
 def executed(quarto_exe, tmp_path_factory):
     """Quarto alone, executing: (root, executions)."""
-    root = write_tree(tmp_path_factory.mktemp("executed") / "book", BOOK)
+    root = make_book(tmp_path_factory.mktemp("executed") / "book", BOOK)
     quarto_render(quarto_exe, root, "-M", "keep-md:true")
     return root, runs(root)
 

@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .quartokit import REPO, check, quarto_environ, write_tree
+from tests import REPO
+from tests.bookkit import check, make_book
+
+from .quartokit import quarto_environ
 
 BOOK = {
     "_quarto.yml": (
@@ -44,7 +47,7 @@ def starts(log: Path) -> int:
 
 
 def test_nothing_changed_starts_no_quarto_and_an_edit_renders_again(quarto_exe, tmp_path):
-    root = write_tree(tmp_path / "book", BOOK)
+    root = make_book(tmp_path / "book", BOOK)
     assert check(root).ok                           # numbers.lock written
     log = tmp_path / "quarto-starts.txt"
     first = html(root, quarto_exe, log)

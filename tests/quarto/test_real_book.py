@@ -21,10 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from .quartokit import REPO, check, copy_sources, quarto_on_path, quarto_render
+from tests.bookkit import BOOK_SOURCES, check, copy_book
 
-BOOK_FILES = ["_quarto.yml", "_quarto-pdf.yml", "index.qmd", "contents", "references.bib",
-              "numbers.lock", "mlsys"]
+from .quartokit import quarto_on_path, quarto_render
+
+BOOK_FILES = BOOK_SOURCES + ("_quarto-pdf.yml",)
 # What Quarto may print that is not fine: none of it, in either render (the
 # book's `format: typst` is in the `pdf` profile, which Quarto 1.7 would warn about).
 KNOWN_WARNINGS: list[str] = []
@@ -80,7 +81,7 @@ def hand_over_book(exe: Path, parent: Path):
     """`make html`'s Quarto path on a copy of the book under `parent`: (root, checked
     result, index page, what the render printed on stderr)."""
     from scripts.render import render_book
-    root = copy_sources(REPO, parent / "book", BOOK_FILES)
+    root = copy_book(parent / "book", BOOK_FILES)
     result = check(root)
     assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings][:10]
     err = io.StringIO()
@@ -92,7 +93,7 @@ def hand_over_book(exe: Path, parent: Path):
 def execute_book(exe: Path, parent: Path):
     """Quarto alone on a copy of the book: it executes every chapter (keep-md on).
     (root, Quarto's log)."""
-    root = copy_sources(REPO, parent / "book", BOOK_FILES)
+    root = copy_book(parent / "book", BOOK_FILES)
     done = quarto_render(exe, root, "-M", "keep-md:true")
     return root, done.stdout + done.stderr
 

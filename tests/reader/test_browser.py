@@ -25,7 +25,7 @@ import pytest
 from scripts.render import render_book
 from scripts.render.book import page_for
 
-from .conftest import REPO
+from tests import REPO
 
 CHROMIUM = shutil.which("chromium")
 SCREENSHOTS = REPO / "_build" / "screenshots"

@@ -18,7 +18,7 @@ import pytest
 
 from scripts.render.book import page_for
 
-from .htmlscan import norm, scan
+from tests.render.htmlscan import norm, scan
 from .test_browser import CHROMIUM, SCREENSHOTS, browser, serve  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.needs_tool("chromium")   # skipped locally, an error under CI

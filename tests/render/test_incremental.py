@@ -14,7 +14,9 @@ import pytest
 
 from scripts.render import incremental, render_book
 
-from .conftest import REPO, checked, copy_fixture, moved
+from tests import REPO
+
+from .conftest import checked, copy_fixture, moved
 
 CHAPTERS = {"index.qmd", "contents/basics.qmd", "contents/scaling.qmd", "contents/constants.qmd"}
 

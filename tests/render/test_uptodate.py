@@ -13,7 +13,9 @@ import pytest
 
 from scripts.render import uptodate
 
-from .conftest import REPO, checked, copy_fixture, quarto_stub
+from tests import REPO
+
+from .conftest import checked, copy_fixture, quarto_stub
 
 UNCHANGED = "nothing has changed since"
 PAGE = "_book/contents/scaling.html"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from checker_support import findings_of, line_of, write_book
+from tests.bookkit import findings_of, line_of, write_book
 from scripts.verify.check import check_book
 
 # A module in the fixture project: chapter A mutates its constant.
@@ -46,7 +46,7 @@ def write_constants(root):
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_chapters_are_isolated(tmp_path, jobs, no_leftover_kernels):
-    from checker_support import LOCAL_CHECK
+    from tests.bookkit import LOCAL_CHECK
     root = write_book(tmp_path, {"a.qmd": ISO_A, "b.qmd": ISO_B % LOCAL_CHECK})
     write_constants(root)
     result = check_book(root, force=True, jobs=jobs)
@@ -56,7 +56,7 @@ def test_chapters_are_isolated(tmp_path, jobs, no_leftover_kernels):
 
 def test_isolation_test_can_fail(tmp_path):
     """The same check inside one chapter does see the leak (the test is not vacuous)."""
-    from checker_support import LOCAL_CHECK
+    from tests.bookkit import LOCAL_CHECK
     root = write_book(tmp_path, {"ab.qmd": ISO_A + ISO_B % LOCAL_CHECK})
     write_constants(root)
     (f,) = check_book(root, force=True, jobs=1).findings

@@ -14,7 +14,8 @@ import uuid
 
 import pytest
 
-from checker_support import LOCAL_CHECK, child_pids, processes_with, col_of, findings_of, line_of, write_book
+from tests.bookkit import LOCAL_CHECK, col_of, findings_of, line_of, write_book
+from tests.processes import child_pids, processes_with
 from scripts.run import execute
 from scripts.verify.check import check_book
 

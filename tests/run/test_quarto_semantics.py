@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from checker_support import LOCAL_CHECK, col_of, line_of, write_book
+from tests.bookkit import LOCAL_CHECK, col_of, line_of, write_book
 from scripts.verify.check import check_book
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from checker_support import findings_of, line_of, write_book
+from tests.bookkit import findings_of, line_of, write_book
 from scripts.verify.check import check_book
 
 OUTPUTS = '''

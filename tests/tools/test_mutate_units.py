@@ -5,7 +5,7 @@ import ast
 
 import pytest
 
-from faultkit import REPO
+from tests import REPO
 
 from scripts.tools.mutation import mutants as mutate
 from scripts.tools.mutation import report

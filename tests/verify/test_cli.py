@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from checker_support import LOCAL_CHECK, processes_with, write_book
+from tests.bookkit import LOCAL_CHECK, write_book
+from tests.processes import processes_with
 from scripts.model import Finding
 from scripts.verify.report import format_finding
 

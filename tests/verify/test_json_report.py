@@ -9,7 +9,7 @@ from pathlib import Path
 from scripts.read.project import load_project
 from scripts.verify.check import check_book
 
-from checker_support import LOCAL_CHECK, write_book
+from tests.bookkit import LOCAL_CHECK, write_book
 
 PROJECT = Path(__file__).resolve().parents[2]
 

@@ -15,7 +15,7 @@ from scripts.verify import github
 from scripts.verify.check import check_book
 from scripts.verify.report import print_report
 
-from checker_support import write_book
+from tests.bookkit import write_book
 
 PROJECT = Path(__file__).resolve().parents[2]
 ONE = "# One\n\n```{python}\nx = 7\n```\n\nValue `{python} x`.\n"

@@ -1,7 +1,0 @@
-"""Meta-tests: the suite's own guards (skip policy, planted bugs); helpers made importable."""
-import sys
-from pathlib import Path
-
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
