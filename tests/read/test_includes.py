@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 from scripts.read.includes import expand
-
-
-def write(root, files):
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+from tests.bookkit import make_book
 
 
 def test_nested_include_resolves_from_the_chapter_and_slash_from_the_root(tmp_path):
-    write(tmp_path, {
+    make_book(tmp_path, {
         "contents/ch.qmd": "# Ch\n\n{{< include ../shared/_part.qmd >}}\n\n{{< include /shared/_abs.qmd >}}\nend",
         "shared/_part.qmd": "part line 1\n{{< include _nested.qmd >}}\n",
         "shared/_nested.qmd": "WRONG: shared\n",
@@ -30,7 +24,7 @@ def test_nested_include_resolves_from_the_chapter_and_slash_from_the_root(tmp_pa
 
 
 def test_missing_and_cyclic_includes_are_findings_at_the_include_line(tmp_path):
-    write(tmp_path, {"ch.qmd": "a\n{{< include nope.qmd >}}\n{{< include _loop.qmd >}}\n",
+    make_book(tmp_path, {"ch.qmd": "a\n{{< include nope.qmd >}}\n{{< include _loop.qmd >}}\n",
                      "_loop.qmd": "x\n{{< include _loop.qmd >}}\n"})
     out = expand(tmp_path, "ch.qmd", (tmp_path / "ch.qmd").read_text())
     where = [(f.path, f.line, f.kind) for f in out.findings]

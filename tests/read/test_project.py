@@ -2,14 +2,12 @@
 from pathlib import Path
 
 from scripts.read.project import load_project
+from tests.bookkit import make_book
 
 
 def write(root: Path, config: str, *chapters: str) -> Path:
-    (root / "_quarto.yml").write_text(config)
-    for rel in chapters:
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text("# x\n")
-    return root
+    """A book of `config` and one-line `chapters`."""
+    return make_book(root, dict.fromkeys(chapters, "# x\n"), config)
 
 
 def test_chapters_parts_and_appendices_are_flattened(tmp_path):

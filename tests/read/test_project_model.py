@@ -7,17 +7,10 @@ import pytest
 
 from scripts.read.profiles import merge_configs
 from scripts.read.project import load_project
+from tests.bookkit import make_book
 
 BOOK = ("project:\n  type: book\nbook:\n  title: Base\n  chapters:\n    - index.qmd\n"
         "execute:\n  echo: false\n")
-
-
-def write(root, files: dict[str, str]):
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +26,7 @@ def test_merge_is_quartos_merge_configs():
 
 
 def test_a_profile_from_quarto_profile_adds_chapters_and_options(tmp_path, monkeypatch):
-    write(tmp_path, {"_quarto.yml": BOOK, "index.qmd": "# I\n", "extra.qmd": "# E\n",
+    make_book(tmp_path, {"_quarto.yml": BOOK, "index.qmd": "# I\n", "extra.qmd": "# E\n",
                      "_quarto-long.yml": "book:\n  title: Long\n  chapters:\n    - extra.qmd\n"
                                          "execute:\n  echo: true\n"})
     assert load_project(tmp_path).chapters == ["index.qmd"]
@@ -45,7 +38,7 @@ def test_a_profile_from_quarto_profile_adds_chapters_and_options(tmp_path, monke
 
 
 def test_profile_default_and_the_first_listed_profile_wins(tmp_path, monkeypatch):
-    write(tmp_path, {"_quarto.yml": BOOK + "profile:\n  default: a\n", "index.qmd": "# I\n",
+    make_book(tmp_path, {"_quarto.yml": BOOK + "profile:\n  default: a\n", "index.qmd": "# I\n",
                      "_quarto-a.yml": "book:\n  title: A\n",
                      "_quarto-b.yml": "book:\n  title: B\n"})
     assert load_project(tmp_path).title == "A"
@@ -55,7 +48,7 @@ def test_profile_default_and_the_first_listed_profile_wins(tmp_path, monkeypatch
 
 
 def test_metadata_files_and_local_config_are_merged(tmp_path):
-    write(tmp_path, {"_quarto.yml": BOOK + "metadata-files:\n  - meta/exec.yml\n",
+    make_book(tmp_path, {"_quarto.yml": BOOK + "metadata-files:\n  - meta/exec.yml\n",
                      "index.qmd": "# I\n", "meta/exec.yml": "execute:\n  warning: false\n",
                      "_quarto.yml.local": "execute:\n  timeout: 30\n"})
     project = load_project(tmp_path)
@@ -65,7 +58,7 @@ def test_metadata_files_and_local_config_are_merged(tmp_path):
 
 
 def test_a_broken_profile_is_a_finding_at_its_line(tmp_path, monkeypatch):
-    write(tmp_path, {"_quarto.yml": BOOK, "index.qmd": "# I\n",
+    make_book(tmp_path, {"_quarto.yml": BOOK, "index.qmd": "# I\n",
                      "_quarto-bad.yml": "book:\n  title: [unclosed\n"})
     monkeypatch.setenv("QUARTO_PROFILE", "bad")
     found = [(f.path, f.kind) for f in load_project(tmp_path).findings]
@@ -73,7 +66,7 @@ def test_a_broken_profile_is_a_finding_at_its_line(tmp_path, monkeypatch):
 
 
 def test_a_website_checks_every_input_file_quarto_renders(tmp_path):
-    write(tmp_path, {"_quarto.yml": "project:\n  type: website\nwebsite:\n  title: Site\n",
+    make_book(tmp_path, {"_quarto.yml": "project:\n  type: website\nwebsite:\n  title: Site\n",
                      "index.qmd": "# Home\n", "about.qmd": "# About\n", "notes.md": "# Notes\n",
                      "posts/one.qmd": "# One\n", "_draft.qmd": "# Draft\n", "README.md": "# R\n",
                      "_site/old.qmd": "# Old\n", ".hidden/x.qmd": "# X\n",
@@ -85,7 +78,7 @@ def test_a_website_checks_every_input_file_quarto_renders(tmp_path):
 
 
 def test_project_render_lists_the_documents(tmp_path):
-    write(tmp_path, {"_quarto.yml": "project:\n  render:\n    - b.qmd\n    - a.qmd\n",
+    make_book(tmp_path, {"_quarto.yml": "project:\n  render:\n    - b.qmd\n    - a.qmd\n",
                      "a.qmd": "# A\n", "b.qmd": "# B\n", "c.qmd": "# C\n"})
     project = load_project(tmp_path)
     assert (project.type, project.chapters) == ("default", ["b.qmd", "a.qmd"])
@@ -93,7 +86,7 @@ def test_project_render_lists_the_documents(tmp_path):
 
 def test_a_folder_of_lone_documents_without_quarto_yml(tmp_path):
     """`quarto render doc.qmd` needs no project: each top-level document is checked alone."""
-    write(tmp_path, {"doc.qmd": "# D\n", "_skip.qmd": "# S\n", "sub/x.qmd": "# X\n"})
+    make_book(tmp_path, {"doc.qmd": "# D\n", "_skip.qmd": "# S\n", "sub/x.qmd": "# X\n"})
     project = load_project(tmp_path)
     assert (project.type, project.chapters, project.findings) == ("single", ["doc.qmd"], [])
 
@@ -103,9 +96,9 @@ def test_custom_callout_types_of_the_extension(tmp_path):
     (Quarto ignores the key otherwise); the default title is the name capitalised."""
     types = ("custom-callout:\n  todo:\n    color: '#ff69b4'\n"
              "  callout-quiz:\n    title: Self-check\n  broken: 3\n")
-    write(tmp_path, {"_quarto.yml": BOOK + types, "index.qmd": "# I\n"})
+    make_book(tmp_path, {"_quarto.yml": BOOK + types, "index.qmd": "# I\n"})
     assert load_project(tmp_path).custom_callouts == {}
-    write(tmp_path, {"_quarto.yml": BOOK + types + "filters:\n  - quarto\n  - custom-callout\n"})
+    make_book(tmp_path, {"_quarto.yml": BOOK + types + "filters:\n  - quarto\n  - custom-callout\n"})
     assert load_project(tmp_path).custom_callouts == {
         "todo": {"title": "Todo", "color": "#ff69b4"},
         "callout-quiz": {"title": "Self-check", "color": ""}}

@@ -5,6 +5,7 @@ import pytest
 from scripts.read.profiles import overlay
 from scripts.read.project import load_project
 from scripts.read.qmd import parse_chapter
+from tests.bookkit import make_book
 
 HEAD = "project:\n  type: book\nbook:\n  chapters:\n    - index.qmd\n"   # lines 1-5
 
@@ -28,8 +29,7 @@ CASES = [
 
 @pytest.mark.parametrize("rest, where, hint", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_quarto_yml_mistake_has_its_location_and_fix(tmp_path, rest, where, hint):
-    (tmp_path / "_quarto.yml").write_text(HEAD + rest)
-    (tmp_path / "index.qmd").write_text("# I\n")
+    make_book(tmp_path, {"index.qmd": "# I\n"}, HEAD + rest)
     (finding,) = load_project(tmp_path).findings
     assert (finding.path, finding.kind, (finding.line, finding.col)) == ("_quarto.yml", "yaml", where)
     assert finding.reason.startswith("malformed YAML: ") and hint in finding.reason, finding.reason

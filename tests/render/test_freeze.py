@@ -13,6 +13,7 @@ from scripts.model import CellRun, ChapterRun, InlineRun, Output
 from scripts.read.book import read_book
 from scripts.render import freeze
 from scripts.render.engine_md import engine_markdown
+from tests.bookkit import make_book
 
 CONFIG = "project:\n  type: book\nbook:\n  chapters:\n    - index.qmd\n    - contents/ch.qmd\n"
 CHAPTER = ("# Ch {#sec-ch}\n\n"
@@ -37,10 +38,7 @@ IMAGE = png(301, 201, dpi=192)      # Quarto's retina PNG: twice its 96 dpi, odd
 
 
 def book(tmp_path, chapter: str = CHAPTER, config: str = CONFIG):
-    (tmp_path / "contents").mkdir()
-    (tmp_path / "_quarto.yml").write_text(config)
-    (tmp_path / "index.qmd").write_text("# Preface {.unnumbered}\n")
-    (tmp_path / "contents" / "ch.qmd").write_text(chapter)
+    make_book(tmp_path, {"index.qmd": "# Preface {.unnumbered}\n", "contents/ch.qmd": chapter}, config)
     read = read_book(tmp_path)
     image = base64.b64encode(IMAGE).decode()
     run = ChapterRun(path="contents/ch.qmd", cells=[

@@ -9,14 +9,13 @@ import pytest
 
 from scripts.run import cache
 from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Output, ParsedChapter
+from tests.bookkit import make_book
 
 
 @pytest.fixture
 def book(tmp_path):
-    (tmp_path / "mlsys").mkdir()
-    (tmp_path / "mlsys" / "__init__.py").write_text("from .constants import *\n")
-    (tmp_path / "mlsys" / "constants.py").write_text("GPU_MTTF_HOURS = 50_000\n")
-    return tmp_path
+    return make_book(tmp_path, {"mlsys/__init__.py": "from .constants import *\n",
+                                "mlsys/constants.py": "GPU_MTTF_HOURS = 50_000\n"})
 
 
 def parsed(text="# A\n\n`{python} 1 + 1`\n", path="contents/a.qmd") -> ParsedChapter:

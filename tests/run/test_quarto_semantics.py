@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tests.bookkit import LOCAL_CHECK, col_of, line_of, write_book
+from tests.bookkit import LOCAL_CHECK, col_of, line_of, make_book, write_book
 from scripts.verify.check import check_book
 
 
@@ -72,7 +72,9 @@ def test_execute_dir_default_is_the_chapter_folder_and_project_the_root(tmp_path
 
 
 def test_a_raising_cell_in_a_part_file_is_reported(tmp_path, no_leftover_kernels):
-    (tmp_path / "_quarto.yml").write_text(textwrap.dedent("""
+    make_book(tmp_path, {
+        "index.qmd": "# Preface {.unnumbered}\n", "ch.qmd": "# One\n", "ch2.qmd": "# Two\n",
+        "contents/part.qmd": "# Part\n\n```{python}\nx = 1\n1 / 0\n```\n"}, textwrap.dedent("""
         book:
           title: Parts
           chapters:
@@ -84,11 +86,6 @@ def test_a_raising_cell_in_a_part_file_is_reported(tmp_path, no_leftover_kernels
               chapters:
                 - ch2.qmd
         """))
-    (tmp_path / "contents").mkdir()
-    (tmp_path / "index.qmd").write_text("# Preface {.unnumbered}\n")
-    (tmp_path / "ch.qmd").write_text("# One\n")
-    (tmp_path / "ch2.qmd").write_text("# Two\n")
-    (tmp_path / "contents" / "part.qmd").write_text("# Part\n\n```{python}\nx = 1\n1 / 0\n```\n")
     result = check_book(tmp_path, force=True)
     assert result.project.chapters == ["index.qmd", "ch.qmd", "contents/part.qmd", "ch2.qmd"]
     assert result.project.parts == ["contents/part.qmd"]

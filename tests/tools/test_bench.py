@@ -6,6 +6,7 @@ import json
 import pytest
 
 from scripts.tools import bench
+from tests.bookkit import make_book
 
 SMALL_BOOK = {
     "_quarto.yml": "project:\n  type: book\nbook:\n  title: T\n  chapters:\n"
@@ -21,9 +22,7 @@ SMALL_BOOK = {
 
 @pytest.fixture
 def small_book(tmp_path):
-    for name, text in SMALL_BOOK.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    return tmp_path
+    return make_book(tmp_path, SMALL_BOOK)
 
 
 def test_floor_runs_cells_and_inlines_in_document_order(small_book, capsys):

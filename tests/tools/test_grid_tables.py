@@ -7,6 +7,7 @@ import json
 import pypandoc
 
 from scripts.tools.grid_tables import main, rewrite
+from tests.bookkit import make_book
 
 ALIGNED = """Text before.
 
@@ -108,11 +109,9 @@ def test_command_rewrites_files_and_fails_while_grid_tables_remain(tmp_path, cap
 
 
 def test_command_defaults_to_the_book_documents(tmp_path, monkeypatch, capsys):
-    (tmp_path / "_quarto.yml").write_text("project:\n  type: book\nbook:\n  chapters:\n"
-                                          "    - index.qmd\n    - ch.qmd\n")
-    (tmp_path / "index.qmd").write_text("# Preface\n")
-    (tmp_path / "ch.qmd").write_text(ALIGNED)
-    (tmp_path / "other.qmd").write_text(ALIGNED)            # not in the book: untouched
+    make_book(tmp_path, {"index.qmd": "# Preface\n", "ch.qmd": ALIGNED,
+                         "other.qmd": ALIGNED},            # other.qmd, not in the book: untouched
+              "project:\n  type: book\nbook:\n  chapters:\n    - index.qmd\n    - ch.qmd\n")
     monkeypatch.chdir(tmp_path)
     assert main([]) == 0
     assert (tmp_path / "ch.qmd").read_text() == EXPECTED

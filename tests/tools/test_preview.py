@@ -22,6 +22,7 @@ import pytest
 
 from scripts.tools.preview.server import Broadcast
 from scripts.tools.preview.watch import Watcher, WatcherMissing
+from tests.bookkit import copy_book
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium")
@@ -30,7 +31,6 @@ LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking
 CHAPTER = "contents/appendix-constants.qmd"
 PAGE = "contents/appendix-constants.html"
 WAIT_MS = 240_000          # a generous bound for a loaded 2-core machine; not a timing test
-BOOK_FILES = ("_quarto.yml", "index.qmd", "contents", "mlsys", "numbers.lock", "references.bib")
 
 PROBE_CELL = "```{{python}}\n{code}\n```\n\nPreview probe: `{{python}} preview_probe`.\n"
 
@@ -49,14 +49,8 @@ def test_broadcast_wakes_waiters_and_closes():
     assert b.wait(serial + 1, 5) is None
 
 
-def copy_book(dest: Path) -> Path:
-    dest.mkdir(parents=True)
-    for name in BOOK_FILES:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif src.is_file():
-            shutil.copy2(src, dest / name)
+def copy_warm_book(dest: Path) -> Path:
+    copy_book(dest)
     cache = ROOT / "_build" / "cache"       # a warm start when the repository was checked
     if cache.is_dir():
         shutil.copytree(cache, dest / "_build" / "cache")
@@ -127,7 +121,7 @@ class Preview:
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian chromium is not installed")
 def test_preview_reloads_shows_and_clears_the_banner(tmp_path):
     from playwright.sync_api import sync_playwright
-    book = copy_book(tmp_path / "book")
+    book = copy_warm_book(tmp_path / "book")
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     set_probe(book, "preview_probe = 41")

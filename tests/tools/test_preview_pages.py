@@ -8,6 +8,7 @@ import pytest
 from scripts.verify.check import check_book
 from scripts.tools.preview.pages import PageRenderer
 from scripts.tools.preview.session import Session, relevant
+from tests.bookkit import make_book
 
 CONFIG = """project:
   type: book
@@ -26,12 +27,11 @@ def write(root: Path, rel: str, text: str) -> None:
 
 @pytest.fixture
 def book(tmp_path):
-    write(tmp_path, "_quarto.yml", CONFIG)
-    write(tmp_path, "index.qmd", "# Preface {.unnumbered}\n\nHello.\n")
-    write(tmp_path, "one.qmd", "# One {#sec-one}\n\n```{python}\nx = 6 * 7\n```\n\n"
-                               "The value is `{python} x`.\n\n## Part {#sec-part}\n\nText.\n")
-    write(tmp_path, "two.qmd", "# Two\n\nSee @sec-part.\n")
-    return tmp_path
+    return make_book(tmp_path, {
+        "index.qmd": "# Preface {.unnumbered}\n\nHello.\n",
+        "one.qmd": "# One {#sec-one}\n\n```{python}\nx = 6 * 7\n```\n\n"
+                   "The value is `{python} x`.\n\n## Part {#sec-part}\n\nText.\n",
+        "two.qmd": "# Two\n\nSee @sec-part.\n"}, CONFIG)
 
 
 def test_only_affected_pages_are_rewritten(book):

@@ -12,6 +12,7 @@ import pytest
 from scripts.verify import ledger
 from scripts.model import Finding
 from scripts.verify import github
+from tests.bookkit import make_book
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,14 +80,11 @@ def test_report_only_on_github(tmp_path):
 @pytest.mark.slow
 def test_failing_book_on_github(tmp_path):
     """`make check` with GITHUB_ACTIONS=true: ::error lines and the moved-numbers table."""
-    book = tmp_path / "book"
-    (book / "contents").mkdir(parents=True)
-    (book / "_quarto.yml").write_text("project:\n  type: book\nbook:\n  title: T\n  chapters:\n"
-                                      "    - contents/one.qmd\n    - contents/two.qmd\n")
-    (book / "contents" / "one.qmd").write_text(
-        "# One\n\n```{python}\nx = 6 * 7\n```\n\nThe answer is `{python} x`.\n")
-    (book / "contents" / "two.qmd").write_text(
-        "# Two\n\nProse.\n\n```{python}\ny = 2\nassert y == 3, 'y is three'\n```\n")
+    book = make_book(tmp_path / "book", {
+        "contents/one.qmd": "# One\n\n```{python}\nx = 6 * 7\n```\n\nThe answer is `{python} x`.\n",
+        "contents/two.qmd": "# Two\n\nProse.\n\n```{python}\ny = 2\nassert y == 3, 'y is three'\n```\n",
+    }, "project:\n  type: book\nbook:\n  title: T\n  chapters:\n"
+       "    - contents/one.qmd\n    - contents/two.qmd\n")
     ledger.write(book / "numbers.lock", {"contents/one.qmd · x": "41"})
     summary = tmp_path / "summary.md"
     env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary),

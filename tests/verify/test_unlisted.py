@@ -8,6 +8,7 @@ from pathlib import Path
 
 from scripts.verify.check import check_book
 from scripts.verify.report import print_report
+from tests.bookkit import make_book
 
 BOOK = """project:
   type: book
@@ -33,14 +34,6 @@ FILES = {
 }
 
 
-def write(root: Path, config: str, files: dict[str, str]) -> Path:
-    (root / "_quarto.yml").write_text(config)
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
-
-
 def notes_of(root: Path) -> tuple[bool, list[str]]:
     out = io.StringIO()
     result = check_book(root)
@@ -49,7 +42,7 @@ def notes_of(root: Path) -> tuple[bool, list[str]]:
 
 
 def test_an_unlisted_chapter_is_a_note_that_says_how_to_list_it(tmp_path):
-    root = write(tmp_path, BOOK, {**FILES, "contents/new.qmd": "# New\n"})
+    root = make_book(tmp_path, {**FILES, "contents/new.qmd": "# New\n"}, BOOK)
     ok, notes = notes_of(root)
     assert ok                                   # a note, not a failure
     assert notes == ["note: contents/new.qmd is not in _quarto.yml, so it is not part of the "
@@ -59,9 +52,9 @@ def test_an_unlisted_chapter_is_a_note_that_says_how_to_list_it(tmp_path):
 
 
 def test_listed_included_and_underscore_files_are_not_noted(tmp_path):
-    assert notes_of(write(tmp_path, BOOK, FILES)) == (True, [])
+    assert notes_of(make_book(tmp_path, FILES, BOOK)) == (True, [])
 
 
 def test_a_website_renders_every_file_so_nothing_is_noted(tmp_path):
-    root = write(tmp_path, "project:\n  type: website\n", {"index.qmd": "# Home\n", "b.qmd": "# B\n"})
+    root = make_book(tmp_path, {"index.qmd": "# Home\n", "b.qmd": "# B\n"}, "project:\n  type: website\n")
     assert notes_of(root) == (True, [])
