@@ -59,6 +59,19 @@ def test_plant_ids_are_unique_and_every_plant_applies(tmp_path):
         assert (copy / moved.path).read_bytes() != (ROOT / plant.path).read_bytes(), plant.id
 
 
+def test_every_test_a_plant_names_exists():
+    """A moved or renamed test file (or test) is followed here, not silently lost."""
+    missing = []
+    for plant in PLANTS:
+        for test in plant.tests:
+            path, _, name = test.partition("::")
+            source = ROOT / path
+            function = name.split("[")[0]
+            if not source.is_file() or (name and f"def {function}(" not in source.read_text()):
+                missing.append(f"{plant.id}: {test}")
+    assert missing == []
+
+
 @pytest.fixture(scope="module")
 def outcomes(pristine, tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
     """Each selected plant applied to its own copy and its tests run, two plants at a time."""
