@@ -14,7 +14,7 @@ AUDIT_FLAG := $(if $(AUDIT),--audit,)
 SHARD_FLAG := $(if $(SHARD),--shard $(SHARD),) $(if $(SHARD_OUT),--out $(SHARD_OUT),)
 PARTIALS   ?= $(wildcard _build/shards/shard-*-of-*.json)
 
-.PHONY: check numbers html pdf book preview merge test bench mutate mutate-tests quarto-live clean venv lock pipe-tables
+.PHONY: check numbers html pdf book preview merge test test-fast bench mutate mutate-tests quarto-live clean venv lock pipe-tables
 
 venv: $(STAMP)
 
@@ -64,9 +64,14 @@ preview: $(READY)
 # Two workers (pytest-xdist), a test file per worker at a time: its module fixtures
 # (a rendered book, a browser) are built once. TEST_WORKERS=0 runs in one process.
 TEST_WORKERS ?= 2
+PYTEST_WORKERS = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 test: $(READY)
 	$(BOOK) check
-	$(PY) -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+	$(PY) -m pytest -q $(PYTEST_WORKERS)
+
+# The inner loop: every test not marked `slow` (no book check first; docs/testing.md).
+test-fast: $(READY)
+	$(PY) -m pytest -q -m "not slow" $(PYTEST_WORKERS)
 
 bench: $(READY)
 	$(BOOK) bench

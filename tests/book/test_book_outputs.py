@@ -9,6 +9,8 @@ import pytest
 from tests.book import book_rules as br
 from scripts.verify.check import check_book
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def result():

@@ -32,6 +32,8 @@ import pytest
 from tests.conformance import facts
 from tests.skip_policy import CONFORMANCE as CORPUS
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 COMPAT = REPO / "docs" / "quarto-compat.md"
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and (p / "CASE.md").is_file()) \

@@ -39,6 +39,8 @@ import pytest
 from tests.skip_policy import CONFORMANCE as CORPUS
 from tests.skip_policy import real_quarto
 
+pytestmark = pytest.mark.slow
+
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and (p / "CASE.md").is_file()) \
     if CORPUS.is_dir() else []
 LIVE_DEFAULT = ("04-tbl-cells", "08-include", "15-figure")

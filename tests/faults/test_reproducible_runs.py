@@ -6,8 +6,12 @@ tests run that sequence on the book itself, and plant what used to break it.
 """
 from __future__ import annotations
 
+import pytest
+
 from tests.faults.faultkit import add_chapter, edit, ledger_lines, write_book
 from tests.repo_copy import copy_repository
+
+pytestmark = pytest.mark.slow
 
 TIMESTAMPED_FIGURE = """\
 # Planted

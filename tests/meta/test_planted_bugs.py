@@ -84,6 +84,7 @@ def outcomes(pristine, tmp_path_factory) -> dict[str, subprocess.CompletedProces
         return dict(pool.map(run, SELECTED))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("plant", SELECTED, ids=[p.id for p in SELECTED])
 def test_the_suite_catches_the_planted_bug(plant, outcomes):
     done = outcomes[plant.id]

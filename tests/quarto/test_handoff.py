@@ -18,6 +18,8 @@ from tests.bookkit import check, make_book
 
 from .quartokit import quarto_on_path, quarto_render
 
+pytestmark = pytest.mark.slow
+
 BOOK = {
     "_quarto.yml": (
         "project:\n  type: book\nbook:\n  title: \"Handoff\"\n  chapters:\n"

@@ -7,10 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests import REPO
 from tests.bookkit import check, make_book
 
 from .quartokit import quarto_environ
+
+pytestmark = pytest.mark.slow
 
 BOOK = {
     "_quarto.yml": (

@@ -25,6 +25,8 @@ from tests.bookkit import BOOK_SOURCES, check, copy_book
 
 from .quartokit import quarto_on_path, quarto_render
 
+pytestmark = pytest.mark.slow
+
 BOOK_FILES = BOOK_SOURCES + ("_quarto-pdf.yml",)
 # What Quarto may print that is not fine: none of it, in either render (the
 # book's `format: typst` is in the `pdf` profile, which Quarto 1.7 would warn about).

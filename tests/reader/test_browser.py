@@ -32,7 +32,7 @@ SCREENSHOTS = REPO / "_build" / "screenshots"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-pytestmark = pytest.mark.needs_tool("chromium")   # skipped locally, an error under CI
+pytestmark = [pytest.mark.needs_tool("chromium"), pytest.mark.slow]   # skipped locally, an error under CI
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from scripts.render.pdf import TEMPLATE, write_typst
 
 from .test_real_book_pdf import real_pdf  # noqa: F401  (module fixture: one render)
 
-pytestmark = pytest.mark.needs_tool("pdftotext", "pdfimages")   # skipped locally, an error under CI
+pytestmark = [pytest.mark.needs_tool("pdftotext", "pdfimages"), pytest.mark.slow]   # skipped locally, an error under CI
 
 PAGE = re.compile(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', re.S)
 WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>')

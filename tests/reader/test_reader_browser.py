@@ -21,7 +21,7 @@ from scripts.render.book import page_for
 from tests.render.htmlscan import norm, scan
 from .test_browser import CHROMIUM, SCREENSHOTS, browser, serve  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.needs_tool("chromium")   # skipped locally, an error under CI
+pytestmark = [pytest.mark.needs_tool("chromium"), pytest.mark.slow]   # skipped locally, an error under CI
 
 WIDE, PHONE = 1400, 390
 BLOCKING = {"serious", "critical"}

@@ -23,7 +23,7 @@ import pytest
 from .test_browser import SCREENSHOTS, browser  # noqa: F401  (fixture)
 from .test_reader_browser import BLOCKING, PHONE, WIDE, axe_script, pages_of, site  # noqa: F401
 
-pytestmark = pytest.mark.needs_tool("chromium")   # skipped locally, an error under CI
+pytestmark = [pytest.mark.needs_tool("chromium"), pytest.mark.slow]   # skipped locally, an error under CI
 
 # WCAG relative luminance and contrast of computed colours ("rgb(…)",
 # "rgba(…)" or "color(srgb …)"), and the colour an element is seen on: its

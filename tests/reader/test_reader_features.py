@@ -15,7 +15,7 @@ from .test_browser import browser  # noqa: F401  (fixture)
 from .test_reader_browser import WIDE, pages_of, site  # noqa: F401  (fixture)
 from .test_reader_browser import search as run_search
 
-pytestmark = pytest.mark.needs_tool("chromium")   # skipped locally, an error under CI
+pytestmark = [pytest.mark.needs_tool("chromium"), pytest.mark.slow]   # skipped locally, an error under CI
 
 
 @pytest.fixture()

@@ -20,7 +20,7 @@ from mlsys.plotting import TEXT_PT_MIN
 from .test_browser import SCREENSHOTS, browser  # noqa: F401  (fixture)
 from .test_reader_browser import PHONE, WIDE, pages_of, site  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.needs_tool("chromium")   # skipped locally, an error under CI
+pytestmark = [pytest.mark.needs_tool("chromium"), pytest.mark.slow]   # skipped locally, an error under CI
 
 MIN_TEXT_PX = 8      # the smallest figure text a phone may show
 

@@ -17,7 +17,7 @@ from scripts.render.pdf import typst_string
 
 from .test_real_book_pdf import real_pdf  # noqa: F401  (module fixture: one render)
 
-pytestmark = pytest.mark.needs_tool("pdftotext", "pdfinfo")   # skipped locally, an error under CI
+pytestmark = [pytest.mark.needs_tool("pdftotext", "pdfinfo"), pytest.mark.slow]   # skipped locally, an error under CI
 
 CAPTION = re.compile(r"^\s*Table\s+([0-9]+|[A-Z])\.[0-9]+:")
 ROW = re.compile(r"\S {2,}\S")        # two cells side by side in pdftotext -layout

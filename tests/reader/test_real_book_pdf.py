@@ -11,7 +11,7 @@ import pytest
 
 from scripts.render import render_book
 
-pytestmark = pytest.mark.needs_tool("pdftotext", "pdfinfo")   # skipped locally, an error under CI
+pytestmark = [pytest.mark.needs_tool("pdftotext", "pdfinfo"), pytest.mark.slow]   # skipped locally, an error under CI
 
 
 def table_values(markdown: str) -> list[str]:

@@ -18,6 +18,8 @@ from tests import REPO
 
 from .conftest import checked, copy_fixture, moved
 
+pytestmark = pytest.mark.slow
+
 CHAPTERS = {"index.qmd", "contents/basics.qmd", "contents/scaling.qmd", "contents/constants.qmd"}
 
 

@@ -19,6 +19,8 @@ from tests.processes import child_pids, processes_with
 from scripts.run import execute
 from scripts.verify.check import check_book
 
+pytestmark = pytest.mark.slow
+
 OK = '''
 ---
 title: OK

@@ -10,6 +10,8 @@ from tests import REPO
 from scripts.tools.mutation import mutants as mutate
 from scripts.tools.mutation import report
 
+pytestmark = pytest.mark.slow
+
 
 def declared_value(source: str, name: str):
     """The literal value `_declare("name", value, ...)` has in `source`."""

@@ -6,10 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from scripts.read.project import load_project
 from scripts.verify.check import check_book
 
 from tests.bookkit import LOCAL_CHECK, write_book
+
+pytestmark = pytest.mark.slow
 
 PROJECT = Path(__file__).resolve().parents[2]
 
