@@ -91,6 +91,7 @@ def test_every_page_is_the_same_with_or_without_citeproc(book_with_edge_cases, t
     assert "Daly" in pages_three_ways(result, tmp_path / "again")["contents/edge.qmd"][2]
 
 
+@pytest.mark.slow
 def test_the_real_book_pages_are_the_same_without_citeproc(real_book_result, tmp_path):
     for path, (plain, recorded, reused, _, ran) in pages_three_ways(real_book_result, tmp_path).items():
         assert recorded == plain and reused == plain, path

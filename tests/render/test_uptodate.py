@@ -17,6 +17,8 @@ from tests import REPO
 
 from .conftest import checked, copy_fixture, quarto_stub
 
+pytestmark = pytest.mark.slow
+
 UNCHANGED = "nothing has changed since"
 PAGE = "_book/contents/scaling.html"
 CHAPTER = "contents/scaling.qmd"

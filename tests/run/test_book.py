@@ -256,6 +256,7 @@ Other speed `{python} fixnums.SPEED * 2`.
 '''
 
 
+@pytest.mark.slow
 def test_ledger_leaves_out_chapters_that_failed(tmp_path):
     root = write_book(tmp_path, {"nums.qmd": LEDGER_CHAPTER, "other.qmd": OTHER})
     (root / "fixnums.py").write_text("SPEED = 10\nSIZE = 20\n")

@@ -140,6 +140,7 @@ def test_cross_shard_pairs_are_split_for_some_n(planted, tmp_path):
     assert {kind for kind, _ in split} == {"dup", "ref"}
 
 
+@pytest.mark.slow
 def test_a_shard_that_executes_leaves_its_siblings_plan_alone(planted, tmp_path):
     """Shards run one after another on one machine still share one plan: a shard
     does not record chapter times (the merge does, for the next plan)."""
