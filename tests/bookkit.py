@@ -2,15 +2,20 @@
 (`check`), and find where things are in it. Every test that needs a book on disk starts here."""
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 
 from tests import REPO
 
 # The real book's sources a copy needs to check and render it (its profiles are extra).
 BOOK_SOURCES = ("_quarto.yml", "index.qmd", "contents", "references.bib", "numbers.lock", "mlsys")
+
+# Fixture books kept in the repository (copied, never checked in place).
+FIXTURES = REPO / "tests" / "render" / "fixtures"
 
 # A chapter-local invariant helper, so fixtures do not depend on mlsys.
 LOCAL_CHECK = '''class InvariantError(ValueError):
@@ -70,6 +75,27 @@ def check(root: Path):
     from scripts.verify.check import check_book
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(check_book, root, update_ledger=True).result()
+
+
+def checked(root: Path):
+    """The checker's result for the book at `root` (a copy: the ledger is written)."""
+    result = check(root)
+    assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
+    return result
+
+
+def copy_fixture(name: str, dest: Path) -> Path:
+    """A copy of the fixture book FIXTURES/`name` at `dest`/`name`."""
+    target = dest / name
+    shutil.copytree(FIXTURES / name, target)
+    return target
+
+
+def moved(result, root: Path):
+    """The same checked result for a copy of its project at `root`."""
+    project = dataclasses.replace(result.project, root=root)
+    return SimpleNamespace(project=project, parsed=result.parsed, runs=result.runs,
+                           findings=list(result.findings), ok=result.ok)
 
 
 def line_of(root: Path, rel: str, needle: str) -> int:

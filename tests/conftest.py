@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests import REPO, skip_policy
-from tests.bookkit import check, copy_book
+from tests.bookkit import check, checked, copy_book, copy_fixture, moved
 from tests.processes import child_pids
 
 # A suite started in the background of a shell without job control (`make test &`,
@@ -74,6 +74,27 @@ def no_leftover_kernels():
 @pytest.fixture
 def project_root() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session")
+def minibook_result(tmp_path_factory):
+    """The fixture book checked once per test session."""
+    root = copy_fixture("minibook", tmp_path_factory.mktemp("checked"))
+    return checked(root)
+
+
+@pytest.fixture()
+def fresh_minibook(tmp_path, minibook_result):
+    """A private copy of the fixture book and its checked result."""
+    root = copy_fixture("minibook", tmp_path)
+    return root, moved(minibook_result, root)
+
+
+@pytest.fixture(scope="module")
+def minibook(tmp_path_factory, minibook_result):
+    """A module-wide copy of the fixture book and its checked result."""
+    root = copy_fixture("minibook", tmp_path_factory.mktemp("render"))
+    return root, moved(minibook_result, root)
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from scripts.render.book import prepare
 from scripts.render.html import body_job
 from scripts.render.incremental import RenderCache
 
-from .conftest import checked, copy_fixture, moved
+from tests.bookkit import checked, copy_fixture, moved
 
 EDGE = """# Edge cases {#sec-edge}
 

@@ -15,8 +15,7 @@ import pytest
 from scripts.render import incremental, render_book
 
 from tests import REPO
-
-from .conftest import checked, copy_fixture, moved
+from tests.bookkit import checked, copy_fixture, moved
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,9 @@ import pytest
 from scripts.render import uptodate
 
 from tests import REPO
+from tests.bookkit import checked, copy_fixture
 
-from .conftest import checked, copy_fixture, quarto_stub
+from .conftest import quarto_stub
 
 pytestmark = pytest.mark.slow
 
