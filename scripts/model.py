@@ -24,7 +24,7 @@ class Kind(str, Enum):
 
     __str__, __format__ = str.__str__, str.__format__      # "yaml", not "Kind.YAML"
     # reading the sources (read/)
-    YAML = "yaml", "malformed YAML, or an entry of the wrong shape, in `_quarto.yml`, a profile or metadata file, or a cell's `#|` options"
+    YAML = "yaml", "malformed YAML, or an entry of the wrong shape, in `_quarto.yml`, a profile or metadata file, or a cell's option lines"
     ENCODING = "encoding", "a source file that is not valid UTF-8"
     FRONT_MATTER = "front-matter", "a chapter's front matter is never closed, malformed, or not a mapping"
     UNCLOSED_FENCE = "unclosed-fence", "a code block or div opened and never closed (it swallows the rest of the file)"
@@ -50,11 +50,11 @@ class Kind(str, Enum):
     DUPLICATE_LABEL = "duplicate-label", "a label defined twice in the book"
     UNKNOWN_CITATION = "unknown-citation", "an `@key` the bibliography does not have"
     BIBLIOGRAPHY = "bibliography", "a bibliography file `_quarto.yml` names that does not exist"
-    LEDGER = "ledger", "a published value that differs from `numbers.lock`, or a `numbers.lock` that cannot be read"
+    LEDGER = "ledger", "a published value new, changed or gone against `numbers.lock`, or a `numbers.lock` that cannot be read"
     LITERAL_NUMBER = "literal-number", "a number typed in prose (`verify: literal-numbers`)"
     FIG_ALT = "fig-alt", "a figure without alt text (`verify: fig-alt`)"
     CAPTION_INLINE = "caption-inline", "an inline value inside a caption option, which Quarto leaves as code"
-    CONTROL = "control", "a project control file (`_quarto.yml`, `numbers.lock`, …) changed while the chapters ran"
+    CONTROL = "control", "a control file (`_quarto.yml`, `numbers.lock`, a bibliography, a source) changed while the chapters ran"
     # the audit of a render (docs/audit.md)
     UNACCOUNTED_NUMBER = "unaccounted-number", "a rendered page shows a number no value, renderer or allowlist accounts for"
     MISSING_VALUE = "missing-value", "a rendered page does not show a number the ledger records for it"

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from scripts.run import cache
-from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Output, ParsedChapter
+from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Kind, Output, ParsedChapter
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def sample_run(path="contents/a.qmd") -> ChapterRun:
         cells=[CellRun(index=0, outputs=[Output("markdown", "| a |\n|---|\n| > 99.9 % → |"),
                                          Output("image/png", "iVBORw0KGgo=")])],
         inlines=[InlineRun(index=0, kind="text", text="2")],
-        findings=[Finding(path=path, line=3, kind="invariant", reason="x < y", label="tbl-a")],
+        findings=[Finding(path=path, line=3, kind=Kind.INVARIANT, reason="x < y", label="tbl-a")],
         invariants=4, seconds=1.25)
 
 

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from scripts.model import Kind
 from scripts.tools import synth_book
 from scripts.verify import ledger
 from scripts.verify.check import check_book
@@ -95,14 +96,14 @@ def planted(tmp_path_factory):
 def test_the_planted_book_fails_as_intended(planted):
     root, expected, moved = planted
     kinds = sorted({f.kind for f in expected.findings})
-    assert kinds == ["duplicate-label", "fig-alt", "invariant", "ledger", "literal-number",
-                     "unknown-ref"]
-    literal = [f for f in expected.findings if f.kind == "literal-number"]
+    assert kinds == [Kind.DUPLICATE_LABEL, Kind.FIG_ALT, Kind.INVARIANT, Kind.LEDGER, Kind.LITERAL_NUMBER,
+                     Kind.UNKNOWN_REF]
+    literal = [f for f in expected.findings if f.kind == Kind.LITERAL_NUMBER]
     assert any(f.path == "contents/ch02.qmd" and "4096" in f.reason for f in literal)
     assert len({f.path for f in literal}) > 1        # from several chapters, hence shards
-    (ledger_finding,) = [f for f in expected.findings if f.kind == "ledger"]
+    (ledger_finding,) = [f for f in expected.findings if f.kind == Kind.LEDGER]
     assert ledger_finding.reason.startswith(f"{moved}: planted old value → ")
-    (dup,) = [f for f in expected.findings if f.kind == "duplicate-label"]
+    (dup,) = [f for f in expected.findings if f.kind == Kind.DUPLICATE_LABEL]
     assert dup.path == "contents/ch07.qmd" and "contents/ch01.qmd" in dup.reason
     assert expected.ledger_skipped == ["contents/ch03.qmd"]
 

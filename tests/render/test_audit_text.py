@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.model import ParsedChapter
+from scripts.model import Kind, ParsedChapter
 from scripts.verify.audit import account, leak_findings
 from scripts.verify.audit_html import reader_text
 from scripts.verify.audit_tokens import Value, number_tokens
@@ -39,14 +39,14 @@ def test_a_number_nobody_computed_is_unaccounted_at_its_source_line():
     text = "Intro.\nA cluster of 16 nodes (42 spare) fails every 1,234.5 hours.\n"
     found = account(chapter(text), "one.html", reader.text, values("16", "1,234.5"),
                     reader.exempt, reader.soft)
-    assert [(f.line, f.kind, "'42'" in f.reason) for f in found] == [(2, "unaccounted-number", True)]
+    assert [(f.line, f.kind, "'42'" in f.reason) for f in found] == [(2, Kind.UNACCOUNTED_NUMBER, True)]
 
 
 def test_a_value_out_of_order_is_not_accounted_for():
     reader = reader_text(PAGE)
     found = account(chapter(), "one.html", reader.text, values("1,234.5", "16"),
                     reader.exempt, reader.soft)
-    assert sorted(f.kind for f in found) == ["missing-value", "unaccounted-number"]
+    assert sorted(f.kind for f in found) == [Kind.MISSING_VALUE, Kind.UNACCOUNTED_NUMBER]
 
 
 def test_a_cells_numbers_may_show_in_another_order():
@@ -73,13 +73,13 @@ def test_units_and_suffixes_stay_numbers_and_names_do_not():
 ])
 def test_leaks_are_findings(shown, what):
     found = leak_findings(chapter(), "one.html", shown)
-    assert len(found) == 1 and what in found[0].reason and found[0].kind == "leak"
+    assert len(found) == 1 and what in found[0].reason and found[0].kind == Kind.LEAK
 
 
 def test_a_citation_key_pandoc_could_not_find_is_a_leak():
     raw = '<span class="citation"\ndata-cites="nokey2021">(<strong>nokey2021?</strong>)</span>'
     found = leak_findings(chapter("See [@nokey2021].\n"), "one.html", "nokey2021?", raw)
-    assert [(f.line, f.kind) for f in found] == [(1, "leak")]
+    assert [(f.line, f.kind) for f in found] == [(1, Kind.LEAK)]
 
 
 def test_bold_prose_ending_in_a_question_mark_is_not_a_citation_miss():
