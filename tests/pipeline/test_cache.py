@@ -143,13 +143,15 @@ def test_store_then_load_round_trips(book):
     assert loaded is not None and loaded.cached and loaded.cache_key == key
     assert loaded.cells == run.cells and loaded.inlines == run.inlines
     assert loaded.findings == run.findings and loaded.invariants == 4
+    assert loaded.findings[0].kind is Kind.INVARIANT        # rebuilt from the JSON, not a str
 
 
 def test_missing_entry_is_none(book):
     assert cache.load(book, "0" * 64) is None
 
 
-@pytest.mark.parametrize("damage", ["truncate", "tamper", "garbage", "empty", "wrong-key", "shape"])
+@pytest.mark.parametrize("damage", ["truncate", "tamper", "garbage", "empty", "wrong-key", "shape",
+                                    "kind"])
 def test_damaged_entry_is_ignored_deleted_and_recomputed(book, damage):
     key = cache.chapter_key(book, parsed())
     cache.store(book, key, sample_run())
@@ -170,8 +172,10 @@ def test_damaged_entry_is_ignored_deleted_and_recomputed(book, damage):
         cache.entry_path(book, other).write_bytes(raw)
         path = cache.entry_path(book, other)
         key = other
-    elif damage == "shape":                        # checksum consistent, payload not a run
-        payload = {"not": "a run"}
+    elif damage in ("shape", "kind"):   # checksum consistent, payload not a run / an unknown kind
+        payload = {"not": "a run"} if damage == "shape" else json.loads(raw)["run"]
+        if damage == "kind":
+            payload["findings"][0]["kind"] = "no-such-kind"
         entry = {"format": cache.FORMAT_VERSION, "key": key, "run": payload,
                  "checksum": cache.hashlib.sha256(cache._canonical(payload)).hexdigest()}
         path.write_bytes(cache._canonical(entry))

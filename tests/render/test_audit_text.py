@@ -2,10 +2,12 @@
 audit.account): what counts as the renderer's, what leaks. Pure: no render."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from scripts.model import Kind, ParsedChapter
-from scripts.verify.audit import account, leak_findings
+from scripts.verify.audit import account, audit_rendered, leak_findings
 from scripts.verify.audit_html import reader_text
 from scripts.verify.audit_tokens import Value, number_tokens
 
@@ -40,6 +42,20 @@ def test_a_number_nobody_computed_is_unaccounted_at_its_source_line():
     found = account(chapter(text), "one.html", reader.text, values("16", "1,234.5"),
                     reader.exempt, reader.soft)
     assert [(f.line, f.kind, "'42'" in f.reason) for f in found] == [(2, Kind.UNACCOUNTED_NUMBER, True)]
+
+
+def test_a_page_or_pdf_the_render_did_not_write_has_its_own_kind(tmp_path):
+    """Not `missing-value` (a number missing from a page that exists)."""
+    from pypdf import PdfWriter
+    project = SimpleNamespace(root=tmp_path, chapters=["contents/one.qmd"], appendices=[])
+    result = SimpleNamespace(project=project, parsed={"contents/one.qmd": chapter()}, runs={})
+    found = audit_rendered(result, "html", tmp_path) + audit_rendered(result, "pdf", tmp_path)
+    assert [(f.path, f.kind) for f in found] == [("contents/one.qmd", Kind.MISSING_PAGE),
+                                                 ("_quarto.yml", Kind.MISSING_PDF)]
+    writer = PdfWriter()
+    writer.add_blank_page(width=100, height=100)
+    writer.write(tmp_path / "book.pdf")                  # no bookmarks: no page maps to a chapter
+    assert [f.kind for f in audit_rendered(result, "pdf", tmp_path)] == [Kind.PDF_BOOKMARKS]
 
 
 def test_a_value_out_of_order_is_not_accounted_for():
