@@ -1,7 +1,5 @@
 """docs/findings.md, every finding kind and its meaning, written from scripts.model.Kind:
 `python -m scripts.tools.kinds` after adding or changing a member (a test compares them)."""
-from __future__ import annotations
-
 from pathlib import Path
 
 from scripts.model import Kind
