@@ -112,7 +112,19 @@ local function cell(div)
   return code
 end
 
+--- Quarto's engine-escape.lua: "```{{python}}" in a code block shows as "```{python}"
+--- (`echo: fenced`, or a page showing a cell's source), in a Markdown block.
+local function unescape_engine(code)
+  code.text = code.text:gsub("```{({+[^<}]+}+)}", function(engine)
+    if code.classes[1] ~= "python" then
+      code.classes:insert(1, "markdown")
+    end
+    return "```" .. engine
+  end)
+  return code
+end
+
 function Pandoc(doc)
   target = pandoc.utils.stringify(doc.meta["book-target"] or "html")
-  return doc:walk({ Div = cell })
+  return doc:walk({ CodeBlock = unescape_engine, Div = cell })
 end
