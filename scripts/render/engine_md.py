@@ -4,19 +4,25 @@ Quarto converts the `.qmd` to a notebook, executes it and turns the notebook
 back into Markdown (quarto-cli 1.7.34 `src/core/jupyter/jupyter.ts`,
 `mdFromCodeCell`); that Markdown is what a freeze entry stores and what
 `keep-md` keeps as `*.html.md`. This module writes the same text from the
-ChapterRun the checker produced, so Quarto renders the checked outputs:
+ChapterRun the checker produced, so Quarto renders the checked outputs. It is
+the one chapter Markdown: the built-in renderer reads it too (book.py, its
+`.cell` divs turned into the page by filters/cells.lua).
 
 - the text between cells is the chapter's (includes expanded), inline values
   as Quarto inserts them (InlineRun.markdown) or left as code;
 - a cell becomes `::: {#id .cell <forwarded options> execution_count=N}` with
-  its code (`echo`) and one `::: {.cell-output …}` div per output; a cell
-  with neither code nor output, or `include: false`, disappears;
+  its code (`echo`; `code-fold`, `code-summary`, `code-line-numbers` on its
+  block) and one `::: {.cell-output …}` div per output; a cell with neither
+  code nor output, or `include: false`, disappears;
 - `execution_count` is the cell's position among the chapter's code cells
   (Quarto renumbers them), on the cell and on an execute_result output;
 - a figure is `![fig-cap](<stem>_files/figure-html/<name>-output-<k>.png){#fig-x
   width=W height=H fig-alt='…'}`: the checker's kernel draws it as Quarto's
   does (scripts.read.figures); W×H, only for a `retina` PNG, is what Quarto
-  takes (image_size).
+  takes (image_size);
+- a `tbl-x` cell with `tbl-cap` and no output, or a `fig-x` cell with `fig-cap`
+  and no image, stops the render at its line; an inline value inside a
+  pipe-table row has its `|` escaped (Quarto's row would split).
 
 Not modelled (docs/quarto-compat.md lists each): tracebacks of `error: true`
 cells (Quarto writes the ANSI-coloured traceback, here `Type: message`),
@@ -173,7 +179,7 @@ class _Cell:
         ticks = ticks_for(lines)
         attrs = "".join(f' {key}="{value if isinstance(value, str) else _json(value)}"'
                         for key in CODE_OPTIONS
-                        if (value := self.cell.options.get(key)) is not None)
+                        if (value := self.opts.get(key)) is not None)
         return f"{ticks} {{.python .cell-code{attrs}}}\n{source}\n{ticks}\n"
 
     def output_md(self, output: Output, position: int, out_label: str) -> str:
@@ -237,7 +243,7 @@ class _Cell:
     def refuse_an_empty_float(self) -> None:
         """A `tbl-x` cell with `tbl-cap` and no output, or a `fig-x` cell with `fig-cap`
         and no image, would leave its cross-references dangling: stop at its line."""
-        label = self.cell.label or "" if self.opts.get("eval") is not False else ""
+        label = (self.cell.label or "") if self.opts.get("eval") is not False else ""
         for prefix, wanted in (("tbl", "output"), ("fig", "image")):
             if label.startswith(prefix + "-") and self.opts.get(prefix + "-cap") and not any(
                     wanted == "output" or o.kind.startswith("image/") for o in self.outputs):
