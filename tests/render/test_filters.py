@@ -92,6 +92,17 @@ def test_cells_fold_and_number_code_as_quarto_does(tmp_path):
     assert "```python\na = 1\nb = a < 2\n```" in typ and "Why?" not in typ
 
 
+def test_a_figure_cell_with_two_images_is_one_numbered_figure(tmp_path):
+    """cells.lua: the engine labels a `fig-x` cell's images `fig-x-1`, `fig-x-2` (Quarto's
+    sub-figures, not modelled): the first is `fig-x`, the second has no id."""
+    md = ("::: {#fig-x .cell execution_count=1}\n\n"
+          "::: {.cell-output .cell-output-display}\n![Both](a.png){#fig-x-1}\n:::\n\n"
+          "::: {.cell-output .cell-output-display}\n![](b.png){#fig-x-2}\n:::\n:::\n")
+    html = run(tmp_path, md)
+    assert '<figure id="fig-x">' in html and "<figcaption>Figure\u00a01.1: Both</figcaption>" in html
+    assert '<img src="b.png" />' in html and "fig-x-" not in html
+
+
 def test_callout_titles_and_typst_box(tmp_path):
     html = run(tmp_path, '::: {.callout-important title="Mind *this*"}\nBody\n:::\n')
     assert '<div class="callout callout-important" role="note">' in html

@@ -84,7 +84,7 @@ local function relabel(blocks, id)
       return el
     end
   end
-  return blocks:walk({ Figure = rename, Image = rename })
+  return blocks:walk({ traverse = "topdown", Figure = rename, Image = rename })
 end
 
 local function cell(div)
