@@ -3,8 +3,9 @@
     _quarto.yml
     + `metadata-files:` listed in it, in order (src/project/project-context.ts)
     + `_quarto-<profile>.yml` for each active profile, the first listed winning
-      (src/project/project-profile.ts): profiles come from `QUARTO_PROFILE`
-      (comma-separated; `--profile` sets it), else `profile: default:`
+      (src/project/project-profile.ts): profiles are the `profile` argument
+      (`--profile`), else `QUARTO_PROFILE` (comma-separated; read here only), else
+      `profile: default:`
     + `_quarto.yml.local`
 
 Merging is Quarto's mergeConfigs: mappings merge key by key, a later scalar
@@ -55,10 +56,10 @@ def _merge(a, b, key: str):
     return a if b is None else b
 
 
-def active_profiles(config: dict, environ=None) -> list[str]:
-    """QUARTO_PROFILE (comma-separated), else `profile: default:` (a name or a list)."""
-    environ = os.environ if environ is None else environ
-    named = environ.get(PROFILE_ENV, "")
+def active_profiles(config: dict, profile: str | None = None) -> list[str]:
+    """`profile` (comma-separated), else QUARTO_PROFILE, else `profile: default:` (a name
+    or a list)."""
+    named = profile or os.environ.get(PROFILE_ENV, "")
     if not named:
         default = config.get("profile", {}).get("default") \
             if isinstance(config.get("profile"), dict) else None
@@ -82,8 +83,10 @@ def _read(root: Path, rel: str) -> tuple[dict | None, Finding | None]:
     return data, None
 
 
-def overlay(root: Path, config: dict, environ=None) -> tuple[dict, list[str], list[Finding]]:
-    """(the merged configuration, the files merged over _quarto.yml, findings)."""
+def overlay(root: Path, config: dict, profile: str | None = None
+            ) -> tuple[dict, list[str], list[str], list[Finding]]:
+    """(the merged configuration, the files merged over _quarto.yml, the active
+    profiles, findings)."""
     root = Path(root)
     files: list[str] = []
     findings: list[Finding] = []
@@ -102,13 +105,34 @@ def overlay(root: Path, config: dict, environ=None) -> tuple[dict, list[str], li
     merged = merge_configs(config, *read_layers(
         PurePosixPath(str(entry)).as_posix()
         for entry in (listed if isinstance(listed, list) else [listed])))
+    active = active_profiles(config, profile)
     profiles = [next((f"_quarto-{name}{ext}" for ext in (".yml", ".yaml")
                       if (root / f"_quarto-{name}{ext}").is_file()), None)
-                for name in reversed(active_profiles(config, environ))]
+                for name in reversed(active)]
     local = next((f"_quarto{ext}.local" for ext in (".yml", ".yaml")
                   if (root / f"_quarto{ext}.local").is_file()), None)
     # Quarto: a profile without a file is fine
     merged = merge_configs(merged, *read_layers(r for r in profiles + [local] if r))
     for key in ("metadata-files", "metadata-file", "profile"):
         merged.pop(key, None)
+    return merged, files, active, findings
+
+
+def directory_metadata(root: Path, rel: str) -> tuple[dict, list[str], list[Finding]]:
+    """The `_metadata.yml` files over document `rel` (project-relative), merged as Quarto
+    1.7 merges them (src/project/project-shared.ts, directoryMetadataForInputFile: from
+    the project's top folder down to the document's, a document at the root reading the
+    root's own): (the merged mapping, the files read, findings)."""
+    parent = PurePosixPath(rel).parent.as_posix()
+    folders = [""] if parent == "." else ["/".join(parent.split("/")[:i + 1])
+                                          for i in range(parent.count("/") + 1)]
+    merged, files, findings = {}, [], []
+    for folder in folders:
+        name = next((f"{folder}/{n}".lstrip("/") for n in ("_metadata.yml", "_metadata.yaml")
+                     if (Path(root) / folder / n).is_file()), None)
+        data, problem = _read(Path(root), name) if name else (None, None)
+        findings += [problem] if problem else []
+        if data is not None:
+            merged = merge_configs(merged, data)
+            files.append(name)
     return merged, files, findings

@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 
 from scripts.model import ChapterRun, CodeCell, Output, ParsedChapter
 from scripts.read.figures import figure_options
-from scripts.read.project import effective_options, option_false
+from scripts.read.project import effective_options
 
 from .errors import RenderError
 from .figure_size import image_size
@@ -129,7 +129,7 @@ class _Cell:
         self.indent = re.match(r"[ \t]*", fence).group(0)
 
     def label_container(self) -> bool:
-        if option_false(self.opts.get("output")):
+        if self.opts["output"] is False:
             return True
         shown = [o for o in self.outputs if is_display(o)]
         return (not shown or len(shown) > 1
@@ -146,9 +146,9 @@ class _Cell:
 
     def code(self) -> str:
         echo = self.opts.get("echo")
-        if option_false(echo):
+        if echo is False:
             return ""
-        fenced = str(echo).lower() == "fenced"
+        fenced = echo == "fenced"
         source = cell_source(self.cell)
         if self.indent:
             source = "\n".join(ln[len(self.indent):] if ln.startswith(self.indent) else ln
@@ -201,7 +201,7 @@ class _Cell:
         return f"![{caption}]({rel}){suffix}\n"
 
     def write(self, execution_count: int | None) -> str:
-        if option_false(self.opts.get("include")):
+        if self.opts["include"] is False:
             return ""
         source = cell_source(self.cell)
         if not source and not self.outputs:
@@ -213,7 +213,7 @@ class _Cell:
         head += forwarded + ([f"execution_count={execution_count}"] if execution_count else [])
         need_cell = bool(self.label and label_container) or bool(forwarded) or bool(self.captions)
         parts = [self.code()]
-        if not option_false(self.opts.get("output")):
+        if self.opts["output"] is not False:
             parts += self.outputs_md(label_container, execution_count)
         body = "".join(parts)
         if body and (need_cell or not self.asis):

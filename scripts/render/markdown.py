@@ -27,7 +27,6 @@ from scripts.read.project import effective_options
 from .errors import RenderError
 from .figure_size import retina_size
 
-OPTION_LINE = re.compile(r"^\s*#\|")
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", re.M)
 
 
@@ -46,11 +45,8 @@ def fence(text: str, info: str) -> str:
 
 
 def cell_source(cell: CodeCell) -> str:
-    """The cell's code without its leading `#|` option lines."""
-    lines = cell.source.splitlines()
-    while lines and OPTION_LINE.match(lines[0]):
-        lines.pop(0)
-    return "\n".join(lines).strip("\n")
+    """The cell's code without its option block (read/qmd.py found it as Quarto does)."""
+    return cell.code
 
 
 def attr_value(text: str) -> str:
