@@ -7,6 +7,7 @@ import pytest
 from pathlib import Path
 
 from scripts.model import CellRun, ChapterRun, InlineRun, Output
+from scripts.read.options import resolve
 from scripts.read.project import Project
 from scripts.read.qmd import parse_chapter
 from scripts.render.errors import RenderError
@@ -58,7 +59,7 @@ def demo_run() -> ChapterRun:
 
 def test_chapter_markdown_places_values_and_outputs():
     parsed = parse_chapter("c.qmd", SOURCE)
-    Project(root=Path("."), execute={"echo": False}).apply_execute_options(parsed)
+    resolve(Project(root=Path("."), execute={"echo": False}), parsed)
     md = chapter_markdown(parsed, demo_run(), files_dir="c_files/figure-html")
     text = md.text
     assert "Value 3.5 and *7*." in text
@@ -92,7 +93,7 @@ def test_a_retina_png_is_shown_at_half_its_pixels(fig_format, dpi, size):
     """As Quarto writes it (render/figure_size.py): a 576 x 384 px PNG drawn at twice
     fig-dpi is 288 x 192 CSS px in HTML (3 x 2 in in the PDF: pandoc's 96 px/in)."""
     parsed = parse_chapter("c.qmd", SOURCE)
-    Project(root=Path("."), execute={"echo": False}).apply_execute_options(parsed)
+    resolve(Project(root=Path("."), execute={"echo": False}), parsed)
     run = demo_run()
     run.cells[3].outputs[0].data = base64.b64encode(matplotlib_png(dpi)).decode()
     figure = {"fig-format": fig_format, "fig-dpi": 96, "fig-width": 7.0, "fig-height": 5.0}
