@@ -38,8 +38,8 @@ QUARTO_CELL_DEFAULTS = MappingProxyType({"echo": True, "eval": True, "output": T
 DECLARED_INPUTS = "cache-inputs"    # front matter (ours, Quarto ignores it): what an opaque chapter reads
 _TYPES = ((bool, "boolean"), (str, "string"), ((int, float), "number"), (type(None), "null"),
           (list, "array"), (dict, "object"))
-_WORDS = {"boolean": "`true` or `false`", "string": "a string", "number": "a number",
-          "null": "empty", "array": "a list", "object": "a mapping"}
+_WORDS = {"boolean": ["`true`", "`false`"], "string": ["a string"], "number": ["a number"],
+          "null": ["empty"], "array": ["a list"], "object": ["a mapping"]}
 
 
 def effective_options(cell: CodeCell) -> MappingProxyType:
@@ -57,7 +57,7 @@ def accepts(spec: dict, value) -> bool:
 
 def describe(spec: dict) -> str:
     """What `spec` takes, in words: "`true` or `false`", "`true`, `false` or `fenced`"."""
-    words = [_WORDS.get(t, t) for t in spec["types"]] + [f"`{v}`" for v in spec.get("enum", [])]
+    words = [w for t in spec["types"] for w in _WORDS.get(t, [t])] + [f"`{v}`" for v in spec.get("enum", [])]
     return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words)
 
 
