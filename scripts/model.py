@@ -78,6 +78,7 @@ class ParsedChapter:
     path: str
     text: str
     front_matter: dict = field(default_factory=dict)    # read/ only: stages take the fields below
+    front_lines: dict = field(default_factory=dict)     # read/ only: (key,) / (key, sub) -> line
     cells: list[CodeCell] = field(default_factory=list)
     inlines: list[InlineExpr] = field(default_factory=list)
     labels: list[tuple[str, int]] = field(default_factory=list)        # (label, line) defined here

@@ -30,7 +30,6 @@ def read_book(root: Path, profile: str | None = None) -> ReadBook:
     read, decode and parse every chapter and appendix."""
     project = load_project(Path(root), profile)
     book = ReadBook(project=project, findings=list(project.findings))
-    folders: dict[str, tuple[dict, list[str]]] = {}
     for rel in project.documents:
         try:
             data = (project.root / rel).read_bytes()
@@ -44,11 +43,8 @@ def read_book(root: Path, profile: str | None = None) -> ReadBook:
         if expanded.files:
             parsed.line_map, parsed.includes = expanded.line_map, expanded.files
         parsed.findings = problems + expanded.findings + [parsed.relocate(f) for f in parsed.findings]
-        folder = str(Path(rel).parent)
-        if folder not in folders:           # each folder's _metadata.yml read (and reported) once
-            merged, files, problems = directory_metadata(project.root, rel)
-            folders[folder] = (merged, files)
-            book.findings += problems
-        resolve(project, parsed, folders[folder])
+        *folder, problems = directory_metadata(project.root, rel)
+        book.findings += [p for p in problems if p not in book.findings]     # once per file
+        resolve(project, parsed, folder)
         book.parsed[rel] = parsed
     return book

@@ -3,11 +3,10 @@
 Precedence, lowest first: Quarto's defaults; the project (`_quarto.yml`, its
 `metadata-files`, the active profiles' `_quarto-<name>.yml`, `_quarto.yml.local`:
 merged by read/profiles.py); the `_metadata.yml` files of the chapter's folders; the
-front matter; the cell's `#|` lines. Each
-`execute:` and cell option is checked against Quarto's own schema
-(quarto_schema.json, written from Quarto's sources by scripts/tools/quarto_schema.py):
-a value Quarto refuses (`include: "false"`: a string where it takes a boolean) is a
-`yaml` finding at its line and is dropped, so every stage sees the value below it.
+front matter; the cell's `#|` lines. Each `execute:` and cell option is checked
+against Quarto's own schema (quarto_schema.json, by scripts/tools/quarto_schema.py): a
+value Quarto refuses (`include: "false"`: include is a boolean) is a `yaml` finding at
+its line and is dropped, so every stage sees the value below it.
 
 What the later stages read is frozen here: `cell.options` (only what somebody set,
 so it is part of the chapter's cache key), `effective_options(cell)` (over Quarto's
@@ -22,13 +21,10 @@ import json
 from pathlib import Path
 from types import MappingProxyType
 
-import yaml
-
 from scripts.model import CodeCell, Finding, ParsedChapter
 from scripts.read import CONFIG
 from scripts.read.figures import document_figure_options
 from scripts.read.profiles import merge_configs
-from scripts.read.yamlio import YAMLError, compose_yaml
 
 SCHEMA = json.loads(Path(__file__).with_name("quarto_schema.json").read_text(encoding="utf-8"))
 # Execute options that cascade to cells (project -> front matter -> cell).
@@ -78,43 +74,17 @@ def check(options: dict, group: str, where) -> tuple[dict, list[Finding]]:
     return kept, findings
 
 
-def key_lines(node, first_line: int = 1) -> dict[tuple, int]:
-    """(key,) and (key, subkey) -> line, for the two top levels of a YAML mapping node."""
-    found: dict[tuple, int] = {}
-    for key, value in node.value if isinstance(node, yaml.MappingNode) else []:
-        found[(key.value,)] = first_line + key.start_mark.line
-        for sub, _ in value.value if isinstance(value, yaml.MappingNode) else []:
-            found[(key.value, sub.value)] = first_line + sub.start_mark.line
-    return found
-
-
-def _front_lines(parsed: ParsedChapter) -> dict[tuple, int]:
-    """key_lines of the chapter's front matter (lines of the chapter's text)."""
-    lines = parsed.text.split("\n")
-    if not parsed.front_matter or lines[0].rstrip() != "---":
-        return {}
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), len(lines))
-    try:
-        return key_lines(compose_yaml("\n".join(lines[1:end]))[0], first_line=2)
-    except YAMLError:
-        return {}
-
-
-def _as_list(value) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value] if isinstance(value, list) else []
-
-
 def resolve(project, parsed: ParsedChapter, directory: tuple[dict, list[str]] = ({}, [])) -> None:
     """Quarto's cascade and schema over one chapter, in place. project: read/project.py's
     Project (its `execute:` already checked); directory: the `_metadata.yml` mapping over
     the chapter and its files (read/profiles.py: directory_metadata)."""
-    lines, (folder, files) = _front_lines(parsed), directory
+    (folder, files), lines = directory, parsed.front_lines
     front = merge_configs(folder, parsed.front_matter)
-    execute, found = check(_mapping(front.get("execute")), "execute", lambda name: (
-        (parsed.path, lines[("execute", name)]) if ("execute", name) in lines
-        else (files[-1] if files else parsed.path, 0)))
+
+    def where(*key) -> tuple[str, int]:
+        return (parsed.path, lines[key]) if key in lines else (files[-1] if files else parsed.path, 0)
+    execute = front.get("execute") if isinstance(front.get("execute"), dict) else {}
+    execute, found = check(execute, "execute", lambda name: where("execute", name))
     merged = {**project.execute, **execute}
     parsed.execute = merged.get("enabled", True) is not False
     defaults = {k: v for k, v in merged.items() if k in CELL_DEFAULTS}
@@ -129,13 +99,10 @@ def resolve(project, parsed: ParsedChapter, directory: tuple[dict, list[str]] = 
     parsed.figure = document_figure_options(project.figure, front, project.figure_format)
     parsed.freeze = merged.get("freeze", False)
     parsed.search = front.get("search") is not False
-    parsed.cache_inputs = _as_list(front.get(DECLARED_INPUTS))
+    inputs = front.get(DECLARED_INPUTS)
+    parsed.cache_inputs = [inputs] if isinstance(inputs, str) else list(map(str, inputs)) \
+        if isinstance(inputs, list) else []
     if "jupyter" in front:
-        parsed.kernel = (front["jupyter"], parsed.path if "jupyter" in parsed.front_matter
-                         else files[-1], lines.get(("jupyter",), 1 if "jupyter" in parsed.front_matter else 0))
+        parsed.kernel = (front["jupyter"], *where("jupyter"))
     elif project.jupyter is not None:
         parsed.kernel = (project.jupyter, CONFIG, project.jupyter_line)
-
-
-def _mapping(value) -> dict:
-    return value if isinstance(value, dict) else {}

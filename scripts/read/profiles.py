@@ -123,16 +123,12 @@ def directory_metadata(root: Path, rel: str) -> tuple[dict, list[str], list[Find
     1.7 merges them (src/project/project-shared.ts, directoryMetadataForInputFile: from
     the project's top folder down to the document's, a document at the root reading the
     root's own): (the merged mapping, the files read, findings)."""
-    parent = PurePosixPath(rel).parent.as_posix()
-    folders = [""] if parent == "." else ["/".join(parent.split("/")[:i + 1])
-                                          for i in range(parent.count("/") + 1)]
+    parents = PurePosixPath(rel).parents
     merged, files, findings = {}, [], []
-    for folder in folders:
-        name = next((f"{folder}/{n}".lstrip("/") for n in ("_metadata.yml", "_metadata.yaml")
+    for folder in [p for p in reversed(parents) if p.parts] or [PurePosixPath()]:
+        name = next((f"{folder / n}" for n in ("_metadata.yml", "_metadata.yaml")
                      if (Path(root) / folder / n).is_file()), None)
         data, problem = _read(Path(root), name) if name else (None, None)
         findings += [problem] if problem else []
-        if data is not None:
-            merged = merge_configs(merged, data)
-            files.append(name)
+        merged, files = (merge_configs(merged, data), files + [name]) if data is not None else (merged, files)
     return merged, files, findings

@@ -18,9 +18,9 @@ import yaml
 from scripts.model import Finding
 from scripts.read import CONFIG
 from scripts.read.figures import drawn_format, figure_options
-from scripts.read.options import CELL_DEFAULTS, check, effective_options, key_lines  # noqa: F401
+from scripts.read.options import check, effective_options  # noqa: F401 (render/ imports it)
 from scripts.read.profiles import overlay
-from scripts.read.yamlio import YAMLError, compose_yaml, yaml_problem
+from scripts.read.yamlio import YAMLError, compose_yaml, key_lines, yaml_problem
 
 DEFAULT_TIMEOUT_S = 120.0
 # Never part of a book's sources: the folders Quarto 1.7 skips (engineIgnoreDirs,
@@ -73,11 +73,6 @@ class Project:
     def documents(self) -> list[str]:
         """Chapters then appendices, in book order."""
         return self.chapters + self.appendices
-
-    @property
-    def cell_defaults(self) -> dict:
-        """The project's `execute:` options that cascade to cells."""
-        return {k: v for k, v in self.execute.items() if k in CELL_DEFAULTS}
 
     def exec_dir(self, rel: str) -> str:
         """The folder a document runs in: its own (Quarto's default), or the root

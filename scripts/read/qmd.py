@@ -23,7 +23,7 @@ import re
 
 import yaml
 
-from scripts.read.yamlio import load_yaml, yaml_problem
+from scripts.read.yamlio import compose_yaml, key_lines, load_yaml, yaml_problem
 from scripts.model import CodeCell, Finding, InlineExpr, ParsedChapter
 
 FENCE_PY = re.compile(r"^(\s*)(```+)\s*\{python( *[ ,].*)?\}\s*$")
@@ -97,7 +97,7 @@ def _front_matter(chapter: ParsedChapter, lines: list[str], prose: list[str]) ->
             for j in range(0, i + 1):
                 prose[j] = _blank(lines[j])
             try:
-                data = load_yaml(block) if block.strip() else {}
+                node, data = compose_yaml(block) if block.strip() else (None, {})
             except yaml.YAMLError as exc:
                 problem = yaml_problem(exc, first_line=2)
                 line = min(problem.line or 2, i + 1)
@@ -111,7 +111,7 @@ def _front_matter(chapter: ParsedChapter, lines: list[str], prose: list[str]) ->
                 chapter.findings.append(Finding(chapter.path, 1, "front-matter",
                                                 "front matter is not a YAML mapping"))
             else:
-                chapter.front_matter = data
+                chapter.front_matter, chapter.front_lines = data, key_lines(node, first_line=2)
             return i + 1
     chapter.findings.append(Finding(chapter.path, 1, "front-matter",
                                     "front matter opened by `---` at line 1 is never closed"))

@@ -67,6 +67,16 @@ def compose_yaml(text: str):
         return yaml.compose(text, Loader=_SafeLoader), yaml.load(text, Loader=_SafeLoader)
 
 
+def key_lines(node, first_line: int = 1) -> dict[tuple, int]:
+    """(key,) and (key, subkey) -> line, for the two top levels of a YAML mapping node."""
+    found: dict[tuple, int] = {}
+    for key, value in node.value if isinstance(node, yaml.MappingNode) else []:
+        found[(key.value,)] = first_line + key.start_mark.line
+        for sub, _ in value.value if isinstance(value, yaml.MappingNode) else []:
+            found[(key.value, sub.value)] = first_line + sub.start_mark.line
+    return found
+
+
 @dataclass(frozen=True)
 class YamlProblem:
     """Where a YAML error is and what it is, in the lines of the file holding the text."""

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from scripts.model import CellRun, ChapterRun, InlineRun, ParsedChapter
+from scripts.read.options import DECLARED_INPUTS
 from scripts.run import cache, deps, fingerprint, order, sweep
 from scripts.run.facts_side import Facts
 from scripts.run.forkserver import kernel_env

@@ -144,7 +144,7 @@ def run_some(project: Project, chapters: list[ParsedChapter], force: bool, jobs:
 def run_options(project: Project) -> dict:
     """Part of every cache key (with the timeout): every execute option, the figure
     format, the working directory."""
-    return {**project.cell_defaults, "execute": project.execute,
+    return {"execute": project.execute,
             "figure": project.figure, "execute-dir": project.execute_dir}
 
 
