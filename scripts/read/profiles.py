@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from scripts.model import Finding
 
-from .yamlio import YAMLError, load_yaml, yaml_problem
+from .yamlio import YAMLError, compose_yaml, yaml_problem
 
 PROFILE_ENV = "QUARTO_PROFILE"
 
@@ -67,20 +67,28 @@ def active_profiles(config: dict, profile: str | None = None) -> list[str]:
     return [p.strip() for p in named.split(",") if p.strip()]
 
 
-def _read(root: Path, rel: str) -> tuple[dict | None, Finding | None]:
+def read_mapping(root: Path, rel: str, empty: dict | None = None):
+    """(the node tree, the mapping, None) of YAML file `rel`, or (None, None, the Finding);
+    an empty file is `empty` (None: not a mapping)."""
     try:
-        data = load_yaml((root / rel).read_text(encoding="utf-8")) or {}
+        raw = (Path(root) / rel).read_bytes()
+        node, data = compose_yaml(raw.decode("utf-8"))
     except OSError as exc:
-        return None, Finding(rel, 0, "yaml", f"cannot read {rel}: {exc.strerror}")
+        return None, None, Finding(rel, 0, "yaml", f"cannot read {rel}: {exc.strerror}")
     except UnicodeDecodeError as exc:
-        return None, Finding(rel, 0, "yaml", f"malformed YAML: {exc}")
+        return None, None, Finding(rel, raw.count(b"\n", 0, exc.start) + 1, "encoding", "not valid UTF-8")
     except YAMLError as exc:
         problem = yaml_problem(exc)
-        return None, Finding(rel, problem.line or 0, "yaml",
-                             f"malformed YAML: {problem.reason}", col=problem.col)
+        return None, None, Finding(rel, problem.line or 0, "yaml",
+                                   f"malformed YAML: {problem.reason}", col=problem.col)
+    data = empty if data is None else data
     if not isinstance(data, dict):
-        return None, Finding(rel, 1, "yaml", f"{rel} is not a YAML mapping")
-    return data, None
+        return None, None, Finding(rel, 1, "yaml", f"{rel} is not a YAML mapping")
+    return node, data, None
+
+
+def _read(root: Path, rel: str) -> tuple[dict | None, Finding | None]:
+    return read_mapping(root, rel, empty={})[1:]
 
 
 def overlay(root: Path, config: dict, profile: str | None = None

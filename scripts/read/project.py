@@ -19,8 +19,8 @@ from scripts.model import Finding
 from scripts.read import CONFIG
 from scripts.read.figures import drawn_format, figure_options
 from scripts.read.options import check, effective_options  # noqa: F401 (render/ imports it)
-from scripts.read.profiles import overlay
-from scripts.read.yamlio import YAMLError, compose_yaml, key_lines, yaml_problem
+from scripts.read.profiles import overlay, read_mapping
+from scripts.read.yamlio import compose_yaml, key_lines
 
 DEFAULT_TIMEOUT_S = 120.0
 # Never part of a book's sources: the folders Quarto 1.7 skips (engineIgnoreDirs,
@@ -111,31 +111,13 @@ def load_project(root: Path, profile: str | None = None) -> Project:
     environment's QUARTO_PROFILE, else `profile: default:`); never raises on bad content."""
     root = Path(root)
     project = Project(root=root)
-    path = root / CONFIG
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        singles = sorted(p.name for p in root.glob("*.qmd") if not p.name.startswith(("_", ".")))
-        if singles and not path.exists():   # `quarto render doc.qmd`: lone documents, no project
-            project.type, project.chapters = "single", singles
-            return project
-        project.findings.append(Finding(CONFIG, 0, "yaml", f"cannot read {CONFIG}: {exc.strerror}"))
+    singles = sorted(p.name for p in root.glob("*.qmd") if not p.name.startswith(("_", ".")))
+    if singles and not (root / CONFIG).exists():   # `quarto render doc.qmd`: lone documents
+        project.type, project.chapters = "single", singles
         return project
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        project.findings.append(Finding(CONFIG, line, "encoding", "not valid UTF-8"))
-        return project
-    try:
-        node, config = compose_yaml(text)
-    except YAMLError as exc:
-        problem = yaml_problem(exc)
-        project.findings.append(Finding(CONFIG, problem.line or 0, "yaml",
-                                        f"malformed YAML: {problem.reason}", col=problem.col))
-        return project
-    if not isinstance(config, dict):
-        project.findings.append(Finding(CONFIG, 1, "yaml", f"{CONFIG} is not a YAML mapping"))
+    node, config, problem = read_mapping(root, CONFIG)
+    if problem:
+        project.findings.append(problem)
         return project
     base_book = config.get("book")
     config, project.config_files, project.profiles, problems = overlay(root, config, profile)

@@ -46,25 +46,25 @@ else:
     _LOADER = _SafeLoader
 
 
-def load_yaml(text: str):
-    """yaml.safe_load of `text` (a repeated key is an error); raises yaml.YAMLError
-    with the best marks available."""
+def _parsed(parse):
+    """parse(loader) with libyaml, again with the pure-Python parser on an error."""
     try:
-        return yaml.load(text, Loader=_LOADER)
+        return parse(_LOADER)
     except yaml.YAMLError:
         if _LOADER is _SafeLoader:
             raise
-        return yaml.load(text, Loader=_SafeLoader)
+        return parse(_SafeLoader)
+
+
+def load_yaml(text: str):
+    """yaml.safe_load of `text` (a repeated key is an error); raises yaml.YAMLError
+    with the best marks available."""
+    return _parsed(lambda loader: yaml.load(text, Loader=loader))
 
 
 def compose_yaml(text: str):
     """(node tree with line marks, plain data) of `text`; raises like load_yaml."""
-    try:
-        return yaml.compose(text, Loader=_LOADER), yaml.load(text, Loader=_LOADER)
-    except yaml.YAMLError:
-        if _LOADER is _SafeLoader:
-            raise
-        return yaml.compose(text, Loader=_SafeLoader), yaml.load(text, Loader=_SafeLoader)
+    return _parsed(lambda loader: (yaml.compose(text, Loader=loader), yaml.load(text, Loader=loader)))
 
 
 def key_lines(node, first_line: int = 1) -> dict[tuple, int]:
