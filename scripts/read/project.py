@@ -153,15 +153,11 @@ def _input_files(project: Project, config: dict) -> list[str]:
 
 
 def _candidate_inputs(project: Project) -> list[str]:
-    """Every .qmd/.md below the root Quarto would take for a document: not `_*` or
-    `.*` (files or folders), not README, not in outputs or tooling; index.qmd first."""
-    skip = NOT_SOURCES | {PurePosixPath(project.output_dir or "_book").parts[0]}
-    found = []
-    for folder, dirs, names in os.walk(project.root):
-        rel_dir = Path(folder).relative_to(project.root)
-        dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith(("_", ".")))
-        found += [(rel_dir / n).as_posix() for n in names if n.endswith((".qmd", ".md"))
-                  and not n.startswith(("_", ".")) and n.lower() not in ("readme.md", "readme.qmd")]
+    """Every .qmd/.md of source_files() Quarto would take for a document: not `_*` or
+    `.*` (files or folders), not README; index.qmd first."""
+    found = [rel for rel in project.source_files() if rel.endswith((".qmd", ".md"))
+             and not any(part.startswith(("_", ".")) for part in rel.split("/"))
+             and rel.rsplit("/", 1)[-1].lower() not in ("readme.md", "readme.qmd")]
     return sorted(found, key=lambda r: (r.count("/"), r != "index.qmd", r))
 
 
