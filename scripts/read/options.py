@@ -43,6 +43,11 @@ def effective_options(cell: CodeCell) -> MappingProxyType:
     return MappingProxyType({**QUARTO_CELL_DEFAULTS, **cell.options})
 
 
+def outputs_shown(cell: CodeCell) -> bool:
+    """Whether the cell's outputs reach the page (neither `include` nor `output` false)."""
+    return cell.options.get("include") is not False and cell.options.get("output") is not False
+
+
 def accepts(spec: dict, value) -> bool:
     """Whether Quarto's schema entry `spec` ({"types", "enum"}) takes `value`."""
     kind = next((name for cls, name in _TYPES if isinstance(value, cls)), "string")

@@ -21,6 +21,7 @@ import re
 import time
 from pathlib import Path
 
+from scripts.read.options import outputs_shown
 from scripts.run import deps, steps
 from scripts.run.inline_values import Inserted, inserted, mangled
 from scripts.run.kernel import (DEFAULT_TIMEOUT_S, LIVE_KERNEL_PIDS, OUTPUT_CAP_CHARS,  # noqa: F401 (API)
@@ -124,8 +125,7 @@ class _ChapterRunner:
             return
         cell_run = self.run_.cells[cell.index]
         cell_run.raised = errored
-        hidden = cell.options.get("include") is False or cell.options.get("output") is False
-        cell_run.outputs = [] if hidden else _outputs(cell, outputs)
+        cell_run.outputs = _outputs(cell, outputs) if outputs_shown(cell) else []
         self.run_.invariants += _count_checks(step.code)
 
     def _report_error(self, cell: CodeCell, info: dict | None, outputs: list[dict]) -> None:

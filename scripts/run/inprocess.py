@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from scripts.model import CellRun, ChapterRun, InlineRun, Output, ParsedChapter
+from scripts.read.options import outputs_shown
 
 
 @dataclass
@@ -134,7 +135,7 @@ def run_in_process(parsed: ParsedChapter, *, stop_at_error: bool = True,
             after_cell()
         if value is not None:
             shown.append(value)
-        if cell.options.get("include") is not False and cell.options.get("output") is not False:
+        if outputs_shown(cell):
             asis = cell.options.get("output") == "asis"
             text = printed.getvalue()
             streams = [Output("markdown" if asis else "text", text)] if text else []

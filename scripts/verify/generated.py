@@ -19,6 +19,7 @@ import re
 from dataclasses import replace
 
 from scripts.model import Finding
+from scripts.read.options import outputs_shown
 from scripts.read.qmd import AT_KEY, CROSSREF_PREFIXES
 
 CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
@@ -44,8 +45,7 @@ def generated_keys(parsed, run) -> list[tuple[str, int, int]]:
     cell_runs = {r.index: r for r in run.cells}
     for cell in parsed.cells:
         result = cell_runs.get(cell.index)
-        if result is None or cell.options.get("include") is False \
-                or cell.options.get("output") is False:
+        if result is None or not outputs_shown(cell):
             continue
         asis = cell.options.get("output") == "asis"
         for output in result.outputs:
