@@ -65,6 +65,15 @@ def test_a_wrong_type_in_the_front_matter_or_project_execute_is_a_finding_at_its
     assert parsed.freeze is False and book.project.execute == {}
 
 
+def test_yes_is_a_string_as_in_quartos_yaml_1_2(tmp_path):
+    """Quarto reads YAML 1.2: `echo: yes` is the string "yes", which echo refuses
+    (PyYAML's YAML 1.1 would make it true)."""
+    write(tmp_path, {"_quarto.yml": BOOK, "index.qmd": "# I\n\n```{python}\n#| echo: yes\nx = 1\n```\n"})
+    parsed = read_book(tmp_path).parsed["index.qmd"]
+    assert [(f.line, f.kind) for f in parsed.findings] == [(4, "yaml")]
+    assert '"yes"' in parsed.findings[0].reason and "echo" not in parsed.cells[0].options
+
+
 def test_option_lines_are_found_as_quarto_finds_them(tmp_path):
     """Checked with Quarto 1.7.34 (`quarto render --to md`): blank lines before the
     option block are skipped, `# |` and `#|key` are option lines; the block ends at
