@@ -98,7 +98,10 @@ class CodeCell:
     first_code_line: int      # the line of the first line of `source`
     end_line: int             # the closing fence line
     source: str               # the cell body exactly as written, option lines included
-    options: dict = field(default_factory=dict)   # parsed leading `#| key: value` lines
+    options: dict = field(default_factory=dict)   # the `#|` options, validated, cascade applied
+                                                  # and frozen by read/options.py
+    option_lines: dict = field(default_factory=dict)  # option -> the line it is written at
+    code: str = ""            # the source without its option block (what a page shows)
 
     @property
     def label(self) -> str | None:
@@ -123,7 +126,8 @@ class InlineExpr:
 class ParsedChapter:
     path: str
     text: str
-    front_matter: dict = field(default_factory=dict)
+    front_matter: dict = field(default_factory=dict)    # read/ only: stages take the fields below
+    front_lines: dict = field(default_factory=dict)     # read/ only: (key,) / (key, sub) -> line
     cells: list[CodeCell] = field(default_factory=list)
     inlines: list[InlineExpr] = field(default_factory=list)
     labels: list[tuple[str, int]] = field(default_factory=list)        # (label, line) defined here
@@ -139,6 +143,11 @@ class ParsedChapter:
     part: bool = False        # a `- part: file.qmd` page (unnumbered)
     figure: dict | None = None  # Quarto's figure options for this document, front matter
                                 # included (read/figures.py); None: not resolved yet
+    # resolved by read/options.py (front matter over the project):
+    freeze: object = False    # `execute: freeze:` false | true | "auto"
+    search: bool = True       # False: `search: false` (left out of the search index)
+    cache_inputs: list[str] = field(default_factory=list)  # `cache-inputs:` (ours) paths/globs
+    kernel: tuple | None = None  # (`jupyter:` value, file, line) in force, or None
 
     def source_of(self, line: int) -> tuple[str, int]:
         """(file, line) a line of `text` was written at (includes resolved)."""

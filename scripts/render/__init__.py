@@ -66,7 +66,8 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
     else:                               # not silent: Quarto runs the chapters a second time
         print(f"quarto executes the chapters again for {fmt}: only HTML is handed the checked "
               "runs (docs/quarto-compat.md)", file=sys.stderr)
-    log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen)
+    log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen,
+                        profiles=result.project.profiles)
     if fmt == "html":
         log = _render_again_if_incomplete(result, dest, frozen, log)
     for line in quarto.warnings(log):
@@ -88,7 +89,7 @@ def _render_again_if_incomplete(result, dest: Path, frozen: bool, log: str) -> s
     Returns the log of the render kept."""
     from . import quarto_search
     pages = [posixpath.splitext(doc)[0] + ".html" for doc in result.project.documents
-             if getattr(result.parsed.get(doc), "front_matter", {}).get("search") is not False]
+             if getattr(result.parsed.get(doc), "search", True)]
 
     def incomplete() -> list[str]:
         return [f"{page} (empty)" for page in quarto_search.empty_pages(dest, pages)] + \
@@ -100,7 +101,7 @@ def _render_again_if_incomplete(result, dest: Path, frozen: bool, log: str) -> s
     print(f"Quarto left {', '.join(missing)} (Quarto 1.7 indexes pages it is still "
           "rewriting): rendering once more", file=sys.stderr)
     log = quarto.render(Path(result.project.root), "html", dest, result.project.formats,
-                        frozen=frozen)
+                        frozen=frozen, profiles=result.project.profiles)
     missing = incomplete()
     if missing:
         raise RenderError(f"quarto left {', '.join(missing)}, twice: the book would be "

@@ -38,7 +38,7 @@ from pathlib import Path, PurePosixPath
 
 from scripts.model import ChapterRun, CodeCell, Output, ParsedChapter
 from scripts.read.figures import figure_options
-from scripts.read.project import effective_options
+from scripts.read.options import effective_options
 from scripts.verify.published import escape_pipes, in_pipe_table
 
 from .errors import RenderError
@@ -57,7 +57,6 @@ NOT_FORWARDED = {
 }
 FIG_OPTIONS = ("fig-align", "fig-env", "fig-alt", "fig-pos", "fig-scap")
 CODE_OPTIONS = ("code-fold", "code-summary", "code-line-numbers")   # on the code block
-OPTION_LINE = re.compile(r"^\s*#\|")
 MATPLOTLIB_REPRS = ("[<matplotlib", "<matplotlib", "<seaborn.", "<ggplot:")
 FIGURES_DIR = "figure-html"
 
@@ -89,11 +88,8 @@ def code_block(text: str, info: str = "") -> str:
 
 
 def cell_source(cell: CodeCell) -> str:
-    """The cell's code without its leading `#|` option lines."""
-    lines = cell.source.splitlines()
-    while lines and OPTION_LINE.match(lines[0]):
-        lines.pop(0)
-    return "\n".join(lines).strip("\n")
+    """The cell's code without its `#|` option block (as the read stage found it)."""
+    return cell.code.strip("\n")
 
 
 def cell_id(path: str, cell: CodeCell) -> str:
@@ -145,7 +141,7 @@ class _Cell:
         self.indent = re.match(r"[ \t]*", fence).group(0)
 
     def label_container(self) -> bool:
-        if self.opts.get("output") is False:
+        if self.opts["output"] is False:
             return True
         shown = [o for o in self.outputs if is_display(o)]
         return (not shown or len(shown) > 1
@@ -164,7 +160,7 @@ class _Cell:
         echo = self.opts.get("echo")
         if echo is False:
             return ""
-        fenced = str(echo).lower() == "fenced"
+        fenced = echo == "fenced"
         source = cell_source(self.cell)
         if self.indent:
             source = "\n".join(ln[len(self.indent):] if ln.startswith(self.indent) else ln
@@ -220,7 +216,7 @@ class _Cell:
         return f"![{caption}]({rel}){suffix}\n"
 
     def write(self, execution_count: int | None) -> str:
-        if self.opts.get("include") is False:
+        if self.opts["include"] is False:
             return ""
         source = cell_source(self.cell)
         if not source and not self.outputs:
@@ -232,7 +228,7 @@ class _Cell:
         head += forwarded + ([f"execution_count={execution_count}"] if execution_count else [])
         need_cell = bool(self.label and label_container) or bool(forwarded) or bool(self.captions)
         parts = [self.code()]
-        if self.opts.get("output") is not False:
+        if self.opts["output"] is not False:
             self.refuse_an_empty_float()
             parts += self.outputs_md(label_container, execution_count)
         body = "".join(parts)

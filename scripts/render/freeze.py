@@ -53,15 +53,6 @@ def entry_dir(root: Path, rel: str, hidden: bool = False) -> Path:
     return Path(root) / (HIDDEN_FREEZE_DIR if hidden else FREEZE_DIR) / path.parent / path.stem
 
 
-def freeze_option(project, parsed):
-    """`execute: freeze:` of the front matter, else of _quarto.yml, else Quarto's false."""
-    for execute in (parsed.front_matter.get("execute") if isinstance(parsed.front_matter, dict)
-                    else None, getattr(project, "execute", None)):
-        if isinstance(execute, dict) and "freeze" in execute:
-            return execute["freeze"]
-    return False
-
-
 # What Quarto's engine puts in the page's <head> when any display of the notebook
 # offered text/html or application/javascript (quarto-cli 1.7.34
 # src/core/jupyter/widgets.ts, includesForJupyterWidgetDependencies: "javascript
@@ -129,7 +120,7 @@ def write_entries(result, documents: list[str] | None = None) -> tuple[list[str]
                                     "would execute it (run `make check` again)"))
             continue
         md = engine_markdown(parsed, run, root, parsed.figure or result.project.figure)
-        target = entry_dir(root, rel, hidden=freeze_option(result.project, parsed) is False)
+        target = entry_dir(root, rel, hidden=parsed.freeze is False)
         shutil.rmtree(target / FIGURES_DIR, ignore_errors=True)   # no figure of an older run
         prefix = files_dir(rel) + "/"
         for name, data in sorted(md.files.items()):

@@ -5,6 +5,7 @@ directory; the caller moves the result into `_book/` only on success.
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -82,11 +83,12 @@ def warnings(log: str) -> list[str]:
 
 
 def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
-           frozen: bool = False) -> str:
+           frozen: bool = False, profiles: list[str] = ()) -> str:
     """Run `quarto render` for the whole project into `dest`; return Quarto's log.
 
     frozen: the checked runs were handed over (scripts.render.freeze): pass
     `--use-freezer`, and fail if Quarto executed anything all the same.
+    profiles: the Quarto profiles the check read (QUARTO_PROFILE of this process only).
     """
     exe = quarto_path()
     if exe is None:
@@ -96,7 +98,8 @@ def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
     if frozen:
         cmd.append("--use-freezer")
     try:
-        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+        env = {**os.environ, "QUARTO_PROFILE": ",".join(profiles)} if profiles else None
+        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=env)
     except OSError as exc:
         raise RenderError(f"could not run quarto: {exc}") from exc
     if proc.returncode != 0:

@@ -21,11 +21,11 @@ import re
 import time
 from pathlib import Path
 
+from scripts.read.options import outputs_shown
 from scripts.run import deps, steps
 from scripts.run.inline_values import Inserted, inserted, mangled
 from scripts.run.kernel import (DEFAULT_TIMEOUT_S, LIVE_KERNEL_PIDS, OUTPUT_CAP_CHARS,  # noqa: F401 (API)
                                 Kernel, start_kernel)
-from scripts.read.project import option_false, option_true
 from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Kind, Output,
                            ParsedChapter)
 
@@ -120,13 +120,12 @@ class _ChapterRunner:
             self.by_count[result["count"]] = (cell, step.skipped)
         outputs = result.get("outputs", [])
         errored = bool(result.get("error"))
-        if errored and not option_true(cell.options.get("error", False)):
+        if errored and cell.options.get("error") is not True:
             self._report_error(cell, result.get("error_info"), outputs)
             return
         cell_run = self.run_.cells[cell.index]
         cell_run.raised = errored
-        hidden = option_false(cell.options.get("include", True)) or option_false(cell.options.get("output", True))
-        cell_run.outputs = [] if hidden else _outputs(cell, outputs)
+        cell_run.outputs = _outputs(cell, outputs) if outputs_shown(cell) else []
         self.run_.invariants += _count_checks(step.code)
 
     def _report_error(self, cell: CodeCell, info: dict | None, outputs: list[dict]) -> None:
@@ -245,8 +244,8 @@ def _capped(text: str) -> str:
 def _outputs(cell: CodeCell, raw: list[dict]) -> list[Output]:
     """Convert a cell's raw outputs (nbformat-shaped dicts) to model Outputs,
     honouring the output/warning options."""
-    asis = str(cell.options.get("output", "")).lower() == "asis"
-    show_warnings = not option_false(cell.options.get("warning", True))
+    asis = cell.options.get("output") == "asis"
+    show_warnings = cell.options.get("warning") is not False
     outputs: list[Output] = []
     for out in raw:
         kind = out.get("output_type")

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from scripts.model import CellRun, ChapterRun, InlineRun, Kind, ParsedChapter
+from scripts.read.options import DECLARED_INPUTS
 from scripts.run import cache, deps, fingerprint, order, sweep
 from scripts.run.facts_side import Facts
 from scripts.run.forkserver import kernel_env
@@ -24,15 +25,6 @@ from scripts.run.forkserver import kernel_env
 UNSTABLE_KINDS = {Kind.TIMEOUT, Kind.KERNEL_DIED}     # never cached: may be transient
 
 
-DECLARED_INPUTS = "cache-inputs"    # front matter: paths/globs an opaque chapter reads
-
-
-def declared_inputs(parsed: ParsedChapter) -> list[str]:
-    """The chapter's `cache-inputs:` (front matter; Quarto ignores it), as a list."""
-    value = (parsed.front_matter or {}).get(DECLARED_INPUTS) if isinstance(parsed.front_matter, dict) else None
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value] if isinstance(value, list) else []
 
 
 def reusable(root: Path, parsed: ParsedChapter, run: ChapterRun | None, env: dict, facts) -> bool:
@@ -47,7 +39,7 @@ def storable(parsed: ParsedChapter, run: ChapterRun) -> bool:
     """Completely observed (or its inputs declared), stable while it ran, not cut short."""
     if run.deps is None or run.deps.get("unstable") or any(f.kind in UNSTABLE_KINDS for f in run.findings):
         return False
-    return not run.deps.get("opaque") or bool(declared_inputs(parsed))
+    return not run.deps.get("opaque") or bool(parsed.cache_inputs)
 
 
 def opaque_notes(chapters: list[ParsedChapter], runs: dict[str, ChapterRun]) -> list[str]:
@@ -59,7 +51,7 @@ def opaque_notes(chapters: list[ParsedChapter], runs: dict[str, ChapterRun]) -> 
             continue
         if run.deps.get("unstable"):
             notes.append(f"{parsed.path}: not cached: {run.deps['unstable']}")
-        elif run.deps.get("opaque") and not declared_inputs(parsed):
+        elif run.deps.get("opaque") and not parsed.cache_inputs:
             where = run.deps["opaque"][0]
             path, line = parsed.source_of(where["line"]) if where.get("line") else (parsed.path, 0)
             reasons = "; ".join(o["reason"] for o in run.deps["opaque"])
@@ -116,8 +108,8 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
         parsed = by_path[run.path]
         run.anchors = fingerprint.anchors(parsed)
         runs[run.path] = run
-        if run.deps is not None and declared_inputs(parsed):
-            run.deps["facts"].update(deps.declared(root, parsed.exec_dir, declared_inputs(parsed)))
+        if run.deps is not None and parsed.cache_inputs:
+            run.deps["facts"].update(deps.declared(root, parsed.exec_dir, parsed.cache_inputs))
         if run.deps is not None:
             io[run.path] = order.reads_and_writes(run.deps)
         if storable(parsed, run):

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Callable
 
 from scripts.model import CodeCell, InlineExpr, ParsedChapter
-from scripts.read.project import option_false, option_true
 from scripts.run.kernel import OUTPUT_CAP_CHARS, RICH_CAP_CHARS, STEPS, Kernel
 
 POLL_S = 0.05              # how often the results file and the kernel are looked at
@@ -46,7 +45,7 @@ class Step:
         if self.expr is not None:
             return {"inline": self.expr.expr}
         return {"cell": self.cell.index, "code": self.code,
-                "error_ok": option_true(self.cell.options.get("error", False))}
+                "error_ok": self.cell.options.get("error") is True}
 
 
 @dataclass
@@ -70,7 +69,7 @@ def plan(parsed: ParsedChapter) -> list[Step]:
         if k == len(parsed.cells):
             break
         cell = parsed.cells[k]
-        if option_false(cell.options.get("eval", True)):
+        if cell.options.get("eval") is False:
             continue
         lines = cell.source.split("\n")
         skipped = 0

@@ -9,19 +9,15 @@ import re
 from dataclasses import replace
 
 from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Kind, ParsedChapter
-from scripts.read.project import Project
 from scripts.run.kernelspec import kernel_problem
 
 
-def kernel_refused(project: Project, parsed: ParsedChapter) -> ChapterRun | None:
+def kernel_refused(parsed: ParsedChapter) -> ChapterRun | None:
     """A run that never started, when the chapter's `jupyter:` (front matter, else
     _quarto.yml) names a kernel that is not installed or not Python; else None."""
-    if "jupyter" in parsed.front_matter:
-        value, where = parsed.front_matter["jupyter"], (parsed.path, _front_matter_line(parsed))
-    elif project.jupyter is not None:
-        value, where = project.jupyter, ("_quarto.yml", project.jupyter_line)
-    else:
+    if parsed.kernel is None:
         return None
+    value, *where = parsed.kernel
     if not parsed.execute:
         return None                 # nothing runs, so no kernel is needed
     problem = kernel_problem(value)
@@ -93,12 +89,3 @@ def _outside_origin(f: Finding) -> tuple | None:
         return None
     return f.reason, rows[-2]
 
-
-def _front_matter_line(parsed: ParsedChapter) -> int:
-    """The line of the front matter's `jupyter:` key (1 when it cannot be told)."""
-    for number, line in enumerate(parsed.text.split("\n")[1:60], start=2):
-        if line.startswith("jupyter:"):
-            return number
-        if line.rstrip() in ("---", "..."):
-            break
-    return 1

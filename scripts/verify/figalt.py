@@ -23,14 +23,6 @@ ATTR_ALT = re.compile(r"""fig-alt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s}]+))""")
 DIV_OPEN = re.compile(r"^(:{3,})\s*\{[^}]*#(fig-[\w:.-]+)")
 
 
-def _label_line(cell) -> int:
-    """The 1-based line of the cell's `#| label:` option (its fence if none)."""
-    for offset, line in enumerate(cell.source.splitlines()):
-        if re.match(r"\s*#\|\s*label\s*:", line):
-            return cell.first_code_line + offset
-    return cell.fence_line
-
-
 def _alt_value(attrs: str) -> str:
     alt = ATTR_ALT.search(attrs)
     return next((g for g in alt.groups() if g is not None), "") if alt else ""
@@ -61,7 +53,7 @@ def missing_fig_alt(parsed) -> list[Finding]:
             continue
         alt = cell.options.get("fig-alt")
         if alt is None or not str(alt).strip():
-            found.append(Finding(parsed.path, _label_line(cell), Kind.FIG_ALT,
+            found.append(Finding(parsed.path, cell.option_lines.get("label", cell.fence_line), Kind.FIG_ALT,
                                  f"figure {label} has no alt text (add `#| fig-alt: \"...\"`)",
                                  col=1, label=label))
     for match in IMAGE.finditer(parsed.text):

@@ -38,7 +38,7 @@ execute:
     assert project.appendices == ["contents/z.qmd"]
     assert project.bibliography == ["refs.bib"]
     assert project.execute == {"echo": False, "timeout": 30}
-    assert project.cell_defaults == {"echo": False} and project.timeout_s == 30.0
+    assert project.timeout_s == 30.0
 
 
 def test_malformed_yaml_is_located(tmp_path):

@@ -59,7 +59,7 @@ def test_cell_option_hint_gives_no_column_the_file_does_not_have():
 
 def test_metadata_file_mistake_is_located_with_its_fix(tmp_path):
     (tmp_path / "_metadata.yml").write_text("format:\n  html:\n    toc: true\n   echo: false\n")
-    _, _, problems = overlay(tmp_path, {"metadata-files": ["_metadata.yml"]})
+    *_, problems = overlay(tmp_path, {"metadata-files": ["_metadata.yml"]})
     (finding,) = problems
     assert (finding.path, finding.line, finding.col) == ("_metadata.yml", 4, 4)
     assert "indented differently" in finding.reason

@@ -151,8 +151,13 @@ def test_an_input_changed_while_the_run_went_on_is_not_stable(tmp_path):
 
 
 def _chapter(text: str) -> ParsedChapter:
+    """The chapter as read_book gives it: parsed, its options resolved."""
+    from scripts.read.options import resolve
+    from scripts.read.project import Project
     from scripts.read.qmd import parse_chapter
-    return parse_chapter("contents/c.qmd", text)
+    parsed = parse_chapter("contents/c.qmd", text)
+    resolve(Project(root=Path(".")), parsed)
+    return parsed
 
 
 CHAPTER = "# C\n\nProse.\n\n```{python}\nx = 1\ncheck(x > 2, 'x is big')\n```\n\nValue `{python} x` here.\n"

@@ -8,6 +8,7 @@ import pytest
 from pathlib import Path
 
 from scripts.model import CellRun, ChapterRun, InlineRun, Output
+from scripts.read.options import resolve
 from scripts.read.project import Project
 from scripts.read.qmd import parse_chapter
 from scripts.render.errors import RenderError
@@ -77,7 +78,7 @@ def page(tmp_path, markdown: str) -> str:
 
 def checked(source: str):
     parsed = parse_chapter("c.qmd", source)
-    Project(root=Path("."), execute={"echo": False}).apply_execute_options(parsed)
+    resolve(Project(root=Path("."), execute={"echo": False}), parsed)
     return parsed
 
 
