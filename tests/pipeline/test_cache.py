@@ -158,9 +158,10 @@ def test_damaged_entry_is_ignored_deleted_and_recomputed(book, damage):
     if damage == "truncate":
         path.write_bytes(raw[: len(raw) // 2])
     elif damage == "tamper":                       # valid JSON, one published value changed
-        entry = json.loads(raw)
-        entry["run"]["inlines"][0]["text"] = "3"
-        path.write_text(json.dumps(entry))
+        header, _, payload = raw.partition(b"\n")
+        run = json.loads(payload)
+        run["inlines"][0]["text"] = "3"
+        path.write_bytes(header + b"\n" + json.dumps(run).encode())
     elif damage == "garbage":
         path.write_bytes(b"\xff\xfe not json")
     elif damage == "empty":
@@ -171,10 +172,7 @@ def test_damaged_entry_is_ignored_deleted_and_recomputed(book, damage):
         path = cache.entry_path(book, other)
         key = other
     elif damage == "shape":                        # checksum consistent, payload not a run
-        payload = {"not": "a run"}
-        entry = {"format": cache.FORMAT_VERSION, "key": key, "run": payload,
-                 "checksum": cache.hashlib.sha256(cache._canonical(payload)).hexdigest()}
-        path.write_bytes(cache._canonical(entry))
+        cache.entries(book).put_json(key, {"not": "a run", "cache_key": key})
     assert cache.load(book, key) is None
     assert not path.exists()
     cache.store(book, key, sample_run())           # the recomputed result is stored again
@@ -186,7 +184,7 @@ def test_store_is_atomic_and_leaves_no_temp_files(book):
         cache.store(book, f"{n:064x}", sample_run())
     cache.store(book, f"{0:064x}", sample_run())
     names = sorted(p.name for p in cache.cache_dir(book).iterdir())
-    assert names == [f"{n:064x}.json" for n in range(3)]
+    assert names == [f"{n:064x}" for n in range(3)]
 
 
 def test_prune_keeps_only_current_keys_and_clear_removes_all(book):
@@ -194,7 +192,7 @@ def test_prune_keeps_only_current_keys_and_clear_removes_all(book):
         cache.store(book, f"{n:064x}", sample_run())
     (cache.cache_dir(book) / ".stray.tmp").write_text("half")
     assert cache.prune(book, {f"{1:064x}"}) == 3
-    assert [p.name for p in cache.cache_dir(book).iterdir()] == [f"{1:064x}.json"]
+    assert [p.name for p in cache.cache_dir(book).iterdir()] == [f"{1:064x}"]
     cache.clear(book)
     assert not cache.cache_dir(book).exists()
     assert cache.prune(book, set()) == 0
