@@ -39,18 +39,19 @@ def build_dir(root: Path) -> Path:
     return Path(root) / BUILD
 
 
+def _plain(value):
+    return hashlib.sha256(value).hexdigest() if isinstance(value, bytes) else str(value)
+
+
 def canonical(data) -> bytes:
+    """Sorted compact JSON (bytes anywhere: by their sha256; other objects: str)."""
     return json.dumps(data, sort_keys=True, ensure_ascii=False,
-                      separators=(",", ":"), default=str).encode("utf-8")
+                      separators=(",", ":"), default=_plain).encode("utf-8")
 
 
 def digest(*parts) -> str:
-    """sha256 (hex) of JSON-serialised parts (bytes: by their own sha256)."""
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(canonical(hashlib.sha256(part).hexdigest() if isinstance(part, bytes) else part))
-        h.update(b"\0")
-    return h.hexdigest()
+    """sha256 (hex) of the canonical JSON of parts."""
+    return hashlib.sha256(canonical(parts if len(parts) != 1 else parts[0])).hexdigest()
 
 
 def file_digest(path, missing: str = "missing") -> str:
@@ -82,6 +83,7 @@ def stamp(path) -> str:
 
 _files: dict[tuple, list[Path]] = {}    # per process: (module, whole) -> its source files
 _closure: dict[tuple, str] = {}
+_parsed: dict[Path, tuple[str, set[str]]] = {}
 
 
 def _sources(name: str, whole: bool) -> list[Path]:
@@ -136,18 +138,28 @@ def code_digest(*modules: str) -> str:
                 continue
             seen.add((name, whole))
             for path in _sources(name, whole):
-                data = path.read_bytes()
-                files[path.relative_to(PROJECT).as_posix()] = hashlib.sha256(data).hexdigest()
-                if path.suffix == ".py":
-                    todo.extend((n, False) for n in _imports(path, data.decode("utf-8", errors="replace")))
-        _closure[modules] = digest(sorted(files.items()))
+                if path not in files:
+                    files[path], imports = _read(path)
+                    todo.extend((n, False) for n in imports)
+        _closure[modules] = digest(sorted((p.relative_to(PROJECT).as_posix(), h)
+                                          for p, h in files.items()))
     return _closure[modules]
+
+
+def _read(path: Path) -> tuple[str, set[str]]:
+    """(sha256, project modules imported) of one source file, once per process."""
+    if path not in _parsed:
+        data = path.read_bytes()
+        imports = _imports(path, data.decode("utf-8", errors="replace")) if path.suffix == ".py" else set()
+        _parsed[path] = (hashlib.sha256(data).hexdigest(), imports)
+    return _parsed[path]
 
 
 def forget_code() -> None:
     """Drop the per-process code digests (tests that edit a module)."""
     _files.clear()
     _closure.clear()
+    _parsed.clear()
 
 
 # ------------------------------------------------------------------ entries
@@ -198,7 +210,7 @@ class Store:
             return default
 
     def put_json(self, key: str, value) -> None:
-        self.put(key, canonical(value))
+        self.put(key, json.dumps(value, ensure_ascii=False, default=_plain))
 
     def keep(self, key: str) -> None:
         """Keep an entry this run did not read (`prune` forgets the others)."""

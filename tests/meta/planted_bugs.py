@@ -64,19 +64,6 @@ def write(path, entries):
         handle.write(format_lock(entries))
 '''
 
-DIRECT_CACHE_STORE = '''
-def store(root, key, run):
-    folder = cache_dir(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    payload = run.to_dict()
-    payload["cache_key"] = key
-    payload["cached"] = False
-    entry = {"format": FORMAT_VERSION, "key": key,
-             "checksum": hashlib.sha256(_canonical(payload)).hexdigest(), "run": payload}
-    with open(folder / f"{key}.json", "wb") as handle:
-        handle.write(_canonical(entry))
-'''
-
 DALY = 'return Q_(math.sqrt(2.0 * delta * m) * (1.0 + math.sqrt(x) / 3.0 + x / 9.0) - delta, "second")'
 YOUNG = 'return Q_(math.sqrt(2.0 * delta * m), "second")'
 
@@ -93,9 +80,9 @@ PLANTS: list[Plant] = [
     Plant("ledger-plain-write", "scripts/verify/ledger.py", "numbers.lock is written atomically",
           ("tests/pipeline/test_atomic_writes.py",), function="write", body=PLAIN_LEDGER_WRITE,
           ci=True),
-    Plant("cache-direct-write", "scripts/run/cache.py", "cache entries are written atomically",
-          ("tests/pipeline/test_atomic_writes.py",), function="store", body=DIRECT_CACHE_STORE,
-          ci=True),
+    Plant("cache-direct-write", "scripts/store.py", "cache entries are written atomically",
+          ("tests/pipeline/test_atomic_writes.py",),
+          old="atomic_write(self.path(key), ", new="open(self.path(key), 'wb').write(", ci=True),
     Plant("probability-one-rejected", "mlsys/units.py",
           "formulas accept probabilities in [0, 1], both ends included",
           ("tests/mlsys/test_formulas.py",),

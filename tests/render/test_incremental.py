@@ -184,18 +184,18 @@ def test_the_apply_pass_reports_the_collect_pass_facts(tmp_path, fixture):
 
 
 def test_damaged_stored_facts_only_cost_the_speculation(tmp_path):
-    """A .facts.json that the numbering cannot use (here: a chapter's facts are not a
+    """Stored facts that the numbering cannot use (here: a chapter's facts are not a
     mapping): the render still succeeds, with both passes, and stores good facts."""
     root = copy_fixture("minibook", tmp_path)
     render(checked(root))
-    facts = root / "_build/render/html/.facts.json"
-    stored = json.loads(facts.read_text(encoding="utf-8"))
-    facts.write_text(json.dumps({**stored, "contents/scaling.qmd": "not facts"}), encoding="utf-8")
+    stored = incremental.RenderCache(root, "html").previous_facts()
+    incremental.RenderCache(root, "html").put_json(
+        incremental.FACTS, {**stored, "contents/scaling.qmd": "not facts"})
     path = root / "contents/scaling.qmd"
     path.write_text(path.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
     render(checked(root))
     assert runs_of("contents/scaling.qmd") == ["contents/scaling.qmd (collect)",
                                                "contents/scaling.qmd"]
     assert "One more sentence." in (root / "_book/contents/scaling.html").read_text(encoding="utf-8")
-    assert json.loads(facts.read_text(encoding="utf-8"))["contents/scaling.qmd"] == \
+    assert incremental.RenderCache(root, "html").previous_facts()["contents/scaling.qmd"] == \
         stored["contents/scaling.qmd"]

@@ -119,7 +119,7 @@ def test_a_failed_build_leaves_no_stamp(built):
     path.write_bytes(original + b"\n```{python}\nraise ValueError('broken')\n```\n")
     failed = html(built)
     assert failed.returncode == 1 and "FAILED" in failed.stdout, failed.stdout
-    assert not (built / uptodate.STAMP).exists()
+    assert not uptodate.stamp_path(built).exists()
     path.write_bytes(original)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     again = html(built)
@@ -271,4 +271,4 @@ def test_a_reader_gone_costs_no_traceback_and_keeps_the_build(built):
         os.close(write_end)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "A sentence added later." in (built / PAGE).read_text(encoding="utf-8")
-    assert (built / uptodate.STAMP).is_file()
+    assert uptodate.stamp_path(built).is_file()
