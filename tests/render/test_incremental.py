@@ -142,11 +142,18 @@ def test_a_speculative_page_is_used_only_when_its_numbers_hold(tmp_path):
     assert "-caption\">Table\u00a02.1: Failures by cluster size</figcaption>" in page  # as before
 
 
-def test_filter_change_rerenders_everything(book, monkeypatch):
+@pytest.mark.parametrize("change", ["renderer code (a Lua filter)", "pandoc"])
+def test_a_code_or_tool_change_rerenders_everything(book, monkeypatch, change):
+    from scripts import store
     root, _ = book
     result = checked(root)      # the book as earlier tests left it (cached: no kernel)
     render(result)
-    monkeypatch.setattr(incremental, "SCHEMA", "a different filter set")
+    if change == "pandoc":
+        monkeypatch.setattr(incremental, "tools", lambda: ("another pandoc",))
+    else:
+        real = store.code_digest
+        monkeypatch.setattr(store, "code_digest", lambda *m: real(*m) + ("edited" if m == (
+            "scripts.render",) else ""))
     render(result)
     assert rendered_pages() == CHAPTERS
 
