@@ -79,6 +79,13 @@ def stamp(path) -> str:
     return hashlib.sha256("\n".join(rows).encode()).hexdigest()[:16]
 
 
+def write_json(path: Path, value) -> Path:
+    """A JSON file that is not a cache entry (a shard's partial result), atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(value, ensure_ascii=False, sort_keys=True) + "\n")
+    return path
+
+
 # ------------------------------------------------------------------ code
 
 _files: dict[tuple, list[Path]] = {}    # per process: (module, whole) -> its source files

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from scripts import store
 from scripts.model import CodeCell, Finding, ParsedChapter
 from scripts.read import CONFIG
 from scripts.read.figures import document_figure_options, drawn_format, figure_options
@@ -27,7 +28,7 @@ CELL_DEFAULTS = ("eval", "echo", "output", "warning", "error", "include")
 QUARTO_CELL_DEFAULTS = {"echo": True, "eval": True, "output": True, "include": True}
 DEFAULT_TIMEOUT_S = 120.0
 # Never part of the book's sources: tooling, outputs, caches, version control.
-NOT_SOURCES = {".git", ".venv", "venv", "_build", "_book", "__pycache__", "node_modules",
+NOT_SOURCES = {".git", ".venv", "venv", store.BUILD, "_book", "__pycache__", "node_modules",
                ".quarto", ".pytest_cache", ".hypothesis", "scripts", "tests"}
 
 

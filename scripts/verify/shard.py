@@ -39,7 +39,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from scripts import store
-from scripts.files import atomic_write
 from scripts.model import Finding, ParsedChapter, finding_from_dict
 
 CODE = "scripts.verify.sharding"        # what writes a partial: the whole check, by import
@@ -183,10 +182,7 @@ def partial(shard: Shard, shards: list[list[str]], documents: list[str],
 
 
 def write_partial(path: Path, data: dict) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
-    return path
+    return store.write_json(Path(path), data)
 
 
 def read_partial(path: Path) -> dict:
