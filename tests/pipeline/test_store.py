@@ -13,7 +13,6 @@ from scripts import store
 from scripts.model import ChapterRun, InlineRun, ParsedChapter
 from scripts.run import cache
 from scripts.verify import audit
-from pathlib import Path
 
 
 @pytest.fixture
