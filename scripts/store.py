@@ -109,25 +109,17 @@ def _sources(name: str, whole: bool) -> list[Path]:
     return _files[name, whole]
 
 
-def _module_of(path: Path) -> str:
-    rel = path.relative_to(PROJECT).with_suffix("")
-    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
-    return ".".join(parts)
-
-
 def _imports(path: Path, text: str) -> set[str]:
     """Project modules a source file imports (at any depth of its code: lazy ones too)."""
-    here = _module_of(path)
-    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    package = list(path.parent.relative_to(PROJECT).parts)
     found = set()
     for source, names, plain in IMPORT.findall(text):
         if plain:
             found.update(n.split()[0] for n in plain.split(",") if n.strip())
             continue
-        if source.startswith("."):
-            up = len(source) - len(source.lstrip("."))
-            base = package.split(".")[:len(package.split(".")) - (up - 1)]
-            source = ".".join(base + ([source.lstrip(".")] if source.lstrip(".") else []))
+        dots = len(source) - len(source.lstrip("."))
+        if dots:                                    # relative: from its package up
+            source = ".".join(package[:len(package) - dots + 1] + [source[dots:]]).rstrip(".")
         found.add(source)
         found.update(f"{source}.{n.split()[0]}" for n in names.strip("()").split(",") if n.split())
     parents = {".".join(n.split(".")[:i]) for n in found for i in range(1, n.count(".") + 1)}

@@ -245,16 +245,12 @@ def test_a_tree_too_large_to_list_is_never_stamped(tmp_path, monkeypatch):
     assert uptodate.begin(root, options)[0] is not None          # small enough: stamped
     _, start = uptodate.begin(root, options)
     uptodate.record(start, "_book", "ok", "_book/index.html")
-    code = tmp_path / "code"
-    code.mkdir()
-    (code / "cli.py").write_text("# the checker\n")
-    monkeypatch.setattr(uptodate, "CODE_DIR", code)
     monkeypatch.setattr(uptodate, "MAX_FILES", 2)     # inputs fit (2 rows each), the output not
     _, start = uptodate.begin(root, options)
     assert start.digest is not None
     uptodate.record(start, "_book", "ok", "_book/index.html")
     assert uptodate.begin(root, options)[0] is None
-    (code / "more.py").write_text("# one file too many\n")
+    (root / "more.txt").write_text("one file too many\n")
     assert uptodate.begin(root, options)[1].digest is None
     (root / "_book" / "page0.html").write_text("<p>tampered</p>\n")
     assert uptodate.begin(root, options)[0] is None
