@@ -70,12 +70,6 @@ class RenderCache(store.Store):
             Path(target).write_bytes(data)
         return data is not None
 
-    def put_file(self, key: str, source: Path) -> None:
-        try:
-            self.put(key, Path(source).read_bytes())
-        except OSError:
-            pass
-
     def previous_facts(self) -> dict[str, dict]:
         """Each chapter's collected facts (headings, labels) as the last render found them."""
         facts = self.get_json(FACTS, {})

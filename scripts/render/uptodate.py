@@ -117,7 +117,6 @@ def _quarto() -> list:
     """The Quarto on PATH ([] without one): its resolved launcher, every file in the
     launcher's folder (its bundled tools), and its version file, with their sizes
     and mtimes: what a reinstall or another Quarto changes."""
-    stamp = store.stamp
     exe = shutil.which("quarto")
     if exe is None:
         return []
@@ -125,8 +124,8 @@ def _quarto() -> list:
     install = launcher.parent.parent
     versions = [install / "share" / "version",                  # a release's layout
                 install / "src" / "resources" / "version"]      # a build from the sources
-    return [str(launcher), stamp(launcher), stamp(launcher.parent)] + \
-        [[str(v), v.read_text(encoding="utf-8", errors="replace").strip(), stamp(v)]
+    return [str(launcher), store.stamp(launcher), store.stamp(launcher.parent)] + \
+        [[str(v), v.read_text(encoding="utf-8", errors="replace").strip(), store.stamp(v)]
          for v in versions if v.is_file()]
 
 

@@ -108,10 +108,6 @@ def cache_dir(root: Path) -> Path:
     return entries(root).dir
 
 
-def entry_path(root: Path, key: str) -> Path:
-    return entries(root).path(key)
-
-
 def load(root: Path, key: str) -> ChapterRun | None:
     """The cached run for `key`, marked `cached=True`; None when missing or not intact
     (a damaged entry, or one holding another key's run or no run, is deleted)."""

@@ -153,7 +153,7 @@ def test_missing_entry_is_none(book):
 def test_damaged_entry_is_ignored_deleted_and_recomputed(book, damage):
     key = cache.chapter_key(book, parsed())
     cache.store(book, key, sample_run())
-    path = cache.entry_path(book, key)
+    path = cache.entries(book).path(key)
     raw = path.read_bytes()
     if damage == "truncate":
         path.write_bytes(raw[: len(raw) // 2])
@@ -168,8 +168,8 @@ def test_damaged_entry_is_ignored_deleted_and_recomputed(book, damage):
         path.write_bytes(b"")
     elif damage == "wrong-key":                    # an intact entry copied under another name
         other = "f" * 64
-        cache.entry_path(book, other).write_bytes(raw)
-        path = cache.entry_path(book, other)
+        path = cache.entries(book).path(other)
+        path.write_bytes(raw)
         key = other
     elif damage == "shape":                        # checksum consistent, payload not a run
         cache.entries(book).put_json(key, {"not": "a run", "cache_key": key})
