@@ -111,7 +111,7 @@ def _sources(name: str, whole: bool) -> list[Path]:
 
 def _imports(path: Path, text: str) -> set[str]:
     """Project modules a source file imports (at any depth of its code: lazy ones too)."""
-    package = list(path.parent.relative_to(PROJECT).parts)
+    package = os.path.relpath(path.parent, PROJECT).split(os.sep)
     found = set()
     for source, names, plain in IMPORT.findall(text):
         if plain:
@@ -120,10 +120,10 @@ def _imports(path: Path, text: str) -> set[str]:
         dots = len(source) - len(source.lstrip("."))
         if dots:                                    # relative: from its package up
             source = ".".join(package[:len(package) - dots + 1] + [source[dots:]]).rstrip(".")
-        found.add(source)
-        found.update(f"{source}.{n.split()[0]}" for n in names.strip("()").split(",") if n.split())
-    parents = {".".join(n.split(".")[:i]) for n in found for i in range(1, n.count(".") + 1)}
-    return {n for n in found | parents if n.split(".")[0] in PACKAGES}
+        if source.partition(".")[0] in PACKAGES:
+            found.add(source)
+            found.update(f"{source}.{n.split()[0]}" for n in names.strip("()").split(",") if n.split())
+    return found | {n[:i] for n in found for i, c in enumerate(n) if c == "."}  # and packages
 
 
 def code_digest(*modules: str) -> str:
