@@ -4,11 +4,11 @@ inputs and on the code that produced them.
 `BUILD` names the build folder once; `Store(root, name, code)` is one cache,
 the folder `BUILD/name/`. An entry is a file named by its key (the `digest` of
 its inputs, or a fixed name for a cache's single record) holding one header
-line, ``SCHEMA code checksum``, then the payload. `code` is the `code_digest` of
+line, ``code checksum``, then the payload. `code` is the `code_digest` of
 the modules that produce the entries: their import closure within this project
 (`scripts`, `mlsys`), read from the source files, so an edit to any module an
 entry could depend on makes every entry of that cache a miss, with no version
-to bump and no list of files to keep. An entry of another schema or code, or
+to bump and no list of files to keep. An entry of other code (the store's own included), or
 whose payload fails its checksum (a torn or edited file) is deleted and is a
 miss, never an error. Writes are atomic (scripts.files.atomic_write); a store
 that cannot be written costs time, never correctness.
@@ -28,7 +28,6 @@ from pathlib import Path
 from scripts.files import atomic_write
 
 BUILD = "_build"
-SCHEMA = b"store-1"
 PROJECT = Path(__file__).resolve().parents[1]       # where `scripts` and `mlsys` live
 PACKAGES = ("scripts", "mlsys")
 IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)"
@@ -168,7 +167,7 @@ class Store:
 
     def __init__(self, root: Path, name: str, code: tuple[str, ...] = (), *extra):
         self.dir = build_dir(root) / name
-        self.code = digest(code_digest(*code), *extra)
+        self.code = digest(code_digest(__name__, *code), *extra)    # this layout too
         self.used: set[str] = set()
 
     def key(self, *parts) -> str:
@@ -180,7 +179,7 @@ class Store:
 
     def get(self, key: str) -> bytes | None:
         """The payload stored under `key`; None (and the entry deleted) when it is
-        missing, of another schema or code, or fails its checksum."""
+        missing, of other code, or fails its checksum."""
         try:
             raw = self.path(key).read_bytes()
         except OSError:
@@ -233,7 +232,7 @@ class Store:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def _header(self, payload: bytes) -> bytes:
-        return b" ".join((SCHEMA, self.code.encode(), hashlib.sha256(payload).hexdigest().encode()))
+        return b" ".join((self.code.encode(), hashlib.sha256(payload).hexdigest().encode()))
 
     def discard(self, name: str) -> int:
         """Delete one entry (1 when there was one)."""
