@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.model import Finding, ParsedChapter
+from scripts.model import Finding, Kind, ParsedChapter
 from scripts.read.includes import expand
 from scripts.read.project import Project, load_project
 from scripts.read.qmd import decode, parse_chapter
@@ -30,7 +30,7 @@ def read_book(root: Path) -> ReadBook:
         try:
             data = (project.root / rel).read_bytes()
         except OSError as exc:
-            book.findings.append(Finding(rel, 0, "missing-chapter",
+            book.findings.append(Finding(rel, 0, Kind.MISSING_CHAPTER,
                                          f"cannot read: {exc.strerror}"))
             continue
         text, problems = decode(rel, data)

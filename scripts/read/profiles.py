@@ -17,7 +17,7 @@ import json
 import os
 from pathlib import Path, PurePosixPath
 
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 
 from .yamlio import YAMLError, load_yaml, yaml_problem
 
@@ -70,15 +70,15 @@ def _read(root: Path, rel: str) -> tuple[dict | None, Finding | None]:
     try:
         data = load_yaml((root / rel).read_text(encoding="utf-8")) or {}
     except OSError as exc:
-        return None, Finding(rel, 0, "yaml", f"cannot read {rel}: {exc.strerror}")
+        return None, Finding(rel, 0, Kind.YAML, f"cannot read {rel}: {exc.strerror}")
     except UnicodeDecodeError as exc:
-        return None, Finding(rel, 0, "yaml", f"malformed YAML: {exc}")
+        return None, Finding(rel, 0, Kind.YAML, f"malformed YAML: {exc}")
     except YAMLError as exc:
         problem = yaml_problem(exc)
-        return None, Finding(rel, problem.line or 0, "yaml",
+        return None, Finding(rel, problem.line or 0, Kind.YAML,
                              f"malformed YAML: {problem.reason}", col=problem.col)
     if not isinstance(data, dict):
-        return None, Finding(rel, 1, "yaml", f"{rel} is not a YAML mapping")
+        return None, Finding(rel, 1, Kind.YAML, f"{rel} is not a YAML mapping")
     return data, None
 
 

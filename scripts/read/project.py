@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from scripts import store
-from scripts.model import CodeCell, Finding, ParsedChapter
+from scripts.model import CodeCell, Finding, Kind, ParsedChapter
 from scripts.read import CONFIG
 from scripts.read.figures import document_figure_options, drawn_format, figure_options
 from scripts.read.profiles import overlay
@@ -164,23 +164,23 @@ def load_project(root: Path) -> Project:
         if singles and not path.exists():   # `quarto render doc.qmd`: lone documents, no project
             project.type, project.chapters = "single", singles
             return project
-        project.findings.append(Finding(CONFIG, 0, "yaml", f"cannot read {CONFIG}: {exc.strerror}"))
+        project.findings.append(Finding(CONFIG, 0, Kind.YAML, f"cannot read {CONFIG}: {exc.strerror}"))
         return project
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        project.findings.append(Finding(CONFIG, line, "encoding", "not valid UTF-8"))
+        project.findings.append(Finding(CONFIG, line, Kind.ENCODING, "not valid UTF-8"))
         return project
     try:
         node, config = compose_yaml(text)
     except YAMLError as exc:
         problem = yaml_problem(exc)
-        project.findings.append(Finding(CONFIG, problem.line or 0, "yaml",
+        project.findings.append(Finding(CONFIG, problem.line or 0, Kind.YAML,
                                         f"malformed YAML: {problem.reason}", col=problem.col))
         return project
     if not isinstance(config, dict):
-        project.findings.append(Finding(CONFIG, 1, "yaml", f"{CONFIG} is not a YAML mapping"))
+        project.findings.append(Finding(CONFIG, 1, Kind.YAML, f"{CONFIG} is not a YAML mapping"))
         return project
     base_book = config.get("book")
     config, project.config_files, problems = overlay(root, config)   # metadata-files, profiles
@@ -198,7 +198,7 @@ def load_project(root: Path) -> Project:
     project.chapters = _entries(project, _child(book_node, "chapters"), seen, "chapters")
     project.appendices = _entries(project, _child(book_node, "appendices"), seen, "appendices")
     if not project.chapters and not project.findings:
-        project.findings.append(Finding(CONFIG, 1, "yaml", "no `book: chapters:` list"))
+        project.findings.append(Finding(CONFIG, 1, Kind.YAML, "no `book: chapters:` list"))
     return project
 
 
@@ -328,7 +328,7 @@ def _entries(project: Project, node, seen: set[str], what: str) -> list[str]:
     if node is None:
         return []
     if not isinstance(node, yaml.SequenceNode):
-        project.findings.append(Finding(CONFIG, node.start_mark.line + 1, "yaml",
+        project.findings.append(Finding(CONFIG, node.start_mark.line + 1, Kind.YAML,
                                         f"`{what}` must be a list"))
         return []
     paths: list[str] = []
@@ -344,7 +344,7 @@ def _entries(project: Project, node, seen: set[str], what: str) -> list[str]:
             paths += _entries(project, _child(item, "chapters"), seen, what)
             continue
         if not isinstance(item, yaml.ScalarNode) or not item.value:
-            project.findings.append(Finding(CONFIG, item.start_mark.line + 1, "yaml",
+            project.findings.append(Finding(CONFIG, item.start_mark.line + 1, Kind.YAML,
                                             f"unexpected entry in `{what}`"))
             continue
         rel = _validate(project, item.value, item.start_mark.line + 1, seen)
@@ -358,17 +358,17 @@ def _validate(project: Project, entry: str, line: int, seen: set[str]) -> str | 
     pure = PurePosixPath(entry)
     root = project.root.resolve()
     if pure.is_absolute() or ".." in pure.parts or not _inside(root, root / pure):
-        project.findings.append(Finding(CONFIG, line, "chapter-path",
+        project.findings.append(Finding(CONFIG, line, Kind.CHAPTER_PATH,
                                         f"chapter path escapes the project: {entry}"))
         return None
     rel = pure.as_posix()
     if rel in seen:
-        project.findings.append(Finding(CONFIG, line, "duplicate-chapter",
+        project.findings.append(Finding(CONFIG, line, Kind.DUPLICATE_CHAPTER,
                                         f"chapter listed twice: {rel}"))
         return None
     seen.add(rel)
     if not (root / pure).is_file():
-        project.findings.append(Finding(CONFIG, line, "missing-chapter",
+        project.findings.append(Finding(CONFIG, line, Kind.MISSING_CHAPTER,
                                         f"chapter file does not exist: {rel}"))
         return None
     return rel

@@ -23,7 +23,7 @@ import re
 import yaml
 
 from scripts.read.yamlio import load_yaml, yaml_problem
-from scripts.model import CodeCell, Finding, InlineExpr, ParsedChapter
+from scripts.model import CodeCell, Finding, InlineExpr, Kind, ParsedChapter
 
 FENCE_PY = re.compile(r"^(\s*)(```+)\s*\{python( *[ ,].*)?\}\s*$")
 FENCE_ANY = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
@@ -99,19 +99,19 @@ def _front_matter(chapter: ParsedChapter, lines: list[str], prose: list[str]) ->
             except yaml.YAMLError as exc:
                 problem = yaml_problem(exc, first_line=2)
                 line = min(problem.line or 2, i + 1)
-                chapter.findings.append(Finding(chapter.path, line, "front-matter",
+                chapter.findings.append(Finding(chapter.path, line, Kind.FRONT_MATTER,
                                                 f"malformed YAML front matter: {problem.reason}",
                                                 col=problem.col if line == problem.line else None))
                 return i + 1
             if data is None:
                 data = {}
             if not isinstance(data, dict):
-                chapter.findings.append(Finding(chapter.path, 1, "front-matter",
+                chapter.findings.append(Finding(chapter.path, 1, Kind.FRONT_MATTER,
                                                 "front matter is not a YAML mapping"))
             else:
                 chapter.front_matter = data
             return i + 1
-    chapter.findings.append(Finding(chapter.path, 1, "front-matter",
+    chapter.findings.append(Finding(chapter.path, 1, Kind.FRONT_MATTER,
                                     "front matter opened by `---` at line 1 is never closed"))
     return 0
 
@@ -147,7 +147,7 @@ def _fenced_blocks(chapter: ParsedChapter, lines: list[str], prose: list[str],
         if end is None:
             what = "python cell" if py else "code block"
             chapter.findings.append(Finding(
-                chapter.path, i + 1, "unclosed-fence",
+                chapter.path, i + 1, Kind.UNCLOSED_FENCE,
                 f"{what} opened with {fence} at line {i + 1} is never closed",
                 detail=lines[i].strip()))
             end = len(lines)        # like pandoc: the block swallows the rest
@@ -181,14 +181,14 @@ def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -
             problem = yaml_problem(exc, first_line=cell.first_code_line, columns=False)
             line = min(problem.line or cell.first_code_line,
                        cell.first_code_line + len(option_text) - 1)
-            chapter.findings.append(Finding(chapter.path, line, "yaml",
+            chapter.findings.append(Finding(chapter.path, line, Kind.YAML,
                                             f"bad cell option: {problem.reason}",
                                             detail=lines[line - 1].strip()))
             options = {}
         if isinstance(options, dict):
             cell.options = options
         elif options is not None:
-            chapter.findings.append(Finding(chapter.path, cell.first_code_line, "yaml",
+            chapter.findings.append(Finding(chapter.path, cell.first_code_line, Kind.YAML,
                                             "cell options are not `key: value` lines"))
     return cell
 
@@ -212,7 +212,7 @@ def _inline_exprs(chapter: ParsedChapter, markdown: str, cell_starts: list[int])
                    "a space before the closing backtick" if body != body.rstrip() else
                    "more than one space or tab after `{python}`")
             chapter.findings.append(Finding(
-                chapter.path, line, "inline-syntax",
+                chapter.path, line, Kind.INLINE_SYNTAX,
                 f"Quarto evaluates this inline expression but leaves its code in the page "
                 f"({why}): write `{{python}} expr` with exactly one space, on one line",
                 col=col, detail=m.group(0)))
@@ -287,7 +287,7 @@ def _grid_tables(chapter: ParsedChapter, lines: list[str]) -> None:
         for expr in chapter.inlines:
             if first <= expr.line <= last:
                 chapter.findings.append(Finding(
-                    chapter.path, expr.line, "grid-table-inline",
+                    chapter.path, expr.line, Kind.GRID_TABLE_INLINE,
                     "inline expression inside a grid table (use a pipe table)",
                     col=expr.col, detail=f"`{{python}} {expr.expr}`"))
         i = j + 1
@@ -305,5 +305,5 @@ def decode(path_rel: str, data: bytes) -> tuple[str, list[Finding]]:
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         text = data.decode("utf-8", errors="replace")
         bad = data[exc.start:exc.end].hex(" ")
-        return text, [Finding(path_rel, line, "encoding",
+        return text, [Finding(path_rel, line, Kind.ENCODING,
                               f"not valid UTF-8 (byte {bad} at column {col})", col=col)]

@@ -5,7 +5,7 @@
     render_book(result, "pdf")    # -> _book/<Title-Slug>.pdf
 
 With `quarto` on PATH the project is rendered by Quarto; otherwise by the
-built-in path (markdown.py -> pandoc + Lua filters -> html.py / pdf.py),
+built-in path (engine_md.py -> pandoc + Lua filters -> html.py / pdf.py),
 which reuses the checker's executed results. Either way the output is built
 in a staging directory next to `_book/` and moved into place only on
 success; on failure RenderError (a one-line reason) is raised and the

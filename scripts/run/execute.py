@@ -26,7 +26,7 @@ from scripts.run.inline_values import Inserted, inserted, mangled
 from scripts.run.kernel import (DEFAULT_TIMEOUT_S, LIVE_KERNEL_PIDS, OUTPUT_CAP_CHARS,  # noqa: F401 (API)
                                 Kernel, start_kernel)
 from scripts.read.project import option_false, option_true
-from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Output,
+from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Kind, Output,
                            ParsedChapter)
 
 
@@ -59,7 +59,7 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
             run.deps["opaque"] = [runner.located(o) for o in run.deps["opaque"]]
     except Exception as exc:        # no kernel, or it broke outside any cell: say so, go on
         if not run.findings:
-            run.findings.append(Finding(parsed.path, 0, "kernel-died",
+            run.findings.append(Finding(parsed.path, 0, Kind.KERNEL_DIED,
                                         f"the kernel could not run this chapter: "
                                         f"{type(exc).__name__}: {_one_line(str(exc))}"))
     finally:
@@ -86,7 +86,7 @@ class _ChapterRunner:
         self.plan = steps.plan(self.parsed)
         sent = await steps.send_steps(self.kernel, self.plan, cwd, self.timeout_s, self._result)
         if sent.status != "ok":
-            self._blame(sent.status, sent.blamed)
+            self._blame(Kind(sent.status), sent.blamed)
             return None
         if "error" in sent.final:
             raise RuntimeError(f"the chapter's steps did not run in {cwd}: {sent.final['error']}")
@@ -146,9 +146,9 @@ class _ChapterRunner:
                 break
         message = _one_line(info["message"])
         if invariant:
-            kind, reason = "invariant", message or "check() failed"
+            kind, reason = Kind.INVARIANT, message or "check() failed"
         else:
-            kind, reason = "cell-error", f"{info['type']}: {message}" if message else info["type"]
+            kind, reason = Kind.CELL_ERROR, f"{info['type']}: {message}" if message else info["type"]
         detail = self._traceback(info)
         self.run_.findings.append(Finding(self.parsed.path, line, kind, reason,
                                           label=where_cell.label, detail=detail))
@@ -176,9 +176,9 @@ class _ChapterRunner:
         path = self.parsed.path
         if "error" in res:
             if "InvariantError" in res.get("names", []):
-                kind, reason = "invariant", _one_line(res["message"]) or "check() failed"
+                kind, reason = Kind.INVARIANT, _one_line(res["message"]) or "check() failed"
             else:
-                kind, reason = "inline-error", f"{res['error']}: {_one_line(res['message'])}"
+                kind, reason = Kind.INLINE_ERROR, f"{res['error']}: {_one_line(res['message'])}"
             self.run_.findings.append(Finding(path, expr.line, kind, reason, col=expr.col,
                                               detail=f"`{{python}} {expr.expr}`"))
             return
@@ -193,21 +193,21 @@ class _ChapterRunner:
             shown = text if len(text) < 60 else text[:57] + "..."
             left = " (Quarto leaves it as inline code)" if put.kind == "code" else ""
             self.run_.findings.append(Finding(
-                path, expr.line, "inline-empty",
+                path, expr.line, Kind.INLINE_EMPTY,
                 f"inline expression yields nothing printable: {shown!r}{left}",
                 col=expr.col, detail=f"`{{python}} {expr.expr}`"))
             return
         problem = mangled(bundle)
         if problem:
             self.run_.findings.append(Finding(
-                path, expr.line, "inline-mangled",
+                path, expr.line, Kind.INLINE_MANGLED,
                 f"Quarto would not show this inline value as meant: {problem}",
                 col=expr.col, detail=f"`{{python}} {expr.expr}`"))
 
     # -- failures ------------------------------------------------------------
-    def _blame(self, kind: str, step: "steps.Step | None") -> None:
+    def _blame(self, kind: Kind, step: "steps.Step | None") -> None:
         """A timeout or a dead kernel, blamed on the step that was running."""
-        timed_out = kind == "timeout"
+        timed_out = kind == Kind.TIMEOUT
         if step is None:        # after the last step (the kernel's own bookkeeping)
             self.failed = True
             where = "ran longer than the timeout" if timed_out else "died"
@@ -224,12 +224,12 @@ class _ChapterRunner:
                       if timed_out else "the kernel died while running this cell")
             self._fail(step.cell, kind, reason)
 
-    def _fail(self, cell: CodeCell, kind: str, reason: str) -> None:
+    def _fail(self, cell: CodeCell, kind: Kind, reason: str) -> None:
         self.failed = True
         self.run_.findings.append(Finding(self.parsed.path, cell.fence_line, kind, reason,
                                           label=cell.label))
 
-    def _fail_at(self, line: int, col: int, kind: str, reason: str, detail: str = "") -> None:
+    def _fail_at(self, line: int, col: int, kind: Kind, reason: str, detail: str = "") -> None:
         self.failed = True
         self.run_.findings.append(Finding(self.parsed.path, line, kind, reason, col=col,
                                           detail=detail))

@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scripts.model import CellRun, ChapterRun, InlineRun, ParsedChapter
+from scripts.model import CellRun, ChapterRun, InlineRun, Kind, ParsedChapter
 from scripts.run import cache, deps, fingerprint, order, sweep
 from scripts.run.facts_side import Facts
 from scripts.run.forkserver import kernel_env
 
-UNSTABLE_KINDS = {"timeout", "kernel-died"}     # never cached: may be transient
+UNSTABLE_KINDS = {Kind.TIMEOUT, Kind.KERNEL_DIED}     # never cached: may be transient
 
 
 DECLARED_INPUTS = "cache-inputs"    # front matter: paths/globs an opaque chapter reads

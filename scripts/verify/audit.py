@@ -31,7 +31,7 @@ import posixpath
 from pathlib import Path
 
 from scripts import store
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 from scripts.verify import audit_tokens as tok
 
 CONTEXT = 30
@@ -89,7 +89,7 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
         line = line or last_line            # not written anywhere: after the last value
         context = " ".join(text[max(0, start - CONTEXT):end + CONTEXT].split())
         findings.append(parsed.relocate(Finding(
-            parsed.path, line, "unaccounted-number",
+            parsed.path, line, Kind.UNACCOUNTED_NUMBER,
             f"{page} shows {n!r} (“…{context}…”): not a value the ledger records for this page, "
             "not a number the renderer made, not allowlisted (scripts/verify/prose_numbers.py); "
             "publish it from an inline value or a cell")))
@@ -100,7 +100,7 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     for i, numbers in missing.items():
         value = values[i]
         findings.append(parsed.relocate(Finding(
-            parsed.path, value.line, "missing-value",
+            parsed.path, value.line, Kind.MISSING_VALUE,
             f"{page} does not show {', '.join(repr(n) for n in numbers)} of {value.where}, "
             "which the ledger records for it")))
     return findings
@@ -134,7 +134,7 @@ def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
     for what, shown in found:
         key = shown.rstrip("?").lstrip("?@")
         line = next((i for i, ln in enumerate(parsed.text.splitlines(), start=1) if key in ln), 0)
-        findings.append(parsed.relocate(Finding(parsed.path, line, "leak",
+        findings.append(parsed.relocate(Finding(parsed.path, line, Kind.LEAK,
                                                 f"{page} shows {shown!r}: {what}")))
     return findings
 
@@ -199,7 +199,7 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         try:
             raw = (Path(out_dir) / page).read_bytes()
         except OSError:
-            findings.append(Finding(path, 0, "missing-value", f"the render wrote no page {page}"))
+            findings.append(Finding(path, 0, Kind.MISSING_PAGE, f"the render wrote no page {page}"))
             continue
         digest = seen.digest(raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
         if seen.clean(digest):
@@ -245,7 +245,7 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
     AUDITED.append(Path(pdf).name)
     documents = _documents(result)
     texts, problems = chapter_texts(Path(pdf), documents)
-    findings += [Finding(documents[0] if documents else "", 0, "missing-value", p) for p in problems]
+    findings += [Finding(documents[0] if documents else "", 0, Kind.PDF_BOOKMARKS, p) for p in problems]
     name = Path(pdf).name
     for path, (pages, text, exempt) in texts.items():
         parsed = result.parsed.get(path)
@@ -269,5 +269,5 @@ def audit_rendered(result, fmt: str, out_dir: Path, produced: Path | None = None
         return audit_html_dir(result, out_dir, page_of)
     pdf = produced or next(iter(sorted(Path(out_dir).rglob("*.pdf"))), None)
     if pdf is None:
-        return [Finding("_quarto.yml", 0, "missing-value", "the render wrote no PDF")]
+        return [Finding("_quarto.yml", 0, Kind.MISSING_PDF, "the render wrote no PDF")]
     return audit_pdf(result, pdf)

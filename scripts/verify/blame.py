@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from scripts.model import CellRun, ChapterRun, Finding, InlineRun, ParsedChapter
+from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Kind, ParsedChapter
 from scripts.read.project import Project
 from scripts.run.kernelspec import kernel_problem
 
@@ -30,7 +30,7 @@ def kernel_refused(project: Project, parsed: ParsedChapter) -> ChapterRun | None
     return ChapterRun(path=parsed.path, cells=[CellRun(index=c.index) for c in parsed.cells],
                       inlines=[InlineRun(index=e.index, kind="code", text="")
                                for e in parsed.inlines],
-                      findings=[Finding(*where, "kernel", problem)])
+                      findings=[Finding(*where, Kind.KERNEL, problem)])
 
 
 def once_per_book(findings: list[Finding]) -> list[Finding]:
@@ -44,7 +44,7 @@ def once_per_book(findings: list[Finding]) -> list[Finding]:
     also: dict[tuple, list[str]] = {}       # origin -> the other chapters it stopped
     out: list[Finding] = []
     for f in findings:
-        if f.kind == "kernel":
+        if f.kind == Kind.KERNEL:
             if f in seen:
                 continue
             seen.add(f)
@@ -73,7 +73,7 @@ def at_import(f: Finding) -> Finding:
     unknown source, say) is that module's error: reported at that line, naming the
     chapter whose import ran it. Errors raised inside functions a chapter called stay
     at the chapter's line (the call is what to fix)."""
-    if f.kind != "cell-error" or not f.detail:
+    if f.kind != Kind.CELL_ERROR or not f.detail:
         return f
     for row in reversed(f.detail.split("\n")[:-1]):
         found = IMPORT_ROW.match(row)
@@ -86,7 +86,7 @@ def at_import(f: Finding) -> Finding:
 def _outside_origin(f: Finding) -> tuple | None:
     """(reason, innermost frame) of a cell error whose innermost frame is a project
     module rather than the chapter (a traceback row `mlsys/x.py:74 in _declare`)."""
-    if f.kind != "cell-error" or not f.detail:
+    if f.kind != Kind.CELL_ERROR or not f.detail:
         return None
     rows = f.detail.split("\n")
     if len(rows) < 2 or rows[-2].startswith(f.path + ":") or ".qmd:" in rows[-2]:

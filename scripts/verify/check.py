@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.model import ChapterRun, Finding, ParsedChapter
+from scripts.model import ChapterRun, Finding, Kind, ParsedChapter
 from scripts.read.book import read_book
 from scripts.read.project import Project, unlisted_chapters, unlisted_note
 from scripts.run.schedule import opaque_notes, run_chapters
@@ -163,7 +163,7 @@ def book_wide(project: Project, parsed: dict[str, ParsedChapter],
 
 def literal_numbers(parsed: dict[str, ParsedChapter]) -> list[Finding]:
     """A number typed into prose (not computed, not in the ledger) is a finding."""
-    return [Finding(rel, hit.line, "literal-number",
+    return [Finding(rel, hit.line, Kind.LITERAL_NUMBER,
                     f"number typed in prose: {hit.text!r}; "
                     f"{_publish_advice(chapter.text, hit.line, hit.col)} "
                     "or allowlist it in scripts/verify/prose_numbers.py",
@@ -208,23 +208,23 @@ def _ledger(root: Path, published: dict[str, dict[str, str]], failed_paths: list
         try:
             ledger.write(path, new)
         except OSError as exc:
-            return [Finding(ledger.LOCK_NAME, 0, "ledger", f"cannot write {ledger.LOCK_NAME}: {exc}")]
+            return [Finding(ledger.LOCK_NAME, 0, Kind.LEDGER, f"cannot write {ledger.LOCK_NAME}: {exc}")]
         result.ledger_compared = True
         return []
     result.ledger_compared = True
     if not path.exists():
         if not new:
             return []           # nothing published, nothing to record
-        return [Finding(ledger.LOCK_NAME, 0, "ledger",
+        return [Finding(ledger.LOCK_NAME, 0, Kind.LEDGER,
                         f"{ledger.LOCK_NAME} is missing ({len(new)} published numbers): run `make numbers`")]
     try:
         old = ledger.read(path)
     except (OSError, ValueError) as exc:        # a directory, bad bytes
-        return [Finding(ledger.LOCK_NAME, 0, "ledger",
+        return [Finding(ledger.LOCK_NAME, 0, Kind.LEDGER,
                         f"cannot read {ledger.LOCK_NAME} ({type(exc).__name__}: {exc}); "
                         "fix it or run `make numbers`")]
     if old.problems:            # conflict markers, duplicates, garbage: compare nothing
-        return [Finding(ledger.LOCK_NAME, line, "ledger", reason)
+        return [Finding(ledger.LOCK_NAME, line, Kind.LEDGER, reason)
                 for line, reason in old.problems]
     for key in [k for k in old if k.split(ledger.SEP, 1)[0] in failed]:
         del old[key]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 from scripts.read.qmd import AT_KEY, CROSSREF_PREFIXES
 
 CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
@@ -106,7 +106,7 @@ def caption_inlines(parsed) -> list[Finding]:
                 break
             if option.group(1) in CAPTIONS and "{python}" in line:
                 findings.append(Finding(
-                    parsed.path, cell.first_code_line + offset, "caption-inline",
+                    parsed.path, cell.first_code_line + offset, Kind.CAPTION_INLINE,
                     f"an inline value inside `{option.group(1)}` is left as code in the caption "
                     f"(as Quarto does): {caption_fix(option.group(1))}",
                     col=line.index("{python}") + 1, label=cell.label))

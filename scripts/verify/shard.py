@@ -203,6 +203,10 @@ def read_partial(path: Path) -> dict:
         raise ShardError(f"{path}: not a partial result of `check --shard`")
     if set(data["chapters"]) != set(data["assigned"]):
         raise ShardError(f"{path}: records chapters its shard was not assigned")
+    try:
+        [record_findings(record) for record in data["chapters"].values()]
+    except ValueError as exc:                   # a finding kind this checker does not know
+        raise ShardError(f"{path}: {exc}: rerun this shard with this checker") from None
     return data
 
 

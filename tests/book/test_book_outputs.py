@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import book_rules as br
+from scripts.model import Kind
 from scripts.verify.check import check_book
 
 
@@ -17,7 +18,7 @@ def result():
 
 def test_no_findings_other_than_the_ledger(result):
     # numbers.lock is generated at integration (`make numbers`); `make check` enforces it.
-    problems = [f"{f.location()} {f.kind}: {f.reason}" for f in result.findings if f.kind != "ledger"]
+    problems = [f"{f.location()} {f.kind}: {f.reason}" for f in result.findings if f.kind != Kind.LEDGER]
     assert problems == []
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from checker_support import LOCAL_CHECK, processes_with, write_book
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 from scripts.verify.report import format_finding
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -78,7 +78,7 @@ def test_bench_receives_its_own_options():
 
 
 def test_format_finding():
-    f = Finding("c.qmd", 12, "inline-error", "NameError: x", col=7, label="tbl-a",
+    f = Finding("c.qmd", 12, Kind.INLINE_ERROR, "NameError: x", col=7, label="tbl-a",
                 detail="`{python} x`\nsecond")
     assert format_finding(f) == ("c.qmd:12:7 [tbl-a] inline-error: NameError: x\n"
                                  "    `{python} x`\n    second")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from checker_support import findings_of, line_of, write_book
+from scripts.model import Kind
 from scripts.verify.check import check_book
 
 OUTPUTS = '''
@@ -125,7 +126,7 @@ def test_death_after_finished_steps_is_blamed_on_the_running_cell(result):
     root, res = result
     (died,) = findings_of(res, "late.qmd")
     fence = line_of(root, "late.qmd", "import os") - 2
-    assert (died.kind, died.line, died.label) == ("kernel-died", fence, "dies-here")
+    assert (died.kind, died.line, died.label) == (Kind.KERNEL_DIED, fence, "dies-here")
     run = res.runs["late.qmd"]
     assert [i.text for i in run.inlines] == ["1", "2"]      # the steps before it were kept
 

@@ -11,6 +11,7 @@ import pytest
 
 from faultkit import (add_chapter, assert_consistent_after_failure, assert_no_leftovers, cache_entries,
                       descendants, disk_state, edit, interrupt, wait_until)
+from scripts.model import Kind
 
 pytestmark = pytest.mark.slow
 
@@ -253,5 +254,5 @@ def test_a_fmt_helper_given_the_wrong_unit_names_itself_at_the_chapter_line(tmp_
     result = check_book(root)
     line = line_of(root / "contents/one.qmd", "shown = fmt_duration")
     assert [(f.path, f.line, f.kind, f.reason) for f in result.findings] == [
-        ("contents/one.qmd", line, "cell-error",
+        ("contents/one.qmd", line, Kind.CELL_ERROR,
          "DimensionalityError: fmt_duration expects a time, got 24 gigabyte ([information])")]

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from scripts.run import cache
-from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Output, ParsedChapter
+from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Kind, Output, ParsedChapter
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def sample_run(path="contents/a.qmd") -> ChapterRun:
         cells=[CellRun(index=0, outputs=[Output("markdown", "| a |\n|---|\n| > 99.9 % → |"),
                                          Output("image/png", "iVBORw0KGgo=")])],
         inlines=[InlineRun(index=0, kind="text", text="2")],
-        findings=[Finding(path=path, line=3, kind="invariant", reason="x < y", label="tbl-a")],
+        findings=[Finding(path=path, line=3, kind=Kind.INVARIANT, reason="x < y", label="tbl-a")],
         invariants=4, seconds=1.25)
 
 
@@ -143,13 +143,15 @@ def test_store_then_load_round_trips(book):
     assert loaded is not None and loaded.cached and loaded.cache_key == key
     assert loaded.cells == run.cells and loaded.inlines == run.inlines
     assert loaded.findings == run.findings and loaded.invariants == 4
+    assert loaded.findings[0].kind is Kind.INVARIANT        # rebuilt from the JSON, not a str
 
 
 def test_missing_entry_is_none(book):
     assert cache.load(book, "0" * 64) is None
 
 
-@pytest.mark.parametrize("damage", ["truncate", "tamper", "garbage", "empty", "wrong-key", "shape"])
+@pytest.mark.parametrize("damage", ["truncate", "tamper", "garbage", "empty", "wrong-key", "shape",
+                                    "kind"])
 def test_damaged_entry_is_ignored_deleted_and_recomputed(book, damage):
     key = cache.chapter_key(book, parsed())
     cache.store(book, key, sample_run())
@@ -171,8 +173,11 @@ def test_damaged_entry_is_ignored_deleted_and_recomputed(book, damage):
         path = cache.entries(book).path(other)
         path.write_bytes(raw)
         key = other
-    elif damage == "shape":                        # checksum consistent, payload not a run
-        cache.entries(book).put_json(key, {"not": "a run", "cache_key": key})
+    elif damage in ("shape", "kind"):   # checksum consistent, payload not a run / an unknown kind
+        payload = {"not": "a run"} if damage == "shape" else json.loads(raw.partition(b"\n")[2])
+        if damage == "kind":
+            payload["findings"][0]["kind"] = "no-such-kind"
+        cache.entries(book).put_json(key, {**payload, "cache_key": key})
     assert cache.load(book, key) is None
     assert not path.exists()
     cache.store(book, key, sample_run())           # the recomputed result is stored again

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from scripts.model import CodeCell, Finding, InlineExpr, ParsedChapter, ChapterRun
+from scripts.model import ChapterRun, CodeCell, Finding, InlineExpr, Kind, ParsedChapter
 from scripts.run import deps, facts_side, fingerprint
 from scripts.verify.html_tables import html_tables
 
@@ -172,10 +172,10 @@ def test_the_execution_digest_ignores_prose_but_not_code():
 def test_findings_move_with_their_cell_and_inline_expression():
     old = _chapter(CHAPTER)
     run = ChapterRun(path="contents/c.qmd", findings=[
-        Finding("contents/c.qmd", 7, "invariant", "x is big", label=None,
+        Finding("contents/c.qmd", 7, Kind.INVARIANT, "x is big", label=None,
                 detail="contents/c.qmd:7 in <module>: check(x > 2, 'x is big')"),
-        Finding("contents/c.qmd", 10, "inline-empty", "nothing", col=7),
-        Finding("contents/c.qmd", 0, "kernel-died", "whole file")])
+        Finding("contents/c.qmd", 10, Kind.INLINE_EMPTY, "nothing", col=7),
+        Finding("contents/c.qmd", 0, Kind.KERNEL_DIED, "whole file")])
     anchors = fingerprint.anchors(old)
     new = _chapter(CHAPTER.replace("Prose.", "More\nprose\nhere.").replace("Value", "So the value"))
     fingerprint.remap_run(run, anchors, new)

@@ -23,6 +23,8 @@ import pytest
 
 from .quartokit import REPO, check, copy_sources, quarto_on_path, quarto_render
 
+from scripts.model import Kind
+
 BOOK_FILES = ["_quarto.yml", "_quarto-pdf.yml", "index.qmd", "contents", "references.bib",
               "numbers.lock", "mlsys"]
 # What Quarto may print that is not fine: none of it, in either render (the
@@ -212,4 +214,4 @@ def test_quarto_pages_pass_the_audit_and_a_planted_number_fails_it(quarto_book):
         found = audit_rendered(result, "html", root / "_book")
     finally:
         page.write_text(text, encoding="utf-8")
-    assert [(f.kind, "7319" in f.reason) for f in found] == [("unaccounted-number", True)]
+    assert [(f.kind, "7319" in f.reason) for f in found] == [(Kind.UNACCOUNTED_NUMBER, True)]

@@ -75,8 +75,8 @@ class PageRenderer:
         fresh: dict[str, tuple[str, dict]] = {}
         for path in project.documents:
             parsed = result.parsed[path]
-            md = assemble(parsed, result.runs.get(path), parsed.figure or project.figure)
-            fresh[path] = (md.text, md.files)
+            md = assemble(project, parsed, result.runs.get(path))
+            fresh[path] = (md.markdown, md.files)
         full = self.book is None or config != self.config or self._output_gone()
         if full:
             appendices = set(project.appendices)
