@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from scripts import store
 from scripts.model import Finding, Kind
 from scripts.read import CONFIG
 from scripts.read.figures import drawn_format, figure_options
@@ -26,7 +27,7 @@ DEFAULT_TIMEOUT_S = 120.0
 # Never part of a book's sources: the folders Quarto 1.7 skips (engineIgnoreDirs,
 # src/execute/engine.ts; hidden folders are skipped too), this checker's caches, and
 # (source_files) its output folder and the checker's own code when it lives inside.
-NOT_SOURCES = {"node_modules", "venv", "env", "renv", "packrat", "rsconnect", "_build",
+NOT_SOURCES = {"node_modules", "venv", "env", "renv", "packrat", "rsconnect", store.BUILD,
                "__pycache__"}
 CHECKER = Path(__file__).resolve().parents[1]      # scripts/: tooling, not the book
 

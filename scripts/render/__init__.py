@@ -122,8 +122,9 @@ def audit(result, fmt: str, out_dir: Path, produced: Path, by_quarto: bool = Fal
                               page_of=None if by_quarto else page_for)
     AUDIT_SECONDS.append(time.perf_counter() - started)
     try:                    # for `make bench`: the audit's share of a render
+        from scripts import store
         from scripts.files import atomic_write
-        record = Path(result.project.root) / "_build" / "audit" / f"seconds-{fmt}.txt"
+        record = store.build_dir(result.project.root) / "audit" / f"seconds-{fmt}.txt"
         record.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(record, f"{AUDIT_SECONDS[-1]:.4f}\n")
     except OSError:

@@ -94,7 +94,7 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
         else:
             todo.append(parsed)
     by_path = {p.path: p for p in chapters}
-    io = order.load(cache.cache_dir(root))
+    io = order.load(root)
     known = dict(io)
     # a cached chapter that reads what a chapter about to run writes runs after it
     for reader in sorted(order.readers_of({p.path: io.get(p.path, {}).get("writes", [])
@@ -138,7 +138,7 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
                 again.add(reader)           # validated again after its writers: once per check
                 wave.append(by_path[reader])
     if io != known:
-        order.save(cache.cache_dir(root), {p: v for p, v in io.items() if p in keys})
+        order.save(root, {p: v for p, v in io.items() if p in keys})
     if prune:
         try:
             cache.prune(root, set(keys.values()))

@@ -22,20 +22,18 @@ reader is a `leak` (audit_tokens.LEAKS, a citation key pandoc could not resolve)
 
 Entry points: `audit_html_dir(result, out_dir)`, `audit_pdf(result, pdf)` and
 `audit_rendered(result, fmt, out_dir)`, each -> list[Finding]. A page whose text and
-values were audited clean before is not audited again (`_build/audit/`, by digest).
+values were audited clean before is not audited again (the store's `audit` cache).
 """
 from __future__ import annotations
 
 import difflib
-import hashlib
-import json
 import posixpath
 from pathlib import Path
 
+from scripts import store
 from scripts.model import Finding, Kind
 from scripts.verify import audit_tokens as tok
 
-VERSION = "audit-1"
 CONTEXT = 30
 AUDITED: list[str] = []         # every page (or PDF) really audited, not reused by digest
 
@@ -143,42 +141,20 @@ def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
 
 # ------------------------------------------------------------------ the caches
 
-_CODE: list[str] = []
-
-
-def _code_digest() -> str:
-    """VERSION and the audit's own code (a changed rule audits every page again)."""
-    if not _CODE:
-        here = Path(__file__).parent
-        h = hashlib.sha256(VERSION.encode())
-        for name in ("audit.py", "audit_html.py", "audit_pdf.py", "audit_tokens.py",
-                     "prose_numbers.py", "published.py", "html_tables.py"):
-            try:
-                h.update((here / name).read_bytes())
-            except OSError:
-                h.update(name.encode())
-        _CODE.append(h.hexdigest())
-    return _CODE[0]
-
 class Seen:
-    """Digests of pages audited clean (`_build/audit/<fmt>.json`): such a page with the
-    same values is not audited again."""
+    """Digests of pages audited clean (a record of the store's `audit` cache, keyed
+    on the audit's own code: a changed or added rule audits every page again): such
+    a page with the same values is not audited again."""
 
     def __init__(self, root: Path, fmt: str):
-        self.path = Path(root) / "_build" / "audit" / f"{fmt}.json"
-        try:
-            self.old = set(json.loads(self.path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, TypeError):
-            self.old = set()
+        self.store = store.Store(root, "audit", ("scripts.verify.audit",))
+        self.name = f".{fmt}"
+        old = self.store.get_json(self.name, [])
+        self.old = set(old) if isinstance(old, list) else set()
         self.new: set[str] = set()
 
-    @staticmethod
-    def digest(*parts) -> str:
-        h = hashlib.sha256(_code_digest().encode())
-        for part in parts:
-            h.update(b"\0" + (part if isinstance(part, bytes) else
-                              json.dumps(part, sort_keys=True, default=repr).encode()))
-        return h.hexdigest()
+    def digest(self, *parts) -> str:
+        return self.store.key(*parts)
 
     def clean(self, digest: str) -> bool:
         if digest in self.old:
@@ -190,12 +166,7 @@ class Seen:
         self.new.add(digest)
 
     def save(self) -> None:
-        from scripts.files import atomic_write
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.path, json.dumps(sorted(self.new)))
-        except OSError:
-            pass            # a cache that cannot be written only costs time
+        self.store.put_json(self.name, sorted(self.new))
 
 
 def _values(result) -> dict[str, list]:
@@ -230,7 +201,7 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         except OSError:
             findings.append(Finding(path, 0, Kind.MISSING_PAGE, f"the render wrote no page {page}"))
             continue
-        digest = Seen.digest(raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
+        digest = seen.digest(raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
         if seen.clean(digest):
             continue
         AUDITED.append(page)
@@ -265,7 +236,7 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
     seen = Seen(result.project.root, "pdf")
     typed_ok = not getattr(result.project, "literal_numbers", False)
     texts_digest = {p: result.parsed[p].text for p in values}
-    digest = Seen.digest(raw, {p: [v.__dict__ for v in vs] for p, vs in values.items()},
+    digest = seen.digest(raw, {p: [v.__dict__ for v in vs] for p, vs in values.items()},
                          texts_digest, typed_ok)
     if seen.clean(digest):
         seen.save()

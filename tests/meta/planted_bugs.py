@@ -64,19 +64,6 @@ def write(path, entries):
         handle.write(format_lock(entries))
 '''
 
-DIRECT_CACHE_STORE = '''
-def store(root, key, run):
-    folder = cache_dir(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    payload = run.to_dict()
-    payload["cache_key"] = key
-    payload["cached"] = False
-    entry = {"format": FORMAT_VERSION, "key": key,
-             "checksum": hashlib.sha256(_canonical(payload)).hexdigest(), "run": payload}
-    with open(folder / f"{key}.json", "wb") as handle:
-        handle.write(_canonical(entry))
-'''
-
 DALY = 'return Q_(math.sqrt(2.0 * delta * m) * (1.0 + math.sqrt(x) / 3.0 + x / 9.0) - delta, "second")'
 YOUNG = 'return Q_(math.sqrt(2.0 * delta * m), "second")'
 
@@ -93,9 +80,9 @@ PLANTS: list[Plant] = [
     Plant("ledger-plain-write", "scripts/verify/ledger.py", "numbers.lock is written atomically",
           ("tests/pipeline/test_atomic_writes.py",), function="write", body=PLAIN_LEDGER_WRITE,
           ci=True),
-    Plant("cache-direct-write", "scripts/run/cache.py", "cache entries are written atomically",
-          ("tests/pipeline/test_atomic_writes.py",), function="store", body=DIRECT_CACHE_STORE,
-          ci=True),
+    Plant("cache-direct-write", "scripts/store.py", "cache entries are written atomically",
+          ("tests/pipeline/test_atomic_writes.py",),
+          old="atomic_write(self.path(key), ", new="open(self.path(key), 'wb').write(", ci=True),
     Plant("probability-one-rejected", "mlsys/units.py",
           "formulas accept probabilities in [0, 1], both ends included",
           ("tests/mlsys/test_formulas.py",),
@@ -336,4 +323,22 @@ PLANTS: list[Plant] = [
           "a chapter that kills the fork server is blamed at its line",
           ("tests/faults/test_hostile.py::test_a_chapter_killing_the_fork_server_is_blamed_not_its_neighbour",),
           old="    sys.addaudithook(hook)\n", new=""),
+    # ---- issue 32: one store, keyed on the code that produced each entry
+    Plant("chapter-cache-ignores-code", "scripts/run/cache.py",
+          "an edit to a checker module runs the chapters again",
+          ("tests/pipeline/test_store.py::test_an_edit_to_a_checker_module_invalidates_the_chapter_cache",),
+          old='CODE = ("scripts.run",)', new="CODE = ()", ci=True),
+    Plant("audit-cache-ignores-code", "scripts/verify/audit.py",
+          "a changed or added audit rule audits every page again",
+          ("tests/pipeline/test_store.py::test_a_changed_or_added_audit_module_invalidates_the_page_cache",),
+          old='store.Store(root, "audit", ("scripts.verify.audit",))', new='store.Store(root, "audit")',
+          ci=True),
+    Plant("store-trusts-damaged-entries", "scripts/store.py", "a damaged store entry is a miss",
+          ("tests/pipeline/test_store.py::test_a_damaged_entry_is_a_miss_and_deleted",),
+          old="        if header != self._header(payload):", new="        if not header:",
+          ci=True),
+    Plant("unit-interval-hand-list", "scripts/tools/mutation/mutants.py",
+          "a new formula returning a value in [0, 1] gets the range rule",
+          ("tests/faults/test_mutate_units.py::test_a_new_unit_interval_formula_is_covered_by_the_range_rule",),
+          old="unit_interval(m.target)))", new='m.target in {"calc_failure_probability"}))'),
 ]

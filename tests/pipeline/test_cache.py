@@ -155,30 +155,29 @@ def test_missing_entry_is_none(book):
 def test_damaged_entry_is_ignored_deleted_and_recomputed(book, damage):
     key = cache.chapter_key(book, parsed())
     cache.store(book, key, sample_run())
-    path = cache.entry_path(book, key)
+    path = cache.entries(book).path(key)
     raw = path.read_bytes()
     if damage == "truncate":
         path.write_bytes(raw[: len(raw) // 2])
     elif damage == "tamper":                       # valid JSON, one published value changed
-        entry = json.loads(raw)
-        entry["run"]["inlines"][0]["text"] = "3"
-        path.write_text(json.dumps(entry))
+        header, _, payload = raw.partition(b"\n")
+        run = json.loads(payload)
+        run["inlines"][0]["text"] = "3"
+        path.write_bytes(header + b"\n" + json.dumps(run).encode())
     elif damage == "garbage":
         path.write_bytes(b"\xff\xfe not json")
     elif damage == "empty":
         path.write_bytes(b"")
     elif damage == "wrong-key":                    # an intact entry copied under another name
         other = "f" * 64
-        cache.entry_path(book, other).write_bytes(raw)
-        path = cache.entry_path(book, other)
+        path = cache.entries(book).path(other)
+        path.write_bytes(raw)
         key = other
     elif damage in ("shape", "kind"):   # checksum consistent, payload not a run / an unknown kind
-        payload = {"not": "a run"} if damage == "shape" else json.loads(raw)["run"]
+        payload = {"not": "a run"} if damage == "shape" else json.loads(raw.partition(b"\n")[2])
         if damage == "kind":
             payload["findings"][0]["kind"] = "no-such-kind"
-        entry = {"format": cache.FORMAT_VERSION, "key": key, "run": payload,
-                 "checksum": cache.hashlib.sha256(cache._canonical(payload)).hexdigest()}
-        path.write_bytes(cache._canonical(entry))
+        cache.entries(book).put_json(key, {**payload, "cache_key": key})
     assert cache.load(book, key) is None
     assert not path.exists()
     cache.store(book, key, sample_run())           # the recomputed result is stored again
@@ -190,7 +189,7 @@ def test_store_is_atomic_and_leaves_no_temp_files(book):
         cache.store(book, f"{n:064x}", sample_run())
     cache.store(book, f"{0:064x}", sample_run())
     names = sorted(p.name for p in cache.cache_dir(book).iterdir())
-    assert names == [f"{n:064x}.json" for n in range(3)]
+    assert names == [f"{n:064x}" for n in range(3)]
 
 
 def test_prune_keeps_only_current_keys_and_clear_removes_all(book):
@@ -198,7 +197,7 @@ def test_prune_keeps_only_current_keys_and_clear_removes_all(book):
         cache.store(book, f"{n:064x}", sample_run())
     (cache.cache_dir(book) / ".stray.tmp").write_text("half")
     assert cache.prune(book, {f"{1:064x}"}) == 3
-    assert [p.name for p in cache.cache_dir(book).iterdir()] == [f"{1:064x}.json"]
+    assert [p.name for p in cache.cache_dir(book).iterdir()] == [f"{1:064x}"]
     cache.clear(book)
     assert not cache.cache_dir(book).exists()
     assert cache.prune(book, set()) == 0

@@ -178,3 +178,57 @@ def test_the_options_check_bites(tmp_path):
         "import os\nenv = {**os.environ, 'QUARTO_PROFILE': 'pdf'}\n"
         "hidden = cell.options.get('include') is False\n")
     assert raw_options(fake) == []
+
+
+def _called(node: ast.Call) -> str:
+    f = node.func
+    return f"{f.value.id}.{f.attr}" if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
+        else getattr(f, "attr", getattr(f, "id", ""))
+
+
+def store_violations(root: Path = SCRIPTS) -> list[str]:
+    """Modules outside scripts/store.py that spell the build folder (a string "_build"
+    or "_build/…" that is not a docstring) or write JSON their own way (one function
+    both serialising JSON and writing a file atomically): every cache is a store's.
+    Kernel-side modules (`*_side.py`) are exempt: they run in the kernel, on the
+    book's import path, and import nothing of scripts."""
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent)
+        if rel.as_posix() == "scripts/store.py" or path.name.endswith("_side.py"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and n.body and isinstance(n.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and id(node) not in docstrings and node.value.split("/")[0] == "_build":
+                bad.append(f"{rel}:{node.lineno}: spells {node.value!r} (scripts.store.BUILD)")
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                calls = {_called(c) for c in ast.walk(node) if isinstance(c, ast.Call)}
+                if calls & {"json.dump", "json.dumps"} and "atomic_write" in calls:
+                    bad.append(f"{rel}:{node.lineno}: {node.name}() writes JSON its own way "
+                               "(a scripts.store.Store)")
+    return sorted(bad)
+
+
+def test_every_cache_is_the_stores():
+    assert store_violations() == []
+
+
+def test_the_store_check_bites(tmp_path):
+    """A planted build folder name and a planted JSON cache write are both caught."""
+    fake = tmp_path / "scripts" / "render"
+    fake.mkdir(parents=True)
+    (fake / "bad.py").write_text(
+        '"""Writes _build/x."""\nimport json\nfrom pathlib import Path\n'
+        'from scripts.files import atomic_write\n'
+        'STAMP = Path("_build") / "stamp.json"\n\n\n'
+        'def save(root, data):\n    atomic_write(root / "stamp.json", json.dumps(data))\n')
+    assert store_violations(tmp_path / "scripts") == [
+        "scripts/render/bad.py:5: spells '_build' (scripts.store.BUILD)",
+        "scripts/render/bad.py:8: save() writes JSON its own way (a scripts.store.Store)"]
+    (fake / "bad.py").write_text('"""Writes _build/x."""\nfrom scripts import store\n'
+                                 'STAMP = store.build_dir(".") / "stamp"\n')
+    assert store_violations(tmp_path / "scripts") == []

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from scripts import store
 from scripts.model import Kind
 from scripts.tools import synth_book
 from scripts.verify import ledger
@@ -57,7 +58,7 @@ def test_timings_round_trip_and_tolerate_garbage(tmp_path):
     sh.save_timings(tmp_path, {"a.qmd": 1.5})
     sh.save_timings(tmp_path, {"b.qmd": 2})
     assert sh.load_timings(tmp_path) == {"a.qmd": 1.5, "b.qmd": 2.0}
-    (tmp_path / sh.TIMINGS_FILE).write_text("{not json")
+    (store.Store(tmp_path, sh.SHARDS).dir / sh.TIMINGS).write_text("{not json")
     assert sh.load_timings(tmp_path) == {}
 
 
@@ -186,7 +187,7 @@ def test_command_line_shards_and_merge(planted, tmp_path):
                               capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         assert f"shard {index}/2" in done.stdout
-    partials = sorted((root / sh.SHARDS_DIR).glob("shard-*-of-2.json"))
+    partials = sorted((store.build_dir(root) / sh.SHARDS).glob("shard-*-of-2.json"))
     assert len(partials) == 2
     json.loads(partials[0].read_text())
     done = subprocess.run([*env_cmd, "merge", "--root", str(root), *map(str, partials)],
