@@ -11,7 +11,7 @@ broken invariant, timeout, dead kernel) the rest of the chapter is skipped.
 The kernel (scripts.run.kernel) is always shut down, whatever happens; a kernel
 handed in is consumed.
 
-This module imports Jupyter: `check.py` imports it only when a chapter must run.
+This module imports Jupyter: `schedule.py` imports it only when a chapter must run.
 """
 from __future__ import annotations
 
