@@ -49,6 +49,8 @@ __all__ = [
     "calc_annual_downtime", "calc_chain_success", "calc_chain_success_steps", "calc_pass_k",
 ]
 
+UnitInterval = float    # the result type of a formula whose result lies in [0, 1] (make mutate's range rule)
+
 # ---------------------------------------------------------------- failure rates
 
 
@@ -108,7 +110,7 @@ def calc_mtbf_cluster(node_mtbf, n_nodes) -> pint.Quantity:
     return Q_(float(node_mtbf.magnitude) / n, node_mtbf.units)
 
 
-def calc_failure_probability(mtbf, duration) -> float:
+def calc_failure_probability(mtbf, duration) -> UnitInterval:
     """Probability of at least one failure during ``duration``.
 
     Formula: P = 1 − exp(−T / MTBF), both time Quantities. Assumes a constant
@@ -257,7 +259,7 @@ def calc_waste_terms(interval, checkpoint_cost, mtbf, detect=None, recover=None)
     return WasteTerms(checkpoint=c / tau, rework=tau / (2.0 * m), recovery=(d + r) / m)
 
 
-def calc_waste_fraction(interval, checkpoint_cost, mtbf, detect=None, recover=None) -> float:
+def calc_waste_fraction(interval, checkpoint_cost, mtbf, detect=None, recover=None) -> UnitInterval:
     """Wasted fraction of wall time W(τ) ≈ C/τ + τ/(2M) + (D+R)/M (see :func:`calc_waste_terms`).
 
     The useful fraction is 1 − W. All inputs are time Quantities.
@@ -310,7 +312,7 @@ def calc_expected_wall_time(solve_time, interval, checkpoint_cost, restart_time,
     return Q_(per_segment * t_s / tau, "second")
 
 
-def calc_exact_efficiency(interval, checkpoint_cost, restart_time, mtbf) -> float:
+def calc_exact_efficiency(interval, checkpoint_cost, restart_time, mtbf) -> UnitInterval:
     """Useful fraction of wall time in the exact model: T_s / T_w (see :func:`calc_expected_wall_time`).
 
     Formula: E = τ / (M · e^(R/M) · (e^((τ+δ)/M) − 1)), all time Quantities.
@@ -349,7 +351,7 @@ def calc_exact_optimal_interval(checkpoint_cost, mtbf) -> pint.Quantity:
 # ------------------------------------------------------------------ availability
 
 
-def calc_availability_stacked(availability, k) -> float:
+def calc_availability_stacked(availability, k) -> UnitInterval:
     """Availability of k independent replicas, any one of which suffices.
 
     Formula: A_k = 1 − (1 − A)^k. Assumes independent (uncorrelated) replica
@@ -359,7 +361,7 @@ def calc_availability_stacked(availability, k) -> float:
     return float(1.0 - (1.0 - a) ** count(k, "k"))
 
 
-def calc_availability_serial(availability, n) -> float:
+def calc_availability_serial(availability, n) -> UnitInterval:
     """Availability of n independent components that must all be up: A^n."""
     return float(probability(availability, "availability") ** count(n, "n"))
 
@@ -381,12 +383,12 @@ def calc_annual_downtime(availability) -> pint.Quantity:
 # -------------------------------------------------------------------- agents
 
 
-def calc_chain_success(p, n) -> float:
+def calc_chain_success(p, n) -> UnitInterval:
     """Probability that all of n independent steps succeed, each with probability p: pⁿ."""
     return float(probability(p, "p") ** count(n, "n"))
 
 
-def calc_chain_success_steps(probabilities: Iterable) -> float:
+def calc_chain_success_steps(probabilities: Iterable) -> UnitInterval:
     """Chain rule: Pr(S₁…Sₙ) = Π Pr(Sᵢ | S₁…Sᵢ₋₁), given the conditional step probabilities."""
     result = 1.0
     for i, p in enumerate(probabilities):
@@ -394,7 +396,7 @@ def calc_chain_success_steps(probabilities: Iterable) -> float:
     return result
 
 
-def calc_pass_k(successes, trials, k) -> float:
+def calc_pass_k(successes, trials, k) -> UnitInterval:
     """Unbiased pass^k estimate: probability that k fresh trials all succeed.
 
     Formula: pass^k = C(c, k) / C(n, k) from c successes in n repeated trials of the

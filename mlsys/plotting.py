@@ -84,9 +84,26 @@ STYLE = {
 }
 
 
-def apply_style() -> None:
-    """Install the book style in matplotlib's rcParams (idempotent)."""
-    matplotlib.rcParams.update(STYLE)
+_OPEN: set = set()    # the book figures made and not yet shown
+_HELD: list = []      # the rc_context holding STYLE while one is open
+
+
+def _hold() -> None:
+    """The book style holds from new_figure until show: the lines, legends and texts a
+    chapter adds in between, and the ticks made at the draw, get it. It is entered in
+    a matplotlib.rc_context, so showing the last open figure restores rcParams (and
+    making the next figure does, once every open one was closed without `show`)."""
+    _OPEN.difference_update([f for f in _OPEN if not plt.fignum_exists(f.number)])
+    _release(None)
+    if not _HELD:
+        _HELD.append(matplotlib.rc_context(STYLE))
+        _HELD[0].__enter__()
+
+
+def _release(fig) -> None:
+    _OPEN.discard(fig)
+    if _HELD and not _OPEN:
+        _HELD.pop().__exit__(None, None, None)
 
 
 def series_style(i: int, marker: bool = False) -> dict:
@@ -101,10 +118,11 @@ def series_style(i: int, marker: bool = False) -> dict:
 
 
 def new_figure(wide: bool = False, figsize: tuple[float, float] | None = None):
-    """A new (fig, ax) in the book style."""
-    apply_style()
-    size = figsize or (FIGSIZE_WIDE if wide else FIGSIZE)
-    fig, ax = plt.subplots(figsize=size)
+    """A new (fig, ax) in the book style, which holds until `show(fig)` (matplotlib's
+    rcParams are then restored: nothing else is styled)."""
+    _hold()
+    fig, ax = plt.subplots(figsize=figsize or (FIGSIZE_WIDE if wide else FIGSIZE))
+    _OPEN.add(fig)
     return fig, ax
 
 
@@ -253,13 +271,15 @@ def show(fig) -> None:
     Raises ValueError naming the texts when two still overlap or one is set
     below TEXT_PT_MIN.
     """
-    settled = place_labels(fig)
-    overlaps = text_overlaps(fig, draw=not settled)     # one draw when no label had to move
-    small = small_texts(fig, draw=False)
-    if overlaps or small:
+    try:
+        settled = place_labels(fig)
+        overlaps = text_overlaps(fig, draw=not settled)     # one draw when no label had to move
+        small = small_texts(fig, draw=False)
+        if overlaps or small:
+            raise ValueError("figure texts overlap: " + "; ".join(f"{a!r} and {b!r}" for a, b in overlaps)
+                             if overlaps else f"figure text below {TEXT_PT_MIN} pt: " + "; ".join(small))
+        if "inline" in matplotlib.get_backend():
+            plt.show()
+    finally:
         plt.close(fig)
-        raise ValueError("figure texts overlap: " + "; ".join(f"{a!r} and {b!r}" for a, b in overlaps)
-                         if overlaps else f"figure text below {TEXT_PT_MIN} pt: " + "; ".join(small))
-    if "inline" in matplotlib.get_backend():
-        plt.show()
-    plt.close(fig)
+        _release(fig)

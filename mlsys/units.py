@@ -24,7 +24,7 @@ every function:
   (bytes). They still accept them, all or nothing: every dimensioned argument of
   the call bare, read in the contract's unit, with a :class:`ContractFormWarning`.
   A bare number beside a Quantity in one call is a :class:`UnitError`. See
-  docs/architecture.md, "The unit rule".
+  docs/mlsys.md, "The unit rule".
 """
 
 from __future__ import annotations

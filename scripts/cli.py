@@ -35,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--root", type=Path, default=Path.cwd(), help="project root")
         p.add_argument("--profile", default=None, metavar="NAME[,NAME]",
                        help="Quarto profile(s): _quarto-NAME.yml over _quarto.yml "
-                            "(sets QUARTO_PROFILE, which Quarto reads too)")
+                            "(default: QUARTO_PROFILE; `quarto render` is given it too)")
         p.add_argument("--json", action="store_true",
                        help="print findings and the summary as JSON instead of text")
         if name == "check":
@@ -112,10 +112,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check_and_maybe_render(args) -> int:
-    if getattr(args, "profile", None):
-        os.environ["QUARTO_PROFILE"] = args.profile      # read/profiles.py and quarto render
     if args.command == "pdf":
-        add_pdf_profile(args.root)
+        args.profile = with_pdf_profile(args.root, args.profile)
     if not (args.root / CONFIG).exists() and not any(Path(args.root).glob("*.qmd")):
         print(f"error: no {CONFIG} in {args.root}", file=sys.stderr)
         return EXIT_USAGE
@@ -124,7 +122,8 @@ def _check_and_maybe_render(args) -> int:
         return run_merge(args.root, args.partials)
     if getattr(args, "shard", None):
         from scripts.verify.shard_cli import run_shard
-        return run_shard(args.root, args.shard, args.out, args.force, args.jobs, args.timeout)
+        return run_shard(args.root, args.shard, args.out, args.force, args.jobs, args.timeout,
+                         profile=args.profile)
     if args.command == "html":
         return _html(args)
     result = _check(args)
@@ -138,24 +137,22 @@ def _check_and_maybe_render(args) -> int:
 PDF_PROFILE = "pdf"
 
 
-def add_pdf_profile(root: Path, environ=None) -> None:
-    """`pdf` reads (and Quarto renders) the project with its `pdf` profile too, when
-    it has one: `_quarto-pdf.yml` holds this book's `format: typst`, kept out of
-    _quarto.yml because Quarto 1.7 warns on every render of a book listing it.
-    The profiles already active (QUARTO_PROFILE, else `profile: default:`) stay
-    first, so they win over it."""
-    environ = os.environ if environ is None else environ
+def with_pdf_profile(root: Path, profile: str | None) -> str | None:
+    """The profiles `pdf` reads (and Quarto renders) the project with: its `pdf` profile
+    too, when it has one: `_quarto-pdf.yml` holds this book's `format: typst`, kept out
+    of _quarto.yml because Quarto 1.7 warns on every render of a book listing it.
+    The profiles already active (`profile`, else QUARTO_PROFILE, else `profile:
+    default:`) stay first, so they win over it."""
     if not any((Path(root) / f"_quarto-{PDF_PROFILE}{ext}").is_file() for ext in (".yml", ".yaml")):
-        return
+        return profile
     from scripts.read.profiles import active_profiles
     from scripts.read.yamlio import YAMLError, load_yaml
     try:
         config = load_yaml((Path(root) / CONFIG).read_text(encoding="utf-8")) or {}
     except (OSError, UnicodeDecodeError, YAMLError):
         config = {}             # the check reports a bad _quarto.yml itself
-    named = active_profiles(config if isinstance(config, dict) else {}, environ)
-    if PDF_PROFILE not in named:
-        environ["QUARTO_PROFILE"] = ",".join(named + [PDF_PROFILE])
+    named = active_profiles(config if isinstance(config, dict) else {}, profile)
+    return ",".join(named + [PDF_PROFILE] * (PDF_PROFILE not in named))
 
 
 def _check(args):
@@ -164,7 +161,7 @@ def _check(args):
     from scripts.verify.report import print_json, print_report, summary
     result = check_book(args.root, force=args.force, jobs=args.jobs,
                         update_ledger=args.command == "numbers", timeout_s=args.timeout,
-                        audit=getattr(args, "audit", False))
+                        audit=getattr(args, "audit", False), profile=args.profile)
     if args.json:
         print_json(result)
     else:
@@ -182,7 +179,7 @@ def _html(args) -> int:
     successful `html` (render/uptodate.py says what counts)."""
     from scripts.render import uptodate
     options = {"command": "html", "root": str(args.root), "timeout": args.timeout,
-               "jobs": args.jobs, "force": args.force, "json": args.json}
+               "jobs": args.jobs, "force": args.force, "json": args.json, "profile": args.profile}
     if not uptodate.usable(options):
         uptodate.forget(args.root)
         result = _check(args)

@@ -11,23 +11,69 @@ re-executing anything. This module imports nothing heavy.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
+from enum import Enum
+
+
+class Kind(str, Enum):
+    """What a Finding is about, spelled as the reports show it; each member's second
+    value is its meaning (docs/findings.md: `python -m scripts.tools.kinds`)."""
+    def __new__(cls, value: str, meaning: str) -> "Kind":
+        member = str.__new__(cls, value)
+        member._value_, member.meaning = value, meaning
+        return member
+
+    __str__, __format__ = str.__str__, str.__format__      # "yaml", not "Kind.YAML"
+    # reading the sources (read/)
+    YAML = "yaml", "malformed YAML, or an entry of the wrong shape, in `_quarto.yml`, a profile or metadata file, or a cell's option lines"
+    ENCODING = "encoding", "a source file that is not valid UTF-8"
+    FRONT_MATTER = "front-matter", "a chapter's front matter is never closed, malformed, or not a mapping"
+    UNCLOSED_FENCE = "unclosed-fence", "a code block or div opened and never closed (it swallows the rest of the file)"
+    INCLUDE = "include", "an `{{< include >}}` that is malformed, escapes the project, forms a cycle or cannot be read"
+    INLINE_SYNTAX = "inline-syntax", "an inline expression Quarto evaluates but leaves as code (spacing, a line break)"
+    GRID_TABLE_INLINE = "grid-table-inline", "an inline expression inside a grid table (Quarto garbles it: use a pipe table)"
+    MISSING_CHAPTER = "missing-chapter", "a chapter `_quarto.yml` lists that does not exist or cannot be read"
+    CHAPTER_PATH = "chapter-path", "a chapter path that escapes the project"
+    DUPLICATE_CHAPTER = "duplicate-chapter", "a chapter listed twice in `_quarto.yml`"
+    # running the chapters (run/)
+    INVARIANT = "invariant", "a `check()` failed, at the line that called it"
+    CELL_ERROR = "cell-error", "a cell raised (without `error: true`)"
+    INLINE_ERROR = "inline-error", "an inline expression raised"
+    INLINE_EMPTY = "inline-empty", "an inline expression yields nothing printable (None, NaN, an empty string)"
+    INLINE_MANGLED = "inline-mangled", "an inline value Quarto would not show as meant (LaTeX, markup, HTML, a line break)"
+    KERNEL = "kernel", "the `jupyter:` kernel a chapter names is not installed or not Python"
+    KERNEL_DIED = "kernel-died", "the kernel died while running the chapter"
+    TIMEOUT = "timeout", "a cell or inline expression ran longer than the timeout"
+    STALE_CACHE = "stale-cache", "`check --audit`: the cache would have served a result a fresh run does not give"
+    UNSTABLE_OUTPUT = "unstable-output", "`check --audit`: an output differs between two runs of the same inputs"
+    # checking the results (verify/)
+    UNKNOWN_REF = "unknown-ref", "an `@label` no chapter defines"
+    DUPLICATE_LABEL = "duplicate-label", "a label defined twice in the book"
+    UNKNOWN_CITATION = "unknown-citation", "an `@key` the bibliography does not have"
+    BIBLIOGRAPHY = "bibliography", "a bibliography file `_quarto.yml` names that does not exist"
+    LEDGER = "ledger", "a published value new, changed or gone against `numbers.lock`, or a `numbers.lock` that cannot be read"
+    LITERAL_NUMBER = "literal-number", "a number typed in prose (`verify: literal-numbers`)"
+    FIG_ALT = "fig-alt", "a figure without alt text (`verify: fig-alt`)"
+    CAPTION_INLINE = "caption-inline", "an inline value inside a caption option, which Quarto leaves as code"
+    CONTROL = "control", "a control file (`_quarto.yml`, `numbers.lock`, a bibliography, a source) changed while the chapters ran"
+    # the audit of a render (docs/audit.md)
+    UNACCOUNTED_NUMBER = "unaccounted-number", "a rendered page shows a number no value, renderer or allowlist accounts for"
+    MISSING_VALUE = "missing-value", "a rendered page does not show a number the ledger records for it"
+    LEAK = "leak", "a rendered page shows text no reader should see (`?@label`, `{python}`, raw TeX, a repr, `nan`)"
+    MISSING_PAGE = "missing-page", "the render wrote no page for a chapter"
+    MISSING_PDF = "missing-pdf", "the render wrote no PDF"
+    PDF_BOOKMARKS = "pdf-bookmarks", "the PDF has fewer top-level bookmarks than documents: its pages cannot be mapped to chapters"
+    # rendering (render/, preview)
+    FREEZE = "freeze", "a document that cannot be handed to Quarto's freezer (so Quarto would execute it)"
+    RENDER = "render", "`make preview`: the render failed"
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem, located in a source file.
-
-    kind is a short slug: invariant, cell-error, inline-error, inline-empty,
-    inline-mangled, inline-syntax, include,
-    unknown-ref, unknown-citation, duplicate-label, grid-table-inline,
-    missing-chapter, yaml, front-matter, unclosed-fence, kernel-died, timeout,
-    encoding, ledger, render, caption-inline, stale-cache, unstable-output; the audit
-    of a render (docs/audit.md):
-    unaccounted-number, missing-value, leak.
-    """
+    """One problem, located in a source file; its kind is a Kind (a known slug given
+    as a string becomes its member, an unknown one is a ValueError)."""
     path: str                 # relative to the project root, POSIX separators
     line: int                 # 1-based; 0 when the finding is about the whole file
-    kind: str
+    kind: Kind
     reason: str               # one line
     col: int | None = None    # 1-based
     label: str | None = None  # the cell label, when there is one
@@ -35,6 +81,9 @@ class Finding:
     old: str | None = None    # ledger findings: the value in numbers.lock (None: new key)
     new: str | None = None    # ledger findings: the published value (None: removed key)
     key: str | None = None    # ledger findings: `chapter · name`
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", Kind(self.kind))
 
     def location(self) -> str:
         loc = f"{self.path}:{self.line}"
@@ -49,7 +98,10 @@ class CodeCell:
     first_code_line: int      # the line of the first line of `source`
     end_line: int             # the closing fence line
     source: str               # the cell body exactly as written, option lines included
-    options: dict = field(default_factory=dict)   # parsed leading `#| key: value` lines
+    options: dict = field(default_factory=dict)   # the `#|` options, validated, cascade applied
+                                                  # and frozen by read/options.py
+    option_lines: dict = field(default_factory=dict)  # option -> the line it is written at
+    code: str = ""            # the source without its option block (what a page shows)
 
     @property
     def label(self) -> str | None:
@@ -74,7 +126,8 @@ class InlineExpr:
 class ParsedChapter:
     path: str
     text: str
-    front_matter: dict = field(default_factory=dict)
+    front_matter: dict = field(default_factory=dict)    # read/ only: stages take the fields below
+    front_lines: dict = field(default_factory=dict)     # read/ only: (key,) / (key, sub) -> line
     cells: list[CodeCell] = field(default_factory=list)
     inlines: list[InlineExpr] = field(default_factory=list)
     labels: list[tuple[str, int]] = field(default_factory=list)        # (label, line) defined here
@@ -90,6 +143,11 @@ class ParsedChapter:
     part: bool = False        # a `- part: file.qmd` page (unnumbered)
     figure: dict | None = None  # Quarto's figure options for this document, front matter
                                 # included (read/figures.py); None: not resolved yet
+    # resolved by read/options.py (front matter over the project):
+    freeze: object = False    # `execute: freeze:` false | true | "auto"
+    search: bool = True       # False: `search: false` (left out of the search index)
+    cache_inputs: list[str] = field(default_factory=list)  # `cache-inputs:` (ours) paths/globs
+    kernel: tuple | None = None  # (`jupyter:` value, file, line) in force, or None
 
     def source_of(self, line: int) -> tuple[str, int]:
         """(file, line) a line of `text` was written at (includes resolved)."""

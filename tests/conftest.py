@@ -11,7 +11,9 @@ Markers are registered once, in pyproject.toml.
 """
 from __future__ import annotations
 
+import contextlib
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,6 +52,20 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if _local_only_paths(item.nodeid) is not None:
             item.add_marker(pytest.mark.local_only)
+
+
+@pytest.fixture(autouse=True)
+def matplotlib_state():
+    """Every test leaves matplotlib's rcParams as it found them, with no figure open
+    (mlsys.plotting holds its style only while a figure is open: a test that never
+    shows one, or sets rcParams itself, must not restyle the next test's figures)."""
+    matplotlib = sys.modules.get("matplotlib")
+    with matplotlib.rc_context() if matplotlib else contextlib.nullcontext():
+        yield
+        if "matplotlib.pyplot" in sys.modules:
+            sys.modules["matplotlib.pyplot"].close("all")
+    if matplotlib is None and "matplotlib" in sys.modules:
+        sys.modules["matplotlib"].rc_file_defaults()
 
 
 def pytest_runtest_setup(item):

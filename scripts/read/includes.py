@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 
 INCLUDE = re.compile(r"""^\s*\{\{<\s*include\s+(?:"([^"]+)"|'([^']+)'|([^\s"']+?))\s*>\}\}\s*$""")
 SHORTCODE = re.compile(r"^\s*\{\{<\s*include\b")
@@ -52,7 +52,7 @@ def _expand(root: Path, base: str, rel: str, text: str, lines: list[str], out: E
         m = INCLUDE.match(line) if fence is None else None
         if not m:
             if fence is None and SHORTCODE.match(line):
-                out.findings.append(Finding(rel, number, "include", (
+                out.findings.append(Finding(rel, number, Kind.INCLUDE, (
                     f"malformed include: {stripped} (write {{{{< include file.qmd >}}}}, "
                     f"quoting a path with spaces)"), col=line.index("{{") + 1))
             lines.append(line)
@@ -64,18 +64,18 @@ def _expand(root: Path, base: str, rel: str, text: str, lines: list[str], out: E
         where = dict(path=rel, line=number, col=line.index("{{") + 1)
         if path.startswith("../") or path == ".." or not _inside(root, root / path):
             link = "" if path.startswith("..") else f" (a symlink to {_real(root / path)})"
-            out.findings.append(Finding(**where, kind="include",
+            out.findings.append(Finding(**where, kind=Kind.INCLUDE,
                                         reason=f"include escapes the project: {target}{link}"))
             continue
         if path in stack or len(stack) > MAX_DEPTH:
-            out.findings.append(Finding(**where, kind="include",
+            out.findings.append(Finding(**where, kind=Kind.INCLUDE,
                                         reason=f"include cycle: {' -> '.join(stack + [path])}"))
             continue
         try:
             data = (root / path).read_bytes().decode("utf-8").removeprefix("\ufeff")
         except (OSError, UnicodeDecodeError) as exc:
             reason = "not valid UTF-8" if isinstance(exc, UnicodeDecodeError) else "file not found"
-            out.findings.append(Finding(**where, kind="include",
+            out.findings.append(Finding(**where, kind=Kind.INCLUDE,
                                         reason=f"cannot include {target} ({path}): {reason}"))
             continue
         if path not in out.files:

@@ -3,8 +3,9 @@
     _quarto.yml
     + `metadata-files:` listed in it, in order (src/project/project-context.ts)
     + `_quarto-<profile>.yml` for each active profile, the first listed winning
-      (src/project/project-profile.ts): profiles come from `QUARTO_PROFILE`
-      (comma-separated; `--profile` sets it), else `profile: default:`
+      (src/project/project-profile.ts): profiles are the `profile` argument
+      (`--profile`), else `QUARTO_PROFILE` (comma-separated; read here only), else
+      `profile: default:`
     + `_quarto.yml.local`
 
 Merging is Quarto's mergeConfigs: mappings merge key by key, a later scalar
@@ -17,9 +18,9 @@ import json
 import os
 from pathlib import Path, PurePosixPath
 
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 
-from .yamlio import YAMLError, load_yaml, yaml_problem
+from .yamlio import YAMLError, compose_yaml, yaml_problem
 
 PROFILE_ENV = "QUARTO_PROFILE"
 
@@ -55,10 +56,10 @@ def _merge(a, b, key: str):
     return a if b is None else b
 
 
-def active_profiles(config: dict, environ=None) -> list[str]:
-    """QUARTO_PROFILE (comma-separated), else `profile: default:` (a name or a list)."""
-    environ = os.environ if environ is None else environ
-    named = environ.get(PROFILE_ENV, "")
+def active_profiles(config: dict, profile: str | None = None) -> list[str]:
+    """`profile` (comma-separated), else QUARTO_PROFILE, else `profile: default:` (a name
+    or a list)."""
+    named = profile or os.environ.get(PROFILE_ENV, "")
     if not named:
         default = config.get("profile", {}).get("default") \
             if isinstance(config.get("profile"), dict) else None
@@ -66,24 +67,34 @@ def active_profiles(config: dict, environ=None) -> list[str]:
     return [p.strip() for p in named.split(",") if p.strip()]
 
 
-def _read(root: Path, rel: str) -> tuple[dict | None, Finding | None]:
+def read_mapping(root: Path, rel: str, empty: dict | None = None):
+    """(the node tree, the mapping, None) of YAML file `rel`, or (None, None, the Finding);
+    an empty file is `empty` (None: not a mapping)."""
     try:
-        data = load_yaml((root / rel).read_text(encoding="utf-8")) or {}
+        raw = (Path(root) / rel).read_bytes()
+        node, data = compose_yaml(raw.decode("utf-8"))
     except OSError as exc:
-        return None, Finding(rel, 0, "yaml", f"cannot read {rel}: {exc.strerror}")
+        return None, None, Finding(rel, 0, Kind.YAML, f"cannot read {rel}: {exc.strerror}")
     except UnicodeDecodeError as exc:
-        return None, Finding(rel, 0, "yaml", f"malformed YAML: {exc}")
+        return None, None, Finding(rel, raw.count(b"\n", 0, exc.start) + 1, Kind.ENCODING, "not valid UTF-8")
     except YAMLError as exc:
         problem = yaml_problem(exc)
-        return None, Finding(rel, problem.line or 0, "yaml",
-                             f"malformed YAML: {problem.reason}", col=problem.col)
+        return None, None, Finding(rel, problem.line or 0, Kind.YAML,
+                                   f"malformed YAML: {problem.reason}", col=problem.col)
+    data = empty if data is None else data
     if not isinstance(data, dict):
-        return None, Finding(rel, 1, "yaml", f"{rel} is not a YAML mapping")
-    return data, None
+        return None, None, Finding(rel, 1, Kind.YAML, f"{rel} is not a YAML mapping")
+    return node, data, None
 
 
-def overlay(root: Path, config: dict, environ=None) -> tuple[dict, list[str], list[Finding]]:
-    """(the merged configuration, the files merged over _quarto.yml, findings)."""
+def _read(root: Path, rel: str) -> tuple[dict | None, Finding | None]:
+    return read_mapping(root, rel, empty={})[1:]
+
+
+def overlay(root: Path, config: dict, profile: str | None = None
+            ) -> tuple[dict, list[str], list[str], list[Finding]]:
+    """(the merged configuration, the files merged over _quarto.yml, the active
+    profiles, findings)."""
     root = Path(root)
     files: list[str] = []
     findings: list[Finding] = []
@@ -102,13 +113,30 @@ def overlay(root: Path, config: dict, environ=None) -> tuple[dict, list[str], li
     merged = merge_configs(config, *read_layers(
         PurePosixPath(str(entry)).as_posix()
         for entry in (listed if isinstance(listed, list) else [listed])))
+    active = active_profiles(config, profile)
     profiles = [next((f"_quarto-{name}{ext}" for ext in (".yml", ".yaml")
                       if (root / f"_quarto-{name}{ext}").is_file()), None)
-                for name in reversed(active_profiles(config, environ))]
+                for name in reversed(active)]
     local = next((f"_quarto{ext}.local" for ext in (".yml", ".yaml")
                   if (root / f"_quarto{ext}.local").is_file()), None)
     # Quarto: a profile without a file is fine
     merged = merge_configs(merged, *read_layers(r for r in profiles + [local] if r))
     for key in ("metadata-files", "metadata-file", "profile"):
         merged.pop(key, None)
+    return merged, files, active, findings
+
+
+def directory_metadata(root: Path, rel: str) -> tuple[dict, list[str], list[Finding]]:
+    """The `_metadata.yml` files over document `rel` (project-relative), merged as Quarto
+    1.7 merges them (src/project/project-shared.ts, directoryMetadataForInputFile: from
+    the project's top folder down to the document's, a document at the root reading the
+    root's own): (the merged mapping, the files read, findings)."""
+    parents = PurePosixPath(rel).parents
+    merged, files, findings = {}, [], []
+    for folder in [p for p in reversed(parents) if p.parts] or [PurePosixPath()]:
+        name = next((f"{folder / n}" for n in ("_metadata.yml", "_metadata.yaml")
+                     if (Path(root) / folder / n).is_file()), None)
+        data, problem = _read(Path(root), name) if name else (None, None)
+        findings += [problem] if problem else []
+        merged, files = (merge_configs(merged, data), files + [name]) if data is not None else (merged, files)
     return merged, files, findings

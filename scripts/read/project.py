@@ -15,20 +15,21 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from scripts.model import CodeCell, Finding, ParsedChapter
+from scripts import store
+from scripts.model import Finding, Kind
 from scripts.read import CONFIG
-from scripts.read.figures import document_figure_options, drawn_format, figure_options
-from scripts.read.profiles import overlay
-from scripts.read.yamlio import YAMLError, compose_yaml, yaml_problem
+from scripts.read.figures import drawn_format, figure_options
+from scripts.read.options import check, effective_options  # noqa: F401 (render/ imports it)
+from scripts.read.profiles import overlay, read_mapping
+from scripts.read.yamlio import compose_yaml, key_lines
 
-# Execute options that cascade to cells (project -> front matter -> cell).
-CELL_DEFAULTS = ("eval", "echo", "output", "warning", "error", "include")
-# Quarto's own defaults for the Jupyter engine (below everything else).
-QUARTO_CELL_DEFAULTS = {"echo": True, "eval": True, "output": True, "include": True}
 DEFAULT_TIMEOUT_S = 120.0
-# Never part of the book's sources: tooling, outputs, caches, version control.
-NOT_SOURCES = {".git", ".venv", "venv", "_build", "_book", "__pycache__", "node_modules",
-               ".quarto", ".pytest_cache", ".hypothesis", "scripts", "tests"}
+# Never part of a book's sources: the folders Quarto 1.7 skips (engineIgnoreDirs,
+# src/execute/engine.ts; hidden folders are skipped too), this checker's caches, and
+# (source_files) its output folder and the checker's own code when it lives inside.
+NOT_SOURCES = {"node_modules", "venv", "env", "renv", "packrat", "rsconnect", store.BUILD,
+               "__pycache__"}
+CHECKER = Path(__file__).resolve().parents[1]      # scripts/: tooling, not the book
 
 
 @dataclass
@@ -64,6 +65,7 @@ class Project:
     type: str = "book"                                       # `project: type:` book | website | default;
                                                              # single: .qmd files without _quarto.yml
     config_files: list[str] = field(default_factory=list)   # merged over _quarto.yml (read/profiles.py)
+    profiles: list[str] = field(default_factory=list)       # the active Quarto profiles
     jupyter: object = None                                   # `jupyter:` as written (kernel)
     jupyter_line: int = 0                                    # its line in _quarto.yml
     findings: list[Finding] = field(default_factory=list)
@@ -73,55 +75,24 @@ class Project:
         """Chapters then appendices, in book order."""
         return self.chapters + self.appendices
 
-    @property
-    def cell_defaults(self) -> dict:
-        """The project's `execute:` options that cascade to cells."""
-        return {k: v for k, v in self.execute.items() if k in CELL_DEFAULTS}
-
     def exec_dir(self, rel: str) -> str:
         """The folder a document runs in: its own (Quarto's default), or the root
         with `project: execute-dir: project`."""
         parent = PurePosixPath(rel).parent
         return "" if self.execute_dir == "project" or parent == PurePosixPath(".") else parent.as_posix()
 
-    def execution_enabled(self, parsed: ParsedChapter) -> bool:
-        """`execute: enabled:` of the front matter, else of _quarto.yml (default true)."""
-        front = parsed.front_matter.get("execute")
-        value = front.get("enabled") if isinstance(front, dict) and "enabled" in front \
-            else self.execute.get("enabled", True)
-        return not option_false(value)
-
-    def apply_execute_options(self, parsed: ParsedChapter) -> None:
-        """Quarto's cascade, in place: project `execute:`, then front matter, then the cell;
-        and the document's figure options (the project's under its front matter's).
-
-        Only options somebody set are written (Quarto's defaults stay implicit:
-        see effective_options), so they are part of the chapter's cache key.
-        """
-        defaults = self.cell_defaults
-        front = parsed.front_matter.get("execute")
-        if isinstance(front, dict):
-            defaults.update({k: v for k, v in front.items() if k in CELL_DEFAULTS})
-        if defaults:
-            for cell in parsed.cells:
-                cell.options = {**defaults, **cell.options}
-        parsed.exec_dir = self.exec_dir(parsed.path)
-        parsed.execute = self.execution_enabled(parsed)
-        parsed.figure = document_figure_options(self.figure, parsed.front_matter, self.figure_format)
-        if not parsed.execute:          # no kernel: cells are shown, never run
-            for cell in parsed.cells:
-                cell.options = {**cell.options, "eval": False}
-
     def source_files(self) -> list[str]:
         """Every file that makes up the book (project-relative POSIX paths, sorted):
         _quarto.yml, documents, bibliography, numbers.lock, the chapters' packages,
-        images... everything under the root except tooling, outputs and caches."""
+        images... everything under the root but what Quarto skips, outputs, caches and
+        the checker's own code."""
         root = Path(self.root)
         skip = NOT_SOURCES | {PurePosixPath(self.output_dir).parts[0] if self.output_dir else "_book"}
         found: list[str] = []
         for folder, dirs, names in os.walk(root):
             rel_dir = Path(folder).relative_to(root)
-            dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith("."))
+            dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith(".")
+                             and (Path(folder) / d).resolve() != CHECKER)
             found += [(rel_dir / n).as_posix() for n in names
                       if not n.endswith((".pyc", ".pyo")) and not n.startswith(".")]
         return sorted(found)
@@ -136,55 +107,27 @@ class Project:
         return dest
 
 
-def effective_options(cell: CodeCell) -> dict:
-    """A cell's options (cascade already applied) over Quarto's defaults."""
-    return {**QUARTO_CELL_DEFAULTS, **cell.options}
-
-
-def option_false(value) -> bool:
-    """A cell option that says false (`false`, `False`, "false")."""
-    return value is False or str(value).lower() == "false"
-
-
-def option_true(value) -> bool:
-    """A cell option that says true (`true`, `True`, "true")."""
-    return value is True or str(value).lower() == "true"
-
-
-def load_project(root: Path) -> Project:
-    """Load `root/_quarto.yml`; never raises on bad content."""
+def load_project(root: Path, profile: str | None = None) -> Project:
+    """Load `root/_quarto.yml` with Quarto `profile` (comma-separated names; None: the
+    environment's QUARTO_PROFILE, else `profile: default:`); never raises on bad content."""
     root = Path(root)
     project = Project(root=root)
-    path = root / CONFIG
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        singles = sorted(p.name for p in root.glob("*.qmd") if not p.name.startswith(("_", ".")))
-        if singles and not path.exists():   # `quarto render doc.qmd`: lone documents, no project
-            project.type, project.chapters = "single", singles
-            return project
-        project.findings.append(Finding(CONFIG, 0, "yaml", f"cannot read {CONFIG}: {exc.strerror}"))
+    singles = sorted(p.name for p in root.glob("*.qmd") if not p.name.startswith(("_", ".")))
+    if singles and not (root / CONFIG).exists():   # `quarto render doc.qmd`: lone documents
+        project.type, project.chapters = "single", singles
         return project
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        project.findings.append(Finding(CONFIG, line, "encoding", "not valid UTF-8"))
-        return project
-    try:
-        node, config = compose_yaml(text)
-    except YAMLError as exc:
-        problem = yaml_problem(exc)
-        project.findings.append(Finding(CONFIG, problem.line or 0, "yaml",
-                                        f"malformed YAML: {problem.reason}", col=problem.col))
-        return project
-    if not isinstance(config, dict):
-        project.findings.append(Finding(CONFIG, 1, "yaml", f"{CONFIG} is not a YAML mapping"))
+    node, config, problem = read_mapping(root, CONFIG)
+    if problem:
+        project.findings.append(problem)
         return project
     base_book = config.get("book")
-    config, project.config_files, problems = overlay(root, config)   # metadata-files, profiles
+    config, project.config_files, project.profiles, problems = overlay(root, config, profile)
     project.findings += problems
     _resolve(project, config)
+    lines = key_lines(node)
+    project.execute, problems = check(project.execute, "execute",
+                                      lambda name: (CONFIG, lines.get(("execute", name), 0)))
+    project.findings += problems
     if _child(node, "jupyter") is not None:
         project.jupyter, project.jupyter_line = config.get("jupyter"), _child(node, "jupyter").start_mark.line + 1
     book_node = _child(node, "book")
@@ -197,7 +140,7 @@ def load_project(root: Path) -> Project:
     project.chapters = _entries(project, _child(book_node, "chapters"), seen, "chapters")
     project.appendices = _entries(project, _child(book_node, "appendices"), seen, "appendices")
     if not project.chapters and not project.findings:
-        project.findings.append(Finding(CONFIG, 1, "yaml", "no `book: chapters:` list"))
+        project.findings.append(Finding(CONFIG, 1, Kind.YAML, "no `book: chapters:` list"))
     return project
 
 
@@ -211,15 +154,11 @@ def _input_files(project: Project, config: dict) -> list[str]:
 
 
 def _candidate_inputs(project: Project) -> list[str]:
-    """Every .qmd/.md below the root Quarto would take for a document: not `_*` or
-    `.*` (files or folders), not README, not in outputs or tooling; index.qmd first."""
-    skip = NOT_SOURCES | {PurePosixPath(project.output_dir or "_book").parts[0]}
-    found = []
-    for folder, dirs, names in os.walk(project.root):
-        rel_dir = Path(folder).relative_to(project.root)
-        dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith(("_", ".")))
-        found += [(rel_dir / n).as_posix() for n in names if n.endswith((".qmd", ".md"))
-                  and not n.startswith(("_", ".")) and n.lower() not in ("readme.md", "readme.qmd")]
+    """Every .qmd/.md of source_files() Quarto would take for a document: not `_*` or
+    `.*` (files or folders), not README; index.qmd first."""
+    found = [rel for rel in project.source_files() if rel.endswith((".qmd", ".md"))
+             and not any(part.startswith(("_", ".")) for part in rel.split("/"))
+             and rel.rsplit("/", 1)[-1].lower() not in ("readme.md", "readme.qmd")]
     return sorted(found, key=lambda r: (r.count("/"), r != "index.qmd", r))
 
 
@@ -229,7 +168,15 @@ def unlisted_chapters(project: Project, included: set[str]) -> list[str]:
     if project.type != "book":
         return []                   # website, default: every input file renders
     known = set(project.documents) | set(project.parts) | included
-    return [rel for rel in _candidate_inputs(project) if rel.endswith(".qmd") and rel not in known]
+    return [rel for rel in _candidate_inputs(project) if rel.endswith(".qmd") and rel not in known
+            and not _nested_project(project.root, rel)]
+
+
+def _nested_project(root: Path, rel: str) -> bool:
+    """Whether `rel` lies in a folder with a _quarto.yml of its own (another book,
+    such as a test fixture: not a forgotten chapter of this one)."""
+    parents = PurePosixPath(rel).parents
+    return any((Path(root) / p / CONFIG).is_file() for p in list(parents)[:-1])
 
 
 def unlisted_note(rel: str) -> str:
@@ -327,7 +274,7 @@ def _entries(project: Project, node, seen: set[str], what: str) -> list[str]:
     if node is None:
         return []
     if not isinstance(node, yaml.SequenceNode):
-        project.findings.append(Finding(CONFIG, node.start_mark.line + 1, "yaml",
+        project.findings.append(Finding(CONFIG, node.start_mark.line + 1, Kind.YAML,
                                         f"`{what}` must be a list"))
         return []
     paths: list[str] = []
@@ -343,7 +290,7 @@ def _entries(project: Project, node, seen: set[str], what: str) -> list[str]:
             paths += _entries(project, _child(item, "chapters"), seen, what)
             continue
         if not isinstance(item, yaml.ScalarNode) or not item.value:
-            project.findings.append(Finding(CONFIG, item.start_mark.line + 1, "yaml",
+            project.findings.append(Finding(CONFIG, item.start_mark.line + 1, Kind.YAML,
                                             f"unexpected entry in `{what}`"))
             continue
         rel = _validate(project, item.value, item.start_mark.line + 1, seen)
@@ -357,17 +304,17 @@ def _validate(project: Project, entry: str, line: int, seen: set[str]) -> str | 
     pure = PurePosixPath(entry)
     root = project.root.resolve()
     if pure.is_absolute() or ".." in pure.parts or not _inside(root, root / pure):
-        project.findings.append(Finding(CONFIG, line, "chapter-path",
+        project.findings.append(Finding(CONFIG, line, Kind.CHAPTER_PATH,
                                         f"chapter path escapes the project: {entry}"))
         return None
     rel = pure.as_posix()
     if rel in seen:
-        project.findings.append(Finding(CONFIG, line, "duplicate-chapter",
+        project.findings.append(Finding(CONFIG, line, Kind.DUPLICATE_CHAPTER,
                                         f"chapter listed twice: {rel}"))
         return None
     seen.add(rel)
     if not (root / pure).is_file():
-        project.findings.append(Finding(CONFIG, line, "missing-chapter",
+        project.findings.append(Finding(CONFIG, line, Kind.MISSING_CHAPTER,
                                         f"chapter file does not exist: {rel}"))
         return None
     return rel

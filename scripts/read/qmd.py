@@ -5,7 +5,8 @@ What is recognised (and nothing is executed here):
 * YAML front matter: a `---` block starting at line 1, closed by `---` or `...`;
 * code cells: an opening line matching FENCE_PY, closed by a line with the
   same indent and the same number of backticks and nothing else;
-* the cell's option block: the leading run of `#| key: value` lines, as YAML;
+* the cell's option block: the leading run of `#| key: value` lines (after any
+  blank lines, as Quarto), as YAML; read/options.py validates it;
 * inline expressions `{python} expr` in one-backtick code spans of the
   markdown text (not inside any fenced block, not inside longer code spans);
 * cross-reference labels (`{#sec-x}`, `{#tbl-x}`, `{#fig-x}`, `{#eq-x}`,
@@ -22,12 +23,13 @@ import re
 
 import yaml
 
-from scripts.read.yamlio import load_yaml, yaml_problem
-from scripts.model import CodeCell, Finding, InlineExpr, ParsedChapter
+from scripts.read.yamlio import compose_yaml, key_lines, load_yaml, yaml_problem
+from scripts.model import CodeCell, Finding, InlineExpr, Kind, ParsedChapter
 
 FENCE_PY = re.compile(r"^(\s*)(```+)\s*\{python( *[ ,].*)?\}\s*$")
 FENCE_ANY = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
-OPTION_LINE = re.compile(r"^#\|(.*)$")
+OPTION_LINE = re.compile(r"^#\s*\| ?")       # Quarto's optionCommentPattern for `#`
+OPTION_KEY = re.compile(r"^([^\s:#][^:]*?)\s*:")
 # Quarto's inline code: `{python}` then whitespace, anywhere in the Markdown text
 # (not in cells), within one paragraph. Evaluated whatever the whitespace; put in
 # the page only with exactly one space or tab and no line break or trailing space.
@@ -95,23 +97,23 @@ def _front_matter(chapter: ParsedChapter, lines: list[str], prose: list[str]) ->
             for j in range(0, i + 1):
                 prose[j] = _blank(lines[j])
             try:
-                data = load_yaml(block) if block.strip() else {}
+                node, data = compose_yaml(block) if block.strip() else (None, {})
             except yaml.YAMLError as exc:
                 problem = yaml_problem(exc, first_line=2)
                 line = min(problem.line or 2, i + 1)
-                chapter.findings.append(Finding(chapter.path, line, "front-matter",
+                chapter.findings.append(Finding(chapter.path, line, Kind.FRONT_MATTER,
                                                 f"malformed YAML front matter: {problem.reason}",
                                                 col=problem.col if line == problem.line else None))
                 return i + 1
             if data is None:
                 data = {}
             if not isinstance(data, dict):
-                chapter.findings.append(Finding(chapter.path, 1, "front-matter",
+                chapter.findings.append(Finding(chapter.path, 1, Kind.FRONT_MATTER,
                                                 "front matter is not a YAML mapping"))
             else:
-                chapter.front_matter = data
+                chapter.front_matter, chapter.front_lines = data, key_lines(node, first_line=2)
             return i + 1
-    chapter.findings.append(Finding(chapter.path, 1, "front-matter",
+    chapter.findings.append(Finding(chapter.path, 1, Kind.FRONT_MATTER,
                                     "front matter opened by `---` at line 1 is never closed"))
     return 0
 
@@ -147,7 +149,7 @@ def _fenced_blocks(chapter: ParsedChapter, lines: list[str], prose: list[str],
         if end is None:
             what = "python cell" if py else "code block"
             chapter.findings.append(Finding(
-                chapter.path, i + 1, "unclosed-fence",
+                chapter.path, i + 1, Kind.UNCLOSED_FENCE,
                 f"{what} opened with {fence} at line {i + 1} is never closed",
                 detail=lines[i].strip()))
             end = len(lines)        # like pandoc: the block swallows the rest
@@ -162,33 +164,47 @@ def _fenced_blocks(chapter: ParsedChapter, lines: list[str], prose: list[str],
     return cell_starts
 
 
+def option_block(body: list[str]) -> tuple[int, list[str]]:
+    """(the index of its first line, the YAML lines) of a cell's option block, as Quarto
+    1.7 finds it (src/core/jupyter/jupyter.ts, partition-cell-options.ts): blank lines
+    before it are dropped, then the run of lines matching `#\\s*\\| ?` is the block."""
+    start = next((i for i, line in enumerate(body) if line.strip()), len(body))
+    texts = []
+    for line in body[start:]:
+        m = OPTION_LINE.match(line)
+        if not m:
+            break
+        texts.append(line[m.end():])
+    return start, texts
+
+
 def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -> CodeCell:
     """Build the CodeCell for fence line index `fence` closed at index `end`."""
     body = lines[fence + 1:end]
     cell = CodeCell(index=len(chapter.cells), fence_line=fence + 1,
                     first_code_line=fence + 2, end_line=end + 1,
                     source="\n".join(body))
-    option_text = []
-    for line in body:
-        m = OPTION_LINE.match(line)
-        if not m:
-            break
-        option_text.append(m.group(1)[1:] if m.group(1).startswith(" ") else m.group(1))
+    indent = re.match(r"[ \t]*", lines[fence]).group(0)     # Quarto strips the fence's indent
+    start, option_text = option_block([ln[len(indent):] if ln.startswith(indent) else ln
+                                       for ln in body])
+    first = cell.first_code_line + start
+    cell.code = "\n".join(body[start + len(option_text):]).strip("\n")
     if option_text:
         try:
             options = load_yaml("\n".join(option_text))
         except yaml.YAMLError as exc:
-            problem = yaml_problem(exc, first_line=cell.first_code_line, columns=False)
-            line = min(problem.line or cell.first_code_line,
-                       cell.first_code_line + len(option_text) - 1)
-            chapter.findings.append(Finding(chapter.path, line, "yaml",
+            problem = yaml_problem(exc, first_line=first, columns=False)
+            line = min(problem.line or first, first + len(option_text) - 1)
+            chapter.findings.append(Finding(chapter.path, line, Kind.YAML,
                                             f"bad cell option: {problem.reason}",
                                             detail=lines[line - 1].strip()))
             options = {}
         if isinstance(options, dict):
             cell.options = options
+            keys = (OPTION_KEY.match(text) for text in option_text)
+            cell.option_lines = {m.group(1): first + i for i, m in enumerate(keys) if m}
         elif options is not None:
-            chapter.findings.append(Finding(chapter.path, cell.first_code_line, "yaml",
+            chapter.findings.append(Finding(chapter.path, first, Kind.YAML,
                                             "cell options are not `key: value` lines"))
     return cell
 
@@ -212,7 +228,7 @@ def _inline_exprs(chapter: ParsedChapter, markdown: str, cell_starts: list[int])
                    "a space before the closing backtick" if body != body.rstrip() else
                    "more than one space or tab after `{python}`")
             chapter.findings.append(Finding(
-                chapter.path, line, "inline-syntax",
+                chapter.path, line, Kind.INLINE_SYNTAX,
                 f"Quarto evaluates this inline expression but leaves its code in the page "
                 f"({why}): write `{{python}} expr` with exactly one space, on one line",
                 col=col, detail=m.group(0)))
@@ -287,7 +303,7 @@ def _grid_tables(chapter: ParsedChapter, lines: list[str]) -> None:
         for expr in chapter.inlines:
             if first <= expr.line <= last:
                 chapter.findings.append(Finding(
-                    chapter.path, expr.line, "grid-table-inline",
+                    chapter.path, expr.line, Kind.GRID_TABLE_INLINE,
                     "inline expression inside a grid table (use a pipe table)",
                     col=expr.col, detail=f"`{{python}} {expr.expr}`"))
         i = j + 1
@@ -305,5 +321,5 @@ def decode(path_rel: str, data: bytes) -> tuple[str, list[Finding]]:
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         text = data.decode("utf-8", errors="replace")
         bad = data[exc.start:exc.end].hex(" ")
-        return text, [Finding(path_rel, line, "encoding",
+        return text, [Finding(path_rel, line, Kind.ENCODING,
                               f"not valid UTF-8 (byte {bad} at column {col})", col=col)]

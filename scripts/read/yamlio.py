@@ -5,7 +5,8 @@ chapter); on an error the pure-Python parser runs again, for its more precise
 marks (libyaml often points past the end).
 
 A key set twice in one mapping is an error here, as it is for Quarto (js-yaml):
-PyYAML alone would keep the last value without a word.
+PyYAML alone would keep the last value without a word. Booleans are YAML 1.2's, as
+Quarto's: `true`/`false` only (PyYAML's YAML 1.1 also reads `yes`, `no`, `on`, `off`).
 
 `yaml_problem` turns an error into its location and one line that says, in
 plain words, what to fix for the common mistakes (indentation, tabs, a colon
@@ -13,6 +14,7 @@ in a value, an unclosed quote or bracket, a repeated key).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import yaml
@@ -38,33 +40,51 @@ class _SafeLoader(yaml.SafeLoader):
     construct_mapping = _no_repeated_keys
 
 
+# YAML 1.2 booleans, as Quarto's (js-yaml) reads them: `yes`, `no`, `on`, `off` are strings
+_BOOL = "tag:yaml.org,2002:bool"
+_SafeLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != _BOOL]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_SafeLoader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
 if hasattr(yaml, "CSafeLoader"):
     class _LibyamlLoader(yaml.CSafeLoader):
         construct_mapping = _no_repeated_keys
+        yaml_implicit_resolvers = _SafeLoader.yaml_implicit_resolvers
     _LOADER = _LibyamlLoader
 else:
     _LOADER = _SafeLoader
 
 
-def load_yaml(text: str):
-    """yaml.safe_load of `text` (a repeated key is an error); raises yaml.YAMLError
-    with the best marks available."""
+def _parsed(parse):
+    """parse(loader) with libyaml, again with the pure-Python parser on an error."""
     try:
-        return yaml.load(text, Loader=_LOADER)
+        return parse(_LOADER)
     except yaml.YAMLError:
         if _LOADER is _SafeLoader:
             raise
-        return yaml.load(text, Loader=_SafeLoader)
+        return parse(_SafeLoader)
+
+
+def load_yaml(text: str):
+    """yaml.safe_load of `text` (a repeated key is an error); raises yaml.YAMLError
+    with the best marks available."""
+    return _parsed(lambda loader: yaml.load(text, Loader=loader))
 
 
 def compose_yaml(text: str):
     """(node tree with line marks, plain data) of `text`; raises like load_yaml."""
-    try:
-        return yaml.compose(text, Loader=_LOADER), yaml.load(text, Loader=_LOADER)
-    except yaml.YAMLError:
-        if _LOADER is _SafeLoader:
-            raise
-        return yaml.compose(text, Loader=_SafeLoader), yaml.load(text, Loader=_SafeLoader)
+    return _parsed(lambda loader: (yaml.compose(text, Loader=loader), yaml.load(text, Loader=loader)))
+
+
+def key_lines(node, first_line: int = 1) -> dict[tuple, int]:
+    """(key,) and (key, subkey) -> line, for the two top levels of a YAML mapping node."""
+    found: dict[tuple, int] = {}
+    for key, value in node.value if isinstance(node, yaml.MappingNode) else []:
+        found[(key.value,)] = first_line + key.start_mark.line
+        for sub, _ in value.value if isinstance(value, yaml.MappingNode) else []:
+            found[(key.value, sub.value)] = first_line + sub.start_mark.line
+    return found
 
 
 @dataclass(frozen=True)

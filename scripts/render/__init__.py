@@ -5,7 +5,7 @@
     render_book(result, "pdf")    # -> _book/<Title-Slug>.pdf
 
 With `quarto` on PATH the project is rendered by Quarto; otherwise by the
-built-in path (markdown.py -> pandoc + Lua filters -> html.py / pdf.py),
+built-in path (engine_md.py -> pandoc + Lua filters -> html.py / pdf.py),
 which reuses the checker's executed results. Either way the output is built
 in a staging directory next to `_book/` and moved into place only on
 success; on failure RenderError (a one-line reason) is raised and the
@@ -66,7 +66,8 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
     else:                               # not silent: Quarto runs the chapters a second time
         print(f"quarto executes the chapters again for {fmt}: only HTML is handed the checked "
               "runs (docs/quarto-compat.md)", file=sys.stderr)
-    log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen)
+    log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen,
+                        profiles=result.project.profiles)
     if fmt == "html":
         log = _render_again_if_incomplete(result, dest, frozen, log)
     for line in quarto.warnings(log):
@@ -88,7 +89,7 @@ def _render_again_if_incomplete(result, dest: Path, frozen: bool, log: str) -> s
     Returns the log of the render kept."""
     from . import quarto_search
     pages = [posixpath.splitext(doc)[0] + ".html" for doc in result.project.documents
-             if getattr(result.parsed.get(doc), "front_matter", {}).get("search") is not False]
+             if getattr(result.parsed.get(doc), "search", True)]
 
     def incomplete() -> list[str]:
         return [f"{page} (empty)" for page in quarto_search.empty_pages(dest, pages)] + \
@@ -100,7 +101,7 @@ def _render_again_if_incomplete(result, dest: Path, frozen: bool, log: str) -> s
     print(f"Quarto left {', '.join(missing)} (Quarto 1.7 indexes pages it is still "
           "rewriting): rendering once more", file=sys.stderr)
     log = quarto.render(Path(result.project.root), "html", dest, result.project.formats,
-                        frozen=frozen)
+                        frozen=frozen, profiles=result.project.profiles)
     missing = incomplete()
     if missing:
         raise RenderError(f"quarto left {', '.join(missing)}, twice: the book would be "
@@ -121,8 +122,9 @@ def audit(result, fmt: str, out_dir: Path, produced: Path, by_quarto: bool = Fal
                               page_of=None if by_quarto else page_for)
     AUDIT_SECONDS.append(time.perf_counter() - started)
     try:                    # for `make bench`: the audit's share of a render
+        from scripts import store
         from scripts.files import atomic_write
-        record = Path(result.project.root) / "_build" / "audit" / f"seconds-{fmt}.txt"
+        record = store.build_dir(result.project.root) / "audit" / f"seconds-{fmt}.txt"
         record.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(record, f"{AUDIT_SECONDS[-1]:.4f}\n")
     except OSError:

@@ -1,6 +1,8 @@
 """The built-in render pipeline shared by HTML and PDF.
 
-1. assemble each chapter's markdown from the checker's results (markdown.py);
+1. each chapter's markdown is the Jupyter engine's, written from the checker's
+   results (engine_md.py: the text handed to Quarto's freeze; filters/cells.lua
+   turns its `.cell` divs into the page's blocks);
 2. collect pass: crossref.lua lists each chapter's headings and labels
    (`collect_all`; for a prose-edited HTML page the apply pass stands in);
 3. numbering.py numbers the whole book;
@@ -22,11 +24,11 @@ from typing import Callable
 from .errors import RenderError
 from .incremental import (Job, RenderCache, context_for_key, files_digest, lookup,
                           run_missing)
-from .markdown import chapter_markdown
+from .engine_md import engine_markdown
 from .numbering import ChapterInfo, Ref, number_book
 from . import citations, pandoc
 
-FILTERS = ("callouts", "crossref")
+FILTERS = ("cells", "callouts", "crossref")
 READER = "markdown"
 
 
@@ -242,11 +244,10 @@ def write_chapter_files(book: Book, chapter: Chapter, dest: Path) -> None:
     _copy_static_images(book, chapter, dest)
 
 
-def assemble(parsed, run, figure: dict | None = None):
-    """A chapter's markdown (values and outputs in place) and its generated files;
-    `figure`: the project's figure options (retina PNG sizes)."""
-    stem = posixpath.splitext(posixpath.basename(parsed.path))[0]
-    return chapter_markdown(parsed, run, files_dir=f"{stem}_files/figure-html", figure=figure)
+def assemble(project, parsed, run):
+    """A chapter's engine Markdown (values and outputs in place) and its generated
+    files, as handed to Quarto's freeze (render/freeze.py)."""
+    return engine_markdown(parsed, run, project.root, parsed.figure or project.figure)
 
 
 def new_chapter(work: Path, path: str, appendix: bool, text: str, files: dict) -> Chapter:
@@ -293,8 +294,8 @@ def prepare(result, work: Path, cache: RenderCache | None = None,
         parsed = result.parsed.get(path)
         if parsed is None:
             raise RenderError(f"{path}: not parsed by the checker (is it listed and present?)")
-        md = assemble(parsed, result.runs.get(path), parsed.figure or project.figure)
-        chapters.append(new_chapter(work, path, appendix, md.text, md.files))
+        md = assemble(project, parsed, result.runs.get(path))
+        chapters.append(new_chapter(work, path, appendix, md.markdown, md.files))
     book = new_book(project, chapters, work)
     book.cache = cache
     previous = cache.previous_facts() if cache is not None else {}

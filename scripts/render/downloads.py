@@ -9,13 +9,13 @@ the placeholder comment `SLOT`, which `link_pdf` replaces.
 from __future__ import annotations
 
 import html
-import os
 import posixpath
 import re
 import sys
-import tempfile
 from pathlib import Path
 from urllib.parse import quote
+
+from scripts.files import atomic_write
 
 from . import pdf_stamp
 from .book import Book
@@ -47,18 +47,6 @@ def pdf_link(page: str, pdf: str | None) -> str:
             f'Download PDF</a></p>')
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def link_pdf(book_dir: Path, pdf: str) -> int:
     """Point every page under `book_dir` that has a slot (or an older link) at `pdf`.
 
@@ -73,6 +61,6 @@ def link_pdf(book_dir: Path, pdf: str) -> int:
         link = pdf_link(page, pdf)
         new = LINK.sub(lambda _: link, text, count=1) if LINK.search(text) else text.replace(SLOT, link, 1)
         if new != text:
-            _write_atomic(path, new)
+            atomic_write(path, new)
             changed += 1
     return changed

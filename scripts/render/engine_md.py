@@ -4,19 +4,25 @@ Quarto converts the `.qmd` to a notebook, executes it and turns the notebook
 back into Markdown (quarto-cli 1.7.34 `src/core/jupyter/jupyter.ts`,
 `mdFromCodeCell`); that Markdown is what a freeze entry stores and what
 `keep-md` keeps as `*.html.md`. This module writes the same text from the
-ChapterRun the checker produced, so Quarto renders the checked outputs:
+ChapterRun the checker produced, so Quarto renders the checked outputs. It is
+the one chapter Markdown: the built-in renderer reads it too (book.py, its
+`.cell` divs turned into the page by filters/cells.lua).
 
 - the text between cells is the chapter's (includes expanded), inline values
   as Quarto inserts them (InlineRun.markdown) or left as code;
 - a cell becomes `::: {#id .cell <forwarded options> execution_count=N}` with
-  its code (`echo`) and one `::: {.cell-output …}` div per output; a cell
-  with neither code nor output, or `include: false`, disappears;
+  its code (`echo`; `code-fold`, `code-summary`, `code-line-numbers` on its
+  block) and one `::: {.cell-output …}` div per output; a cell with neither
+  code nor output, or `include: false`, disappears;
 - `execution_count` is the cell's position among the chapter's code cells
   (Quarto renumbers them), on the cell and on an execute_result output;
 - a figure is `![fig-cap](<stem>_files/figure-html/<name>-output-<k>.png){#fig-x
   width=W height=H fig-alt='…'}`: the checker's kernel draws it as Quarto's
   does (scripts.read.figures); W×H, only for a `retina` PNG, is what Quarto
-  takes (image_size).
+  takes (image_size);
+- a `tbl-x` cell with `tbl-cap` and no output, or a `fig-x` cell with `fig-cap`
+  and no image, stops the render at its line; an inline value inside a
+  pipe-table row has its `|` escaped (Quarto's row would split).
 
 Not modelled (docs/quarto-compat.md lists each): tracebacks of `error: true`
 cells (Quarto writes the ANSI-coloured traceback, here `Type: message`),
@@ -32,11 +38,11 @@ from pathlib import Path, PurePosixPath
 
 from scripts.model import ChapterRun, CodeCell, Output, ParsedChapter
 from scripts.read.figures import figure_options
-from scripts.read.project import effective_options, option_false
+from scripts.read.options import effective_options
+from scripts.verify.published import escape_pipes, in_pipe_table
 
 from .errors import RenderError
 from .figure_size import image_size
-from .markdown import cell_source
 
 # Cell options Quarto never forwards to the cell's div (kJupyterCellInternalOptionKeys
 # + standard and third-party metadata keys).
@@ -50,6 +56,7 @@ NOT_FORWARDED = {
     "outputid", "lines_to_next_cell", "language",
 }
 FIG_OPTIONS = ("fig-align", "fig-env", "fig-alt", "fig-pos", "fig-scap")
+CODE_OPTIONS = ("code-fold", "code-summary", "code-line-numbers")   # on the code block
 MATPLOTLIB_REPRS = ("[<matplotlib", "<matplotlib", "<seaborn.", "<ggplot:")
 FIGURES_DIR = "figure-html"
 
@@ -78,6 +85,11 @@ def code_block(text: str, info: str = "") -> str:
     lines = text.splitlines(keepends=True)
     ticks = ticks_for(lines)
     return f"{ticks}{info}\n{text if text.endswith(chr(10)) else text + chr(10)}{ticks}\n"
+
+
+def cell_source(cell: CodeCell) -> str:
+    """The cell's code without its `#|` option block (as the read stage found it)."""
+    return cell.code.strip("\n")
 
 
 def cell_id(path: str, cell: CodeCell) -> str:
@@ -129,7 +141,7 @@ class _Cell:
         self.indent = re.match(r"[ \t]*", fence).group(0)
 
     def label_container(self) -> bool:
-        if option_false(self.opts.get("output")):
+        if self.opts["output"] is False:
             return True
         shown = [o for o in self.outputs if is_display(o)]
         return (not shown or len(shown) > 1
@@ -146,9 +158,9 @@ class _Cell:
 
     def code(self) -> str:
         echo = self.opts.get("echo")
-        if option_false(echo):
+        if echo is False:
             return ""
-        fenced = str(echo).lower() == "fenced"
+        fenced = echo == "fenced"
         source = cell_source(self.cell)
         if self.indent:
             source = "\n".join(ln[len(self.indent):] if ln.startswith(self.indent) else ln
@@ -161,7 +173,10 @@ class _Cell:
             ticks = ticks_for(lines, 4)
             return f"{ticks} {{ .cell-code}}\n{body}\n{ticks}\n"
         ticks = ticks_for(lines)
-        return f"{ticks} {{.python .cell-code}}\n{source}\n{ticks}\n"
+        attrs = "".join(f' {key}="{value if isinstance(value, str) else _json(value)}"'
+                        for key in CODE_OPTIONS
+                        if (value := self.opts.get(key)) is not None)
+        return f"{ticks} {{.python .cell-code{attrs}}}\n{source}\n{ticks}\n"
 
     def output_md(self, output: Output, position: int, out_label: str) -> str:
         if output.name:                                    # a stream
@@ -201,7 +216,7 @@ class _Cell:
         return f"![{caption}]({rel}){suffix}\n"
 
     def write(self, execution_count: int | None) -> str:
-        if option_false(self.opts.get("include")):
+        if self.opts["include"] is False:
             return ""
         source = cell_source(self.cell)
         if not source and not self.outputs:
@@ -213,12 +228,23 @@ class _Cell:
         head += forwarded + ([f"execution_count={execution_count}"] if execution_count else [])
         need_cell = bool(self.label and label_container) or bool(forwarded) or bool(self.captions)
         parts = [self.code()]
-        if not option_false(self.opts.get("output")):
+        if self.opts["output"] is not False:
+            self.refuse_an_empty_float()
             parts += self.outputs_md(label_container, execution_count)
         body = "".join(parts)
         if body and (need_cell or not self.asis):
             body = "::: {" + " ".join(head) + "}\n" + body + ":::\n"
         return body + "\n"
+
+    def refuse_an_empty_float(self) -> None:
+        """A `tbl-x` cell with `tbl-cap` and no output, or a `fig-x` cell with `fig-cap`
+        and no image, would leave its cross-references dangling: stop at its line."""
+        label = (self.cell.label or "") if self.opts.get("eval") is not False else ""
+        for prefix, wanted in (("tbl", "output"), ("fig", "image")):
+            if label.startswith(prefix + "-") and self.opts.get(prefix + "-cap") and not any(
+                    wanted == "output" or o.kind.startswith("image/") for o in self.outputs):
+                raise RenderError(f"{self.parsed.path}:{self.cell.fence_line}: cell {label} has "
+                                  f"{prefix}-cap but produced no {wanted}")
 
     def outputs_md(self, label_container: bool, execution_count: int) -> list[str]:
         parts, suffix = [], 1
@@ -298,7 +324,7 @@ def include_newlines(raw: str, nested: bool) -> str:
     return "\n" * (max(trailing, 1) + (1 if nested else 0))
 
 
-def engine_markdown(parsed: ParsedChapter, run: ChapterRun, root=None,
+def engine_markdown(parsed: ParsedChapter, run: ChapterRun | None, root=None,
                     figure: dict | None = None) -> EngineMarkdown:
     """The Jupyter engine's Markdown for a checked chapter (nothing is executed).
 
@@ -312,8 +338,8 @@ def engine_markdown(parsed: ParsedChapter, run: ChapterRun, root=None,
     def line_start(line: int) -> int:
         return starts[line - 1] if line - 1 < len(starts) else len(text)
 
-    runs = {c.index: c for c in run.cells}
-    inline_runs = {i.index: i for i in run.inlines}
+    runs = {c.index: c for c in run.cells} if run else {}
+    inline_runs = {i.index: i for i in run.inlines} if run else {}
     edits: list[tuple[int, int, str]] = []
     files: dict[str, bytes] = {}
     for cell, nb_index in zip(parsed.cells, notebook_indices(parsed)):
@@ -335,6 +361,8 @@ def engine_markdown(parsed: ParsedChapter, run: ChapterRun, root=None,
             raise RenderError(f"{parsed.path}:{expr.line}: no checked value for inline "
                               f"`{{python}} {expr.expr}` (run `make check` first)")
         value = text[expr.start:expr.end] if found.kind == "code" else (found.markdown or found.text)
+        if in_pipe_table(text, expr.start):
+            value = escape_pipes(value)     # one cell on the page, as in the ledger
         edits.append((expr.start, expr.end, value))
     for line, path, nested in include_ends(parsed):
         raw = "\n"

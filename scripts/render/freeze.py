@@ -31,7 +31,7 @@ import shutil
 from pathlib import Path, PurePosixPath
 
 from scripts.files import atomic_write
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 from scripts.read.includes import expand
 
 from .engine_md import FIGURES_DIR, engine_markdown, files_dir
@@ -51,15 +51,6 @@ def entry_dir(root: Path, rel: str, hidden: bool = False) -> Path:
     under `.quarto/_freeze/` when `hidden`."""
     path = PurePosixPath(rel)
     return Path(root) / (HIDDEN_FREEZE_DIR if hidden else FREEZE_DIR) / path.parent / path.stem
-
-
-def freeze_option(project, parsed):
-    """`execute: freeze:` of the front matter, else of _quarto.yml, else Quarto's false."""
-    for execute in (parsed.front_matter.get("execute") if isinstance(parsed.front_matter, dict)
-                    else None, getattr(project, "execute", None)):
-        if isinstance(execute, dict) and "freeze" in execute:
-            return execute["freeze"]
-    return False
 
 
 # What Quarto's engine puts in the page's <head> when any display of the notebook
@@ -116,20 +107,20 @@ def write_entries(result, documents: list[str] | None = None) -> tuple[list[str]
         if parsed is None or not needs_entry(parsed):
             continue
         if run is None or run.findings or parsed.findings:
-            findings.append(Finding(rel, 0, "freeze", "no finding-free checked run to hand "
+            findings.append(Finding(rel, 0, Kind.FREEZE, "no finding-free checked run to hand "
                                     "over: Quarto would execute this document"))
             continue
         try:
             raw = (root / rel).read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            findings.append(Finding(rel, 0, "freeze", f"cannot read the source: {exc}"))
+            findings.append(Finding(rel, 0, Kind.FREEZE, f"cannot read the source: {exc}"))
             continue
         if _changed_since_check(root, parsed, raw):
-            findings.append(Finding(rel, 0, "freeze", "changed since it was checked: Quarto "
+            findings.append(Finding(rel, 0, Kind.FREEZE, "changed since it was checked: Quarto "
                                     "would execute it (run `make check` again)"))
             continue
         md = engine_markdown(parsed, run, root, parsed.figure or result.project.figure)
-        target = entry_dir(root, rel, hidden=freeze_option(result.project, parsed) is False)
+        target = entry_dir(root, rel, hidden=parsed.freeze is False)
         shutil.rmtree(target / FIGURES_DIR, ignore_errors=True)   # no figure of an older run
         prefix = files_dir(rel) + "/"
         for name, data in sorted(md.files.items()):

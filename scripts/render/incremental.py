@@ -5,9 +5,11 @@ a chapter's collect pass (its assembled markdown, path, the filters), its
 apply pass (its markdown, its JSON context restricted to the labels the
 chapter can mention, the bibliography and CSL, pandoc's arguments, the
 filters), the PDF's typst source (the merged AST, the template) and the PDF
-itself (the typst source and the figures). Each output is stored under
-`_build/render/<format>/<sha256 of the inputs>`; a later render with the same
-inputs reads it instead of running pandoc or typst. The page template
+itself (the typst source and the figures). Each output is an entry of the
+store's `render/<format>` cache (scripts.store), keyed on those inputs, the
+pandoc and typst installed and the renderer's code (`scripts.render` with its
+Lua filters, and what it imports); a later render with the same inputs reads
+it instead of running pandoc or typst. The page template
 (html.py) is cheap Python and always runs, so a template change shows at once.
 
 The output directory is still built in a staging directory and swapped in
@@ -17,7 +19,6 @@ observe what was re-rendered without timing anything.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -25,31 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from scripts.files import atomic_write
+from scripts import store
 
-SCHEMA = "render-cache-1"
-FILTERS = Path(__file__).with_name("filters")
-FACTS = ".facts.json"            # the last render's collected facts (prune keeps dot files)
+FACTS = ".facts"                # the last render's collected facts (a record: prune keeps it)
 RENDERED: list[str] = []        # `what` of every pandoc/typst run not served from the cache
-
-
-def _file_digest(path: Path) -> str:
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return "missing"
-
-
-def tool_digest() -> str:
-    """What every output depends on besides its own inputs: the Lua filters, the
-    pandoc binary (the pypandoc-binary package, or pandoc on PATH) and the typst
-    package (their files' sizes and mtimes)."""
-    parts = [SCHEMA]
-    for lua in sorted(FILTERS.glob("*.lua")):
-        parts.append(f"{lua.name}:{_file_digest(lua)}")
-    parts.append(f"pandoc:{stamp(package_dir('pypandoc'))}:{stamp(shutil.which('pandoc'))}")
-    parts.append(f"typst:{stamp(package_dir('typst'))}")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def package_dir(name: str) -> Path | None:
@@ -64,115 +44,40 @@ def package_dir(name: str) -> Path | None:
     return Path(locations[0]) if locations else None
 
 
-def stamp(path) -> str:
-    """A version stamp of a package directory or binary: every file's size and mtime."""
-    if not path:
-        return "-"
-    path = Path(path)
-    files = sorted(path.rglob("*")) if path.is_dir() else [path]
-    rows = []
-    for f in files:
-        if "__pycache__" in f.parts:
-            continue
-        try:
-            stat = f.stat()
-        except OSError:
-            continue
-        if path.is_dir() and not f.is_file():
-            continue
-        rows.append(f"{f.name}:{stat.st_size}:{stat.st_mtime_ns}")
-    return hashlib.sha256("\n".join(rows).encode()).hexdigest()[:16]
+def tools() -> tuple:
+    """The pandoc binary (the pypandoc-binary package, or pandoc on PATH) and the
+    typst package, by their files' sizes and mtimes."""
+    return (store.stamp(package_dir("pypandoc")), store.stamp(shutil.which("pandoc")),
+            store.stamp(package_dir("typst")))
 
 
-def digest(*parts) -> str:
-    """sha256 of JSON-serialised parts (str, bytes as hex digests, dicts, lists)."""
-    h = hashlib.sha256()
-    for part in parts:
-        if isinstance(part, bytes):
-            part = hashlib.sha256(part).hexdigest()
-        h.update(json.dumps(part, sort_keys=True, default=str).encode())
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-class RenderCache:
-    """Content-addressed outputs of one format under `root/_build/render/<fmt>/`."""
+class RenderCache(store.Store):
+    """Content-addressed outputs of one format (the store's `render/<fmt>`)."""
 
     def __init__(self, root: Path, fmt: str):
-        self.dir = Path(root) / "_build" / "render" / fmt
-        self.tools = tool_digest()
-        self.used: set[str] = set()
-        self.hits = 0
+        super().__init__(root, f"render/{fmt}", ("scripts.render",), *tools())
 
-    def key(self, *parts) -> str:
-        return digest(self.tools, *parts)
-
-    def _path(self, key: str) -> Path:
-        return self.dir / key
-
-    def get_bytes(self, key: str) -> bytes | None:
-        try:
-            data = self._path(key).read_bytes()
-        except OSError:
-            return None
-        self.used.add(key)
-        self.hits += 1
-        return data
+    get_bytes = store.Store.get
 
     def get(self, key: str) -> str | None:
         data = self.get_bytes(key)
         return None if data is None else data.decode("utf-8")
 
-    def keep(self, key: str) -> None:
-        """Keep an output this render did not read (prune() forgets the others)."""
-        self.used.add(key)
-
-    def put(self, key: str, data: str | bytes) -> None:
-        self.used.add(key)
-        try:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            atomic_write(self._path(key), data)
-        except OSError:
-            pass                # an unwritable _build/ costs speed, not correctness
-
     def copy_to(self, key: str, target: Path) -> bool:
-        """Copy a stored file output to `target`; False when absent."""
-        source = self._path(key)
-        if not source.is_file():
-            return False
-        shutil.copyfile(source, target)
-        self.used.add(key)
-        self.hits += 1
-        return True
-
-    def put_file(self, key: str, source: Path) -> None:
-        try:
-            self.put(key, Path(source).read_bytes())
-        except OSError:
-            pass
+        """Write a stored file output to `target`; False when absent."""
+        data = self.get_bytes(key)
+        if data is not None:
+            Path(target).write_bytes(data)
+        return data is not None
 
     def previous_facts(self) -> dict[str, dict]:
         """Each chapter's collected facts (headings, labels) as the last render found them."""
-        try:
-            facts = json.loads((self.dir / FACTS).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
+        facts = self.get_json(FACTS, {})
         return facts if isinstance(facts, dict) else {}
 
     def remember_facts(self, facts: dict[str, dict]) -> None:
         if facts != self.previous_facts():
-            self.put(FACTS, json.dumps(facts, sort_keys=True))
-
-    def prune(self) -> None:
-        """Forget outputs this render did not use (they belong to older inputs)."""
-        if not self.dir.is_dir():
-            return
-        for entry in self.dir.iterdir():
-            if entry.name not in self.used and not entry.name.startswith("."):
-                try:
-                    entry.unlink()
-                except OSError:
-                    pass
+            self.put_json(FACTS, facts)
 
 
 @dataclass(frozen=True)
@@ -245,4 +150,4 @@ def context_for_key(context_file: Path, markdown: str, chapter_path: str) -> dic
 
 def files_digest(paths) -> list[str]:
     """Digests of input files (bibliography, CSL) named on pandoc's command line."""
-    return [f"{os.path.basename(str(p))}:{_file_digest(Path(p))}" for p in paths if p]
+    return [f"{os.path.basename(str(p))}:{store.file_digest(p)}" for p in paths if p]

@@ -101,7 +101,7 @@ def write_pdf(book: Book, dest: Path) -> Path:
     if not pdf.is_file() or pdf.stat().st_size == 0:
         raise RenderError("typst produced no PDF")
     if key is not None:
-        book.cache.put_file(key, pdf)
+        book.cache.put(key, pdf.read_bytes())
     pdf_stamp.record(book, pdf)     # the HTML pages link it only while it is current
     return pdf
 

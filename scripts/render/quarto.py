@@ -5,8 +5,10 @@ directory; the caller moves the result into `_book/` only on success.
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -17,6 +19,10 @@ def quarto_path() -> str | None:
     """The quarto executable on PATH, or None."""
     return shutil.which("quarto")
 
+
+# A whole book's `quarto render` (HTML through the freezer, or a PDF that executes every
+# chapter under its own per-cell timeout) takes minutes; one that takes this long hangs.
+RENDER_TIMEOUT_S = 1800.0
 
 # Quarto renders `format: typst` for a book only from 1.9 on (1.7 does not).
 TYPST_BOOK_MIN = (1, 9)
@@ -82,11 +88,12 @@ def warnings(log: str) -> list[str]:
 
 
 def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
-           frozen: bool = False) -> str:
+           frozen: bool = False, profiles: list[str] = ()) -> str:
     """Run `quarto render` for the whole project into `dest`; return Quarto's log.
 
     frozen: the checked runs were handed over (scripts.render.freeze): pass
     `--use-freezer`, and fail if Quarto executed anything all the same.
+    profiles: the Quarto profiles the check read (QUARTO_PROFILE of this process only).
     """
     exe = quarto_path()
     if exe is None:
@@ -96,9 +103,13 @@ def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
     if frozen:
         cmd.append("--use-freezer")
     try:
-        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+        env = {**os.environ, "QUARTO_PROFILE": ",".join(profiles)} if profiles else None
+        proc = _run(cmd, root, RENDER_TIMEOUT_S, env)
     except OSError as exc:
         raise RenderError(f"could not run quarto: {exc}") from exc
+    except subprocess.TimeoutExpired:
+        raise RenderError(f"quarto render --to {to} did not finish within {RENDER_TIMEOUT_S:g} s "
+                          "(RENDER_TIMEOUT_S): stopped, the previous book left as it was") from None
     if proc.returncode != 0:
         lines = [ln.strip() for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
         errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln]
@@ -110,3 +121,17 @@ def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
         raise RenderError(f"quarto executed {', '.join(ran)} instead of publishing the checked "
                           "run (its freeze entry was not used)")
     return log
+
+
+def _run(cmd: list[str], root: Path, timeout_s: float, env=None) -> subprocess.CompletedProcess:
+    """subprocess.run in a session of its own, so a timeout (or Ctrl-C) kills Quarto
+    and everything it started (deno, pandoc, typst, a kernel), not the launcher alone."""
+    with subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, start_new_session=True, env=env) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import RenderError
-from .incremental import RENDERED, RenderCache, package_dir, stamp
+from ..store import stamp
+from .incremental import RENDERED, RenderCache, package_dir
 
 INDEX_JS = "search-index.js"
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}

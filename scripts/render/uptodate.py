@@ -1,7 +1,7 @@
 """`make html` with nothing changed: recognised without checking or rendering again.
 
-A successful `python -m scripts html` leaves a stamp, `_build/html-uptodate.json`,
-holding a digest of everything the build could have depended on, taken when the
+A successful `python -m scripts html` leaves a stamp (a record of the store's
+`html-uptodate` cache, scripts.store, made by this module's code) holding a digest of everything the build could have depended on, taken when the
 build *started* (a file saved while it ran makes the next build a full one):
 
 - every file under the project root (path, size, mtime, ctime, inode) and
@@ -10,7 +10,8 @@ build *started* (a file saved while it ran makes the next build a full one):
   Quarto's `.quarto/` and `_freeze/` (its caches, and the entries the handoff
   writes from the checked runs), and any `.git/`, `.venv/`, `__pycache__/`,
   `.pytest_cache/`, `.hypothesis/`;
-- the checker's own code when it lives outside the root (the benchmark's case);
+- the checker's own code (`scripts`, by content: it may live outside the root,
+  the benchmark's case);
 - the interpreter, the installed packages (each entry of site-packages: name,
   inode, ctime: a reinstall changes them), the pandoc, typst and Pagefind
   binaries, the Jupyter kernelspec; the Quarto on PATH, if any (the resolved
@@ -33,23 +34,19 @@ this avoids.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.files import atomic_write
+from scripts import store
 
-SCHEMA = "html-uptodate-1"
-STAMP = Path("_build") / "html-uptodate.json"
 SKIPPED_NAMES = frozenset({".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis"})
 SHELL_BOOKKEEPING = frozenset({"_", "OLDPWD"})    # set by the shell per command, read by nothing
-BUILD_STATE = frozenset({"_build", ".quarto", "_freeze"})  # written at the root by builds
+BUILD_STATE = frozenset({store.BUILD, ".quarto", "_freeze"})  # written at the root by builds
 MAX_FILES = 20_000          # a project this large is walked by the full build instead
-CODE_DIR = Path(__file__).resolve().parents[1]      # scripts/: the checker and renderer
+RECORD = ".stamp"
 
 
 @dataclass(frozen=True)
@@ -120,7 +117,6 @@ def _quarto() -> list:
     """The Quarto on PATH ([] without one): its resolved launcher, every file in the
     launcher's folder (its bundled tools), and its version file, with their sizes
     and mtimes: what a reinstall or another Quarto changes."""
-    from scripts.render.incremental import stamp
     exe = shutil.which("quarto")
     if exe is None:
         return []
@@ -128,40 +124,42 @@ def _quarto() -> list:
     install = launcher.parent.parent
     versions = [install / "share" / "version",                  # a release's layout
                 install / "src" / "resources" / "version"]      # a build from the sources
-    return [str(launcher), stamp(launcher), stamp(launcher.parent)] + \
-        [[str(v), v.read_text(encoding="utf-8", errors="replace").strip(), stamp(v)]
+    return [str(launcher), store.stamp(launcher), store.stamp(launcher.parent)] + \
+        [[str(v), v.read_text(encoding="utf-8", errors="replace").strip(), store.stamp(v)]
          for v in versions if v.is_file()]
 
 
 def inputs_digest(root: Path, output_dir: str, options: dict) -> str | None:
     """The digest of everything a build at `root` depends on (module docstring)."""
-    from scripts.render.incremental import package_dir, stamp, tool_digest
+    from scripts.render.incremental import package_dir, tools
     from scripts.run.kernelspec import kernel_spec
     root = Path(root).resolve()
     files = _tree(root, SKIPPED_NAMES, BUILD_STATE | {os.path.normpath(output_dir)})
-    code = [] if CODE_DIR.is_relative_to(root) else _tree(CODE_DIR, SKIPPED_NAMES)
-    if files is None or code is None:
+    if files is None:
         return None
-    facts = {"schema": SCHEMA, "options": options, "files": files, "code": code,
-             "python": [sys.executable, sys.version], "installed": _installed(),
-             "tools": [tool_digest(), stamp(package_dir("pagefind_bin"))], "quarto": _quarto(),
-             "kernel": kernel_spec(),
-             "environ": sorted((k, v) for k, v in os.environ.items() if k not in SHELL_BOOKKEEPING)}
-    return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
+    return _stamps(root).key(
+        options, files, [sys.executable, sys.version], _installed(),
+        [tools(), store.stamp(package_dir("pagefind_bin"))], _quarto(), kernel_spec(),
+        sorted((k, v) for k, v in os.environ.items() if k not in SHELL_BOOKKEEPING))
 
 
 def output_listing(out: Path) -> str | None:
     """A digest of the output directory's files as they are now (None: too many)."""
     rows = _tree(Path(out)) if Path(out).is_dir() else []
-    return None if rows is None else hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+    return None if rows is None else store.digest(rows)
+
+
+def _stamps(root: Path) -> store.Store:
+    return store.Store(root, "html-uptodate", ("scripts",))
+
+
+def stamp_path(root: Path) -> Path:
+    return _stamps(root).path(RECORD)
 
 
 def _read(root: Path) -> dict:
-    try:
-        stamp = json.loads((Path(root) / STAMP).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return stamp if isinstance(stamp, dict) and stamp.get("schema") == SCHEMA else {}
+    stamp = _stamps(root).get_json(RECORD, {})
+    return stamp if isinstance(stamp, dict) else {}
 
 
 def begin(root: Path, options: dict) -> tuple[dict | None, Start]:
@@ -185,18 +183,10 @@ def record(start: Start, output_dir: str, summary: str, produced: str) -> None:
     than `start` left out of its digest (the config changed it), only that directory
     is recorded, for the next build to leave out."""
     digest = start.digest if output_dir == start.output_dir else None
-    stamp = {"schema": SCHEMA, "output_dir": output_dir, "digest": digest,
-             "output": output_listing(start.root / output_dir),
-             "summary": summary, "produced": produced}
-    try:
-        (start.root / STAMP).parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(start.root / STAMP, json.dumps(stamp, indent=1))
-    except OSError:
-        pass            # an unwritable _build/ costs speed, not correctness
+    _stamps(start.root).put_json(RECORD, {
+        "output_dir": output_dir, "digest": digest, "output": output_listing(start.root / output_dir),
+        "summary": summary, "produced": produced})
 
 
 def forget(root: Path) -> None:
-    try:
-        (Path(root) / STAMP).unlink()
-    except FileNotFoundError:
-        pass
+    _stamps(root).discard(RECORD)

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.model import ChapterRun, Finding, ParsedChapter
+from scripts.model import ChapterRun, Finding, Kind, ParsedChapter
 from scripts.run import cache, fingerprint
 
 NOT_RESULTS = ("seconds", "cached", "cache_key", "deps", "anchors")
@@ -173,7 +173,7 @@ def findings(chapters: list[ParsedChapter], old: dict[str, ChapterRun],
                   "reads where the observer cannot see it (a C library reading a variable "
                   "or a file itself, e.g. TZ); declare it under `cache-inputs:`")
         shown = f"would show {found.old!r}, runs to {found.new!r}" if found.inline else "differs"
-        out.append(Finding(parsed.path, found.line, "stale-cache",
+        out.append(Finding(parsed.path, found.line, Kind.STALE_CACHE,
                            f"the cache would have served a stale result: {found.what} {shown}; "
                            f"{inputs}"))
     return out
@@ -181,7 +181,7 @@ def findings(chapters: list[ParsedChapter], old: dict[str, ChapterRun],
 
 def _unstable(path: str, found: Difference) -> Finding:
     cause, fix, seen_old, seen_new = unstable_cause(found.old, found.new)
-    return Finding(path, found.line, "unstable-output",
+    return Finding(path, found.line, Kind.UNSTABLE_OUTPUT,
                    f"{found.what} differs between two runs of the same inputs: "
                    f"{cause}; the cache can only keep a run that is the same every time: {fix}",
                    detail=f"one run:     …{seen_old}…\nanother run: …{seen_new}…")

@@ -11,7 +11,7 @@ broken invariant, timeout, dead kernel) the rest of the chapter is skipped.
 The kernel (scripts.run.kernel) is always shut down, whatever happens; a kernel
 handed in is consumed.
 
-This module imports Jupyter: `check.py` imports it only when a chapter must run.
+This module imports Jupyter: `schedule.py` imports it only when a chapter must run.
 """
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ import re
 import time
 from pathlib import Path
 
+from scripts.read.options import outputs_shown
 from scripts.run import deps, steps
 from scripts.run.inline_values import Inserted, inserted, mangled
 from scripts.run.kernel import (DEFAULT_TIMEOUT_S, LIVE_KERNEL_PIDS, OUTPUT_CAP_CHARS,  # noqa: F401 (API)
                                 Kernel, start_kernel)
-from scripts.read.project import option_false, option_true
-from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Output,
+from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Kind, Output,
                            ParsedChapter)
 
 
@@ -59,7 +59,7 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
             run.deps["opaque"] = [runner.located(o) for o in run.deps["opaque"]]
     except Exception as exc:        # no kernel, or it broke outside any cell: say so, go on
         if not run.findings:
-            run.findings.append(Finding(parsed.path, 0, "kernel-died",
+            run.findings.append(Finding(parsed.path, 0, Kind.KERNEL_DIED,
                                         f"the kernel could not run this chapter: "
                                         f"{type(exc).__name__}: {_one_line(str(exc))}"))
     finally:
@@ -86,7 +86,7 @@ class _ChapterRunner:
         self.plan = steps.plan(self.parsed)
         sent = await steps.send_steps(self.kernel, self.plan, cwd, self.timeout_s, self._result)
         if sent.status != "ok":
-            self._blame(sent.status, sent.blamed)
+            self._blame(Kind(sent.status), sent.blamed)
             return None
         if "error" in sent.final:
             raise RuntimeError(f"the chapter's steps did not run in {cwd}: {sent.final['error']}")
@@ -120,13 +120,12 @@ class _ChapterRunner:
             self.by_count[result["count"]] = (cell, step.skipped)
         outputs = result.get("outputs", [])
         errored = bool(result.get("error"))
-        if errored and not option_true(cell.options.get("error", False)):
+        if errored and cell.options.get("error") is not True:
             self._report_error(cell, result.get("error_info"), outputs)
             return
         cell_run = self.run_.cells[cell.index]
         cell_run.raised = errored
-        hidden = option_false(cell.options.get("include", True)) or option_false(cell.options.get("output", True))
-        cell_run.outputs = [] if hidden else _outputs(cell, outputs)
+        cell_run.outputs = _outputs(cell, outputs) if outputs_shown(cell) else []
         self.run_.invariants += _count_checks(step.code)
 
     def _report_error(self, cell: CodeCell, info: dict | None, outputs: list[dict]) -> None:
@@ -146,9 +145,9 @@ class _ChapterRunner:
                 break
         message = _one_line(info["message"])
         if invariant:
-            kind, reason = "invariant", message or "check() failed"
+            kind, reason = Kind.INVARIANT, message or "check() failed"
         else:
-            kind, reason = "cell-error", f"{info['type']}: {message}" if message else info["type"]
+            kind, reason = Kind.CELL_ERROR, f"{info['type']}: {message}" if message else info["type"]
         detail = self._traceback(info)
         self.run_.findings.append(Finding(self.parsed.path, line, kind, reason,
                                           label=where_cell.label, detail=detail))
@@ -176,9 +175,9 @@ class _ChapterRunner:
         path = self.parsed.path
         if "error" in res:
             if "InvariantError" in res.get("names", []):
-                kind, reason = "invariant", _one_line(res["message"]) or "check() failed"
+                kind, reason = Kind.INVARIANT, _one_line(res["message"]) or "check() failed"
             else:
-                kind, reason = "inline-error", f"{res['error']}: {_one_line(res['message'])}"
+                kind, reason = Kind.INLINE_ERROR, f"{res['error']}: {_one_line(res['message'])}"
             self.run_.findings.append(Finding(path, expr.line, kind, reason, col=expr.col,
                                               detail=f"`{{python}} {expr.expr}`"))
             return
@@ -193,21 +192,21 @@ class _ChapterRunner:
             shown = text if len(text) < 60 else text[:57] + "..."
             left = " (Quarto leaves it as inline code)" if put.kind == "code" else ""
             self.run_.findings.append(Finding(
-                path, expr.line, "inline-empty",
+                path, expr.line, Kind.INLINE_EMPTY,
                 f"inline expression yields nothing printable: {shown!r}{left}",
                 col=expr.col, detail=f"`{{python}} {expr.expr}`"))
             return
         problem = mangled(bundle)
         if problem:
             self.run_.findings.append(Finding(
-                path, expr.line, "inline-mangled",
+                path, expr.line, Kind.INLINE_MANGLED,
                 f"Quarto would not show this inline value as meant: {problem}",
                 col=expr.col, detail=f"`{{python}} {expr.expr}`"))
 
     # -- failures ------------------------------------------------------------
-    def _blame(self, kind: str, step: "steps.Step | None") -> None:
+    def _blame(self, kind: Kind, step: "steps.Step | None") -> None:
         """A timeout or a dead kernel, blamed on the step that was running."""
-        timed_out = kind == "timeout"
+        timed_out = kind == Kind.TIMEOUT
         if step is None:        # after the last step (the kernel's own bookkeeping)
             self.failed = True
             where = "ran longer than the timeout" if timed_out else "died"
@@ -224,12 +223,12 @@ class _ChapterRunner:
                       if timed_out else "the kernel died while running this cell")
             self._fail(step.cell, kind, reason)
 
-    def _fail(self, cell: CodeCell, kind: str, reason: str) -> None:
+    def _fail(self, cell: CodeCell, kind: Kind, reason: str) -> None:
         self.failed = True
         self.run_.findings.append(Finding(self.parsed.path, cell.fence_line, kind, reason,
                                           label=cell.label))
 
-    def _fail_at(self, line: int, col: int, kind: str, reason: str, detail: str = "") -> None:
+    def _fail_at(self, line: int, col: int, kind: Kind, reason: str, detail: str = "") -> None:
         self.failed = True
         self.run_.findings.append(Finding(self.parsed.path, line, kind, reason, col=col,
                                           detail=detail))
@@ -245,8 +244,8 @@ def _capped(text: str) -> str:
 def _outputs(cell: CodeCell, raw: list[dict]) -> list[Output]:
     """Convert a cell's raw outputs (nbformat-shaped dicts) to model Outputs,
     honouring the output/warning options."""
-    asis = str(cell.options.get("output", "")).lower() == "asis"
-    show_warnings = not option_false(cell.options.get("warning", True))
+    asis = cell.options.get("output") == "asis"
+    show_warnings = cell.options.get("warning") is not False
     outputs: list[Output] = []
     for out in raw:
         kind = out.get("output_type")

@@ -2,7 +2,7 @@
 
 A chapter's execution depends on its code cells (source with option lines,
 the options after the execute cascade), its inline expressions and where they
-sit between the cells, its front matter and its path (findings and ledger keys
+sit between the cells, its document options (read/options.py) and its path (findings and ledger keys
 name it). It does not depend on the prose around them: a typo fixed in a
 paragraph must not re-execute the chapter.
 
@@ -28,8 +28,9 @@ def execution_parts(parsed: ParsedChapter) -> dict:
     """Everything of a chapter that its execution can depend on (JSON-able)."""
     return {
         "path": parsed.path,
-        "front_matter": parsed.front_matter,
-        "cells": [{"source": c.source, "options": c.options,
+        "document": [parsed.execute, parsed.exec_dir, parsed.figure, parsed.kernel,
+                     parsed.cache_inputs],
+        "cells": [{"source": c.source, "options": dict(c.options),
                    "code_offset": c.first_code_line - c.fence_line} for c in parsed.cells],
         "inlines": [{"expr": e.expr, "cells_before": e.cells_before} for e in parsed.inlines],
     }

@@ -16,10 +16,9 @@ warm, then for each request {"argv", "cwd", "env"} forks and answers {"pid"}.
 It exits when its stdin closes. Children start a new session (their pid is
 their process group), so the checker can kill each kernel's whole group.
 
-This module is the client side (the server's code is forkserver_side.py;
-ForkServer here, ForkProvisioner in execute.py) plugs the
-children into jupyter_client as ordinary kernels: nbclient drives them
-unchanged. This module imports nothing heavy, so the checker can start the
+This module is the client side (the server's code is forkserver_side.py):
+ForkServer here, and ForkProvisioner in scripts.run.kernel plugs the children
+into jupyter_client as ordinary kernels: nbclient drives them unchanged. This module imports nothing heavy, so the checker can start the
 server before it imports Jupyter itself.
 """
 from __future__ import annotations
@@ -101,8 +100,8 @@ def start(root: Path, chapters=()) -> "ForkServer | None":
 
 
 READY_TIMEOUT_S = 60.0
-# Besides KERNEL_INTERNALS and the chapters' own imports: libraries that code
-# imports lazily (mlsys.md_table pulls in pandas and tabulate on first use).
+# Besides forkserver_side.KERNEL_INTERNALS and the chapters' own imports: libraries that code
+# imports lazily (mlsys.formatting.md_table pulls in pandas and tabulate on first use).
 PRELOAD = ("IPython.display", "numpy", "pandas", "tabulate", "pint", "matplotlib",
            "matplotlib.pyplot")
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from scripts.run.forkserver_side import serve; "
@@ -231,6 +230,3 @@ class ForeignProcess:
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
 
-
-if __name__ == "__main__":
-    serve(sys.argv[1:])

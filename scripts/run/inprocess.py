@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from scripts.model import CellRun, ChapterRun, InlineRun, Output, ParsedChapter
-from scripts.read.project import option_false, option_true
+from scripts.read.options import outputs_shown
 
 
 @dataclass
@@ -110,7 +110,7 @@ def run_in_process(parsed: ParsedChapter, *, stop_at_error: bool = True,
         if k == len(parsed.cells):
             break
         cell = parsed.cells[k]
-        if option_false(cell.options.get("eval", True)) or not cell.source.strip():
+        if cell.options.get("eval") is False or not cell.source.strip():
             continue
         shown.clear()
         printed = io.StringIO()
@@ -123,7 +123,7 @@ def run_in_process(parsed: ParsedChapter, *, stop_at_error: bool = True,
                 result.invariants.append(f"{parsed.path}:{_line(exc, cell)}: {exc}")
                 if stop_at_error:
                     return result
-            elif not option_true(cell.options.get("error", False)):
+            elif cell.options.get("error") is not True:
                 result.errors.append(
                     f"{parsed.path}:{_line(exc, cell)}: {type(exc).__name__}: {exc}")
                 if stop_at_error:
@@ -135,10 +135,8 @@ def run_in_process(parsed: ParsedChapter, *, stop_at_error: bool = True,
             after_cell()
         if value is not None:
             shown.append(value)
-        visible = not (option_false(cell.options.get("include", True))
-                       or option_false(cell.options.get("output", True)))
-        if visible:
-            asis = str(cell.options.get("output", "")).lower() == "asis"
+        if outputs_shown(cell):
+            asis = cell.options.get("output") == "asis"
             text = printed.getvalue()
             streams = [Output("markdown" if asis else "text", text)] if text else []
             run.cells[cell.index].outputs = streams + [display_value(v, plain) for v in shown]

@@ -1,9 +1,10 @@
 """Code that runs inside every chapter's kernel (never imported by the checker).
 
 `scripts.run.kernel` sends this file's text to a fresh kernel, where it becomes the
-module `_qmd_checker`, then calls `setup`. The checker talks to it through
-silent requests whose `user_expressions` call `inline` or `last_error`; both
-return a `Raw` JSON string so the reply carries exactly that text.
+module `_qmd_checker`, then calls `setup`. steps_side.py calls `inline` and
+`last_error` for each step; both return a `Raw` JSON string, as does the reply's
+user expression (steps_side.run_steps), so the checker reads exactly that text.
+Output streams are captured and capped per cell by steps_side.py.
 """
 import json
 import math
@@ -26,35 +27,6 @@ class Raw:
 
     def _repr_pretty_(self, p, cycle):
         p.text(self.text)
-
-
-class CappedStream:
-    """Forward writes until `cap` characters per cell, then drop them with one note."""
-
-    def __init__(self, stream, cap):
-        self._stream, self.cap, self.count, self.noted = stream, cap, 0, False
-
-    def write(self, s):
-        n = len(s)
-        if self.count + n <= self.cap:
-            self.count += n
-            return self._stream.write(s)
-        if not self.noted:
-            self.noted = True
-            self._stream.write(s[:max(0, self.cap - self.count)]
-                               + f"\n[output truncated after {self.cap} characters]\n")
-        self.count += n
-        return n
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-
-def reset(*_):
-    """Start a new cell's output budget."""
-    for stream in (sys.stdout, sys.stderr):
-        if isinstance(stream, CappedStream):
-            stream.count, stream.noted = 0, False
 
 
 def _parent_of(pid):
@@ -86,14 +58,10 @@ def protect_checker():
 
 
 def setup(cap_chars, figure=None):
-    """Cap the streams per cell and inline values; set figures up as Quarto does
-    (`figure`: scripts.read.figures); protect the checker's processes from the
-    chapter's signals."""
+    """Cap inline values; set figures up as Quarto does (`figure`:
+    scripts.read.figures); protect the checker's processes from the chapter's signals."""
     protect_checker()
     CAP["chars"] = cap_chars
-    sys.stdout = CappedStream(sys.stdout, cap_chars)
-    sys.stderr = CappedStream(sys.stderr, cap_chars)
-    get_ipython().events.register("pre_run_cell", reset)
     if figure:
         FIGURE.update(figure)
         quarto_figures(figure)
@@ -230,7 +198,6 @@ def _capped(text):
 def inline(exprs):
     """Evaluate inline expressions in the user namespace, in order. Each value's text is
     capped here, in the kernel, so a huge value never crosses to the checker whole."""
-    reset()
     namespace = get_ipython().user_ns
     out = []
     for expr in exprs:

@@ -5,7 +5,7 @@ may read a file that an earlier chapter writes. This checker runs chapters in
 parallel (longest first), so it must know such pairs: each run's facts say
 which files it wrote (`products`) and which paths it read, stat-ed, listed or
 looked modules up in (`deps.paths`). The last known reads and writes of every
-chapter are kept in `_build/cache/chapter-io`; from them:
+chapter are kept in the store (`scripts.store`, `.chapter-io` in the chapter cache); from them:
 
 - `predecessors`: a chapter waits for every earlier chapter (in book order)
   that writes a path it reads or writes itself;
@@ -19,13 +19,11 @@ Stdlib only.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from scripts.files import atomic_write
-from scripts.run import deps
+from scripts.run import cache, deps
 
-IO_FILE = "chapter-io"          # in _build/cache/ (not an entry: cache.prune keeps it)
+IO_FILE = ".chapter-io"         # a record of the chapter cache (cache.prune keeps it)
 
 
 def reads_and_writes(run_deps: dict | None) -> dict:
@@ -70,17 +68,10 @@ def readers_of(written: dict[str, list[str]], io: dict[str, dict]) -> set[str]:
     return found
 
 
-def load(folder: Path) -> dict[str, dict]:
-    try:
-        data = json.loads((Path(folder) / IO_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+def load(root: Path) -> dict[str, dict]:
+    io = cache.entries(root).get_json(IO_FILE)
+    return io if isinstance(io, dict) else {}
 
 
-def save(folder: Path, io: dict[str, dict]) -> None:
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        atomic_write(Path(folder) / IO_FILE, json.dumps(io, sort_keys=True).encode("utf-8"))
-    except OSError:
-        pass            # an unwritable _build/ costs speed (one more wave), not correctness
+def save(root: Path, io: dict[str, dict]) -> None:
+    cache.entries(root).put_json(IO_FILE, io)

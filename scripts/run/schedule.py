@@ -16,23 +16,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scripts.model import CellRun, ChapterRun, InlineRun, ParsedChapter
+from scripts.model import CellRun, ChapterRun, InlineRun, Kind, ParsedChapter
+from scripts.read.options import DECLARED_INPUTS
 from scripts.run import cache, deps, fingerprint, order, sweep
 from scripts.run.facts_side import Facts
 from scripts.run.forkserver import kernel_env
 
-UNSTABLE_KINDS = {"timeout", "kernel-died"}     # never cached: may be transient
+UNSTABLE_KINDS = {Kind.TIMEOUT, Kind.KERNEL_DIED}     # never cached: may be transient
 
 
-DECLARED_INPUTS = "cache-inputs"    # front matter: paths/globs an opaque chapter reads
-
-
-def declared_inputs(parsed: ParsedChapter) -> list[str]:
-    """The chapter's `cache-inputs:` (front matter; Quarto ignores it), as a list."""
-    value = (parsed.front_matter or {}).get(DECLARED_INPUTS) if isinstance(parsed.front_matter, dict) else None
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value] if isinstance(value, list) else []
 
 
 def reusable(root: Path, parsed: ParsedChapter, run: ChapterRun | None, env: dict, facts) -> bool:
@@ -47,7 +39,7 @@ def storable(parsed: ParsedChapter, run: ChapterRun) -> bool:
     """Completely observed (or its inputs declared), stable while it ran, not cut short."""
     if run.deps is None or run.deps.get("unstable") or any(f.kind in UNSTABLE_KINDS for f in run.findings):
         return False
-    return not run.deps.get("opaque") or bool(declared_inputs(parsed))
+    return not run.deps.get("opaque") or bool(parsed.cache_inputs)
 
 
 def opaque_notes(chapters: list[ParsedChapter], runs: dict[str, ChapterRun]) -> list[str]:
@@ -59,7 +51,7 @@ def opaque_notes(chapters: list[ParsedChapter], runs: dict[str, ChapterRun]) -> 
             continue
         if run.deps.get("unstable"):
             notes.append(f"{parsed.path}: not cached: {run.deps['unstable']}")
-        elif run.deps.get("opaque") and not declared_inputs(parsed):
+        elif run.deps.get("opaque") and not parsed.cache_inputs:
             where = run.deps["opaque"][0]
             path, line = parsed.source_of(where["line"]) if where.get("line") else (parsed.path, 0)
             reasons = "; ".join(o["reason"] for o in run.deps["opaque"])
@@ -102,7 +94,7 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
         else:
             todo.append(parsed)
     by_path = {p.path: p for p in chapters}
-    io = order.load(cache.cache_dir(root))
+    io = order.load(root)
     known = dict(io)
     # a cached chapter that reads what a chapter about to run writes runs after it
     for reader in sorted(order.readers_of({p.path: io.get(p.path, {}).get("writes", [])
@@ -116,8 +108,8 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
         parsed = by_path[run.path]
         run.anchors = fingerprint.anchors(parsed)
         runs[run.path] = run
-        if run.deps is not None and declared_inputs(parsed):
-            run.deps["facts"].update(deps.declared(root, parsed.exec_dir, declared_inputs(parsed)))
+        if run.deps is not None and parsed.cache_inputs:
+            run.deps["facts"].update(deps.declared(root, parsed.exec_dir, parsed.cache_inputs))
         if run.deps is not None:
             io[run.path] = order.reads_and_writes(run.deps)
         if storable(parsed, run):
@@ -146,7 +138,7 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
                 again.add(reader)           # validated again after its writers: once per check
                 wave.append(by_path[reader])
     if io != known:
-        order.save(cache.cache_dir(root), {p: v for p, v in io.items() if p in keys})
+        order.save(root, {p: v for p, v in io.items() if p in keys})
     if prune:
         try:
             cache.prune(root, set(keys.values()))

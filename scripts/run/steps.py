@@ -13,6 +13,15 @@ One request and one reply per chapter instead of a request per cell and per
 inline expression: nbclient's per-cell protocol costs a shell round trip, a
 busy/idle pair and several messages per cell, each decoded (dates and all) by
 jupyter_client, which was most of a small chapter's time (docs/performance.md).
+The price is that steps_side.py records each cell's outputs itself, buffering
+stream text as ipykernel's OutStream does, instead of letting nbclient's public
+`async_execute_cell` collect ipykernel's messages. Measured again for issue 32
+(cold `check --force`, 3 runs each, same results cell for cell): the public
+per-cell path took 14.3-18.9 s wall and 11.8-12.4 s CPU on a 21-chapter synthetic
+book against 11.0-11.9 s and 7.2-7.4 s here, and 6.3-6.6 s CPU against 5.4-5.5 s
+on this book. So the buffering stays, and tests/run/test_steps_protocol.py
+runs the same cells through nbclient's public path and fails when an ipykernel
+or nbclient release records them differently.
 """
 from __future__ import annotations
 
@@ -27,7 +36,6 @@ from pathlib import Path
 from typing import Callable
 
 from scripts.model import CodeCell, InlineExpr, ParsedChapter
-from scripts.read.project import option_false, option_true
 from scripts.run.kernel import OUTPUT_CAP_CHARS, RICH_CAP_CHARS, STEPS, Kernel
 
 POLL_S = 0.05              # how often the results file and the kernel are looked at
@@ -46,7 +54,7 @@ class Step:
         if self.expr is not None:
             return {"inline": self.expr.expr}
         return {"cell": self.cell.index, "code": self.code,
-                "error_ok": option_true(self.cell.options.get("error", False))}
+                "error_ok": self.cell.options.get("error") is True}
 
 
 @dataclass
@@ -70,7 +78,7 @@ def plan(parsed: ParsedChapter) -> list[Step]:
         if k == len(parsed.cells):
             break
         cell = parsed.cells[k]
-        if option_false(cell.options.get("eval", True)):
+        if cell.options.get("eval") is False:
             continue
         lines = cell.source.split("\n")
         skipped = 0

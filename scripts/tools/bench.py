@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scripts import store
 from scripts.read.project import load_project
 from scripts.read.qmd import parse_chapter
 from scripts.tools.bench_html import measure_html, per_chapter_overhead_line, quarto_speedup_line
@@ -165,12 +166,11 @@ def measure_floor(book: BookBench, runs: int) -> Step:
 def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Step]:
     """Cold, nothing changed, one chapter edited, mlsys touched."""
     checker = Checker(book.root)
-    cache_dir = book.root / "_build" / "cache"
     steps = {name: Step(name) for name in
              ("cold check", "nothing changed", "one chapter edited", "mlsys touched")}
 
     def prepare_cold(_run: int) -> None:
-        shutil.rmtree(cache_dir, ignore_errors=True)
+        shutil.rmtree(store.build_dir(book.root) / "cache", ignore_errors=True)
 
     def prepare_edit(run: int) -> None:
         # a code edit (prose-only edits re-execute nothing: they are served from the cache)

@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from scripts import store
+
 STEP_TIMEOUT_S = 1800
 
 
@@ -97,14 +99,14 @@ def measure_html(book, runs: int, step_cls, timed) -> list:
 
     def cold(_run):
         shutil.rmtree(root / "_book", ignore_errors=True)
-        shutil.rmtree(root / "_build", ignore_errors=True)
+        shutil.rmtree(store.build_dir(root), ignore_errors=True)
 
     ours = [sys.executable, "-m", "scripts", "html"]
     plan = [("html cold", cold), ("html nothing changed", lambda _r: None),
             (f"html prose edit ({Path(edited).name})", lambda r: _edit(root, edited, r))]
     quarto = shutil.which("quarto")
     suffix = HANDOFF if quarto else ""       # with Quarto on PATH, `html` renders with it
-    record = root / "_build" / "audit" / "seconds-html.txt"
+    record = store.build_dir(root) / "audit" / "seconds-html.txt"
     steps = []
     for name, prep in plan:
         steps.append(_measure(step_cls, name + suffix, ours, root, runs,

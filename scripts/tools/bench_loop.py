@@ -24,6 +24,7 @@ import threading
 import time
 from pathlib import Path
 
+from scripts import store
 from scripts.tools.bench import Checker, Step, _describe, _env, _last_line, run_word
 
 PREVIEW_WAIT_S = 300
@@ -202,7 +203,7 @@ def measure_shards(root: Path, count: int = 4) -> list[Step]:
     Steps: `1 shard (cold)`; `slowest of N shards`, with the total CPU of all
     shards and whether the merged findings equal the unsharded ones.
     """
-    cache = root / "_build" / "cache"
+    cache = store.build_dir(root) / "cache"
     base = [sys.executable, "-m", "scripts"]
     one, slowest, merge_step = Step("1 shard (cold)"), Step(f"slowest of {count} shards"), \
         Step(f"merge of {count} shards")
@@ -216,7 +217,7 @@ def measure_shards(root: Path, count: int = 4) -> list[Step]:
     shutil.rmtree(cache, ignore_errors=True)
     walls, cpus, partials = [], [], []
     for index in range(1, count + 1):
-        out = root / "_build" / "shards" / f"bench-{index}-of-{count}.json"
+        out = store.build_dir(root) / "shards" / f"bench-{index}-of-{count}.json"
         w, c, d = _timed_cpu([*base, "check", "--root", str(root), "--shard",
                               f"{index}/{count}", "--out", str(out)], root)
         if d.returncode != 0:

@@ -7,7 +7,7 @@ in each phase, summed over chapters and per chapter:
 
     start (all)     Kernel.start: the three below plus sending kernel_side.py (setup)
     fork + launch   ForkServer.spawn + jupyter_client's kernel manager start
-    connect         channels + kernel_info round trip (scripts.run.kernel._connect)
+    connect         channels + kernel_info round trip (nbclient's async_start_new_kernel_client)
     steps           the chapter's one request: every cell and inline expression
                     (incl. their own code) and the report of what it read
     shutdown        killing the kernel, removing its connection file
@@ -31,7 +31,7 @@ from pathlib import Path
 PHASES = {   # phase -> (module, attribute path)
     "start (all)": ("scripts.run.kernel", "Kernel.start"),
     "fork + launch": ("scripts.run.kernel", "NotebookClient.async_start_new_kernel"),
-    "connect": ("scripts.run.kernel", "Kernel._connect"),
+    "connect": ("scripts.run.kernel", "NotebookClient.async_start_new_kernel_client"),
     "steps": ("scripts.run.steps", "send_steps"),
     "shutdown": ("scripts.run.kernel", "Kernel.shutdown"),
     "cache store": ("scripts.run.cache", "store"),

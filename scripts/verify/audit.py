@@ -22,20 +22,18 @@ reader is a `leak` (audit_tokens.LEAKS, a citation key pandoc could not resolve)
 
 Entry points: `audit_html_dir(result, out_dir)`, `audit_pdf(result, pdf)` and
 `audit_rendered(result, fmt, out_dir)`, each -> list[Finding]. A page whose text and
-values were audited clean before is not audited again (`_build/audit/`, by digest).
+values were audited clean before is not audited again (the store's `audit` cache).
 """
 from __future__ import annotations
 
 import difflib
-import hashlib
-import json
 import posixpath
 from pathlib import Path
 
-from scripts.model import Finding
+from scripts import store
+from scripts.model import Finding, Kind
 from scripts.verify import audit_tokens as tok
 
-VERSION = "audit-1"
 CONTEXT = 30
 AUDITED: list[str] = []         # every page (or PDF) really audited, not reused by digest
 
@@ -91,7 +89,7 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
         line = line or last_line            # not written anywhere: after the last value
         context = " ".join(text[max(0, start - CONTEXT):end + CONTEXT].split())
         findings.append(parsed.relocate(Finding(
-            parsed.path, line, "unaccounted-number",
+            parsed.path, line, Kind.UNACCOUNTED_NUMBER,
             f"{page} shows {n!r} (“…{context}…”): not a value the ledger records for this page, "
             "not a number the renderer made, not allowlisted (scripts/verify/prose_numbers.py); "
             "publish it from an inline value or a cell")))
@@ -102,7 +100,7 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     for i, numbers in missing.items():
         value = values[i]
         findings.append(parsed.relocate(Finding(
-            parsed.path, value.line, "missing-value",
+            parsed.path, value.line, Kind.MISSING_VALUE,
             f"{page} does not show {', '.join(repr(n) for n in numbers)} of {value.where}, "
             "which the ledger records for it")))
     return findings
@@ -136,49 +134,27 @@ def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
     for what, shown in found:
         key = shown.rstrip("?").lstrip("?@")
         line = next((i for i, ln in enumerate(parsed.text.splitlines(), start=1) if key in ln), 0)
-        findings.append(parsed.relocate(Finding(parsed.path, line, "leak",
+        findings.append(parsed.relocate(Finding(parsed.path, line, Kind.LEAK,
                                                 f"{page} shows {shown!r}: {what}")))
     return findings
 
 
 # ------------------------------------------------------------------ the caches
 
-_CODE: list[str] = []
-
-
-def _code_digest() -> str:
-    """VERSION and the audit's own code (a changed rule audits every page again)."""
-    if not _CODE:
-        here = Path(__file__).parent
-        h = hashlib.sha256(VERSION.encode())
-        for name in ("audit.py", "audit_html.py", "audit_pdf.py", "audit_tokens.py",
-                     "prose_numbers.py", "published.py", "html_tables.py"):
-            try:
-                h.update((here / name).read_bytes())
-            except OSError:
-                h.update(name.encode())
-        _CODE.append(h.hexdigest())
-    return _CODE[0]
-
 class Seen:
-    """Digests of pages audited clean (`_build/audit/<fmt>.json`): such a page with the
-    same values is not audited again."""
+    """Digests of pages audited clean (a record of the store's `audit` cache, keyed
+    on the audit's own code: a changed or added rule audits every page again): such
+    a page with the same values is not audited again."""
 
     def __init__(self, root: Path, fmt: str):
-        self.path = Path(root) / "_build" / "audit" / f"{fmt}.json"
-        try:
-            self.old = set(json.loads(self.path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, TypeError):
-            self.old = set()
+        self.store = store.Store(root, "audit", ("scripts.verify.audit",))
+        self.name = f".{fmt}"
+        old = self.store.get_json(self.name, [])
+        self.old = set(old) if isinstance(old, list) else set()
         self.new: set[str] = set()
 
-    @staticmethod
-    def digest(*parts) -> str:
-        h = hashlib.sha256(_code_digest().encode())
-        for part in parts:
-            h.update(b"\0" + (part if isinstance(part, bytes) else
-                              json.dumps(part, sort_keys=True, default=repr).encode()))
-        return h.hexdigest()
+    def digest(self, *parts) -> str:
+        return self.store.key(*parts)
 
     def clean(self, digest: str) -> bool:
         if digest in self.old:
@@ -190,12 +166,7 @@ class Seen:
         self.new.add(digest)
 
     def save(self) -> None:
-        from scripts.files import atomic_write
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.path, json.dumps(sorted(self.new)))
-        except OSError:
-            pass            # a cache that cannot be written only costs time
+        self.store.put_json(self.name, sorted(self.new))
 
 
 def _values(result) -> dict[str, list]:
@@ -228,9 +199,9 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         try:
             raw = (Path(out_dir) / page).read_bytes()
         except OSError:
-            findings.append(Finding(path, 0, "missing-value", f"the render wrote no page {page}"))
+            findings.append(Finding(path, 0, Kind.MISSING_PAGE, f"the render wrote no page {page}"))
             continue
-        digest = Seen.digest(raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
+        digest = seen.digest(raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
         if seen.clean(digest):
             continue
         AUDITED.append(page)
@@ -265,7 +236,7 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
     seen = Seen(result.project.root, "pdf")
     typed_ok = not getattr(result.project, "literal_numbers", False)
     texts_digest = {p: result.parsed[p].text for p in values}
-    digest = Seen.digest(raw, {p: [v.__dict__ for v in vs] for p, vs in values.items()},
+    digest = seen.digest(raw, {p: [v.__dict__ for v in vs] for p, vs in values.items()},
                          texts_digest, typed_ok)
     if seen.clean(digest):
         seen.save()
@@ -274,7 +245,7 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
     AUDITED.append(Path(pdf).name)
     documents = _documents(result)
     texts, problems = chapter_texts(Path(pdf), documents)
-    findings += [Finding(documents[0] if documents else "", 0, "missing-value", p) for p in problems]
+    findings += [Finding(documents[0] if documents else "", 0, Kind.PDF_BOOKMARKS, p) for p in problems]
     name = Path(pdf).name
     for path, (pages, text, exempt) in texts.items():
         parsed = result.parsed.get(path)
@@ -298,5 +269,5 @@ def audit_rendered(result, fmt: str, out_dir: Path, produced: Path | None = None
         return audit_html_dir(result, out_dir, page_of)
     pdf = produced or next(iter(sorted(Path(out_dir).rglob("*.pdf"))), None)
     if pdf is None:
-        return [Finding("_quarto.yml", 0, "missing-value", "the render wrote no PDF")]
+        return [Finding("_quarto.yml", 0, Kind.MISSING_PDF, "the render wrote no PDF")]
     return audit_pdf(result, pdf)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from scripts.read.options import outputs_shown
 from scripts.verify.published import SEP, cell_entries, one_line, split_pipe_tables
 from scripts.verify.prose_numbers import ALLOWLIST
 
@@ -151,7 +152,8 @@ def page_values(parsed, run) -> list[Value]:
     cell_runs = {r.index: r for r in run.cells}
     for cell in parsed.cells:
         result = cell_runs.get(cell.index)
-        if result is None or not result.outputs or not _shown(cell):
+        if result is None or not result.outputs or not outputs_shown(cell) \
+                or cell.options.get("eval") is False:
             continue
         texts = cell_texts(result.outputs)
         numbers = [n for text in texts for n in value_numbers(text)]
@@ -160,12 +162,6 @@ def page_values(parsed, run) -> list[Value]:
         items.append((offset, Value(numbers, cell.fence_line, f"cell {cell.label or cell.index + 1}",
                                     True, optional)))
     return [value for _, value in sorted(items, key=lambda item: item[0])]
-
-
-def _shown(cell) -> bool:
-    opts = cell.options
-    return not (opts.get("include") is False or opts.get("output") is False
-                or opts.get("eval") is False)
 
 
 def source_line(parsed, number: str, after: int) -> int:

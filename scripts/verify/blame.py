@@ -8,20 +8,16 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from scripts.model import CellRun, ChapterRun, Finding, InlineRun, ParsedChapter
-from scripts.read.project import Project
+from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Kind, ParsedChapter
 from scripts.run.kernelspec import kernel_problem
 
 
-def kernel_refused(project: Project, parsed: ParsedChapter) -> ChapterRun | None:
+def kernel_refused(parsed: ParsedChapter) -> ChapterRun | None:
     """A run that never started, when the chapter's `jupyter:` (front matter, else
     _quarto.yml) names a kernel that is not installed or not Python; else None."""
-    if "jupyter" in parsed.front_matter:
-        value, where = parsed.front_matter["jupyter"], (parsed.path, _front_matter_line(parsed))
-    elif project.jupyter is not None:
-        value, where = project.jupyter, ("_quarto.yml", project.jupyter_line)
-    else:
+    if parsed.kernel is None:
         return None
+    value, *where = parsed.kernel
     if not parsed.execute:
         return None                 # nothing runs, so no kernel is needed
     problem = kernel_problem(value)
@@ -30,7 +26,7 @@ def kernel_refused(project: Project, parsed: ParsedChapter) -> ChapterRun | None
     return ChapterRun(path=parsed.path, cells=[CellRun(index=c.index) for c in parsed.cells],
                       inlines=[InlineRun(index=e.index, kind="code", text="")
                                for e in parsed.inlines],
-                      findings=[Finding(*where, "kernel", problem)])
+                      findings=[Finding(*where, Kind.KERNEL, problem)])
 
 
 def once_per_book(findings: list[Finding]) -> list[Finding]:
@@ -44,7 +40,7 @@ def once_per_book(findings: list[Finding]) -> list[Finding]:
     also: dict[tuple, list[str]] = {}       # origin -> the other chapters it stopped
     out: list[Finding] = []
     for f in findings:
-        if f.kind == "kernel":
+        if f.kind == Kind.KERNEL:
             if f in seen:
                 continue
             seen.add(f)
@@ -73,7 +69,7 @@ def at_import(f: Finding) -> Finding:
     unknown source, say) is that module's error: reported at that line, naming the
     chapter whose import ran it. Errors raised inside functions a chapter called stay
     at the chapter's line (the call is what to fix)."""
-    if f.kind != "cell-error" or not f.detail:
+    if f.kind != Kind.CELL_ERROR or not f.detail:
         return f
     for row in reversed(f.detail.split("\n")[:-1]):
         found = IMPORT_ROW.match(row)
@@ -86,19 +82,10 @@ def at_import(f: Finding) -> Finding:
 def _outside_origin(f: Finding) -> tuple | None:
     """(reason, innermost frame) of a cell error whose innermost frame is a project
     module rather than the chapter (a traceback row `mlsys/x.py:74 in _declare`)."""
-    if f.kind != "cell-error" or not f.detail:
+    if f.kind != Kind.CELL_ERROR or not f.detail:
         return None
     rows = f.detail.split("\n")
     if len(rows) < 2 or rows[-2].startswith(f.path + ":") or ".qmd:" in rows[-2]:
         return None
     return f.reason, rows[-2]
 
-
-def _front_matter_line(parsed: ParsedChapter) -> int:
-    """The line of the front matter's `jupyter:` key (1 when it cannot be told)."""
-    for number, line in enumerate(parsed.text.split("\n")[1:60], start=2):
-        if line.startswith("jupyter:"):
-            return number
-        if line.rstrip() in ("---", "..."):
-            break
-    return 1

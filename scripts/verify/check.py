@@ -10,14 +10,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.model import ChapterRun, Finding, ParsedChapter
+from scripts.model import ChapterRun, Finding, Kind, ParsedChapter
 from scripts.read.book import read_book
 from scripts.read.project import Project, unlisted_chapters, unlisted_note
 from scripts.run.schedule import opaque_notes, run_chapters
 from scripts.verify import control, ledger
 from scripts.verify.blame import kernel_refused, once_per_book
 from scripts.verify.figalt import missing_fig_alt
-from scripts.verify.generated import (ALT_ATTRIBUTE, CAPTIONS, OPTION, caption_fix,
+from scripts.verify.generated import (ALT_ATTRIBUTE, CAPTIONS, caption_fix,
                                       caption_inlines, with_generated)
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
@@ -50,17 +50,18 @@ class BookResult:
 
 def check_book(root: Path, force: bool = False, jobs: int | None = None,
                update_ledger: bool = False, timeout_s: float | None = None,
-               audit: bool = False) -> BookResult:
+               audit: bool = False, profile: str | None = None) -> BookResult:
     """Check every chapter and appendix of the book at `root`.
 
     force: ignore the cache; audit: execute every chapter and report each one the
     cache would have served differently (`stale-cache`, scripts.run.audit);
     jobs: chapters run at once (default: cores);
     update_ledger: rewrite numbers.lock (only when there is no other finding);
-    timeout_s: per cell (default: _quarto.yml `execute: timeout`, else 120 s).
+    timeout_s: per cell (default: _quarto.yml `execute: timeout`, else 120 s);
+    profile: the Quarto profile(s) (read/project.py: load_project).
     """
     started = time.perf_counter()
-    book = read_book(Path(root))
+    book = read_book(Path(root), profile)
     project = book.project
     result = BookResult(project=project, parsed=book.parsed, findings=list(book.findings))
     # prune the cache only after a complete run of a valid project (a YAML typo or a
@@ -128,7 +129,7 @@ def run_some(project: Project, chapters: list[ParsedChapter], force: bool, jobs:
              prune: bool = False) -> dict[str, ChapterRun]:
     """Runs of `chapters` (cache or kernels); records the executed ones' times for sharding
     (not a shard's: its siblings must plan from the same times; the merge records them)."""
-    refused = {p.path: kernel_refused(project, p) for p in chapters}
+    refused = {p.path: kernel_refused(p) for p in chapters}
     runs = run_chapters(project.root, [p for p in chapters if refused[p.path] is None],
                         options=run_options(project), timeout_s=timeout_s or project.timeout_s,
                         force=force, jobs=jobs, prune=prune)
@@ -143,7 +144,7 @@ def run_some(project: Project, chapters: list[ParsedChapter], force: bool, jobs:
 def run_options(project: Project) -> dict:
     """Part of every cache key (with the timeout): every execute option, the figure
     format, the working directory."""
-    return {**project.cell_defaults, "execute": project.execute,
+    return {"execute": project.execute,
             "figure": project.figure, "execute-dir": project.execute_dir}
 
 
@@ -163,24 +164,24 @@ def book_wide(project: Project, parsed: dict[str, ParsedChapter],
 
 def literal_numbers(parsed: dict[str, ParsedChapter]) -> list[Finding]:
     """A number typed into prose (not computed, not in the ledger) is a finding."""
-    return [Finding(rel, hit.line, "literal-number",
+    return [Finding(rel, hit.line, Kind.LITERAL_NUMBER,
                     f"number typed in prose: {hit.text!r}; "
-                    f"{_publish_advice(chapter.text, hit.line, hit.col)} "
+                    f"{_publish_advice(chapter, hit.line, hit.col)} "
                     "or allowlist it in scripts/verify/prose_numbers.py",
                     col=hit.col)
             for rel, chapter in parsed.items()
             for hit in find_prose_numbers(chapter.text, rel)]
 
 
-def _publish_advice(text: str, line: int, col: int) -> str:
-    """How to publish the number typed at `line`:`col` of `text` as a computed value:
-    an inline value, except in a cell's caption option, which cannot hold one, and in
-    alt text, which cannot carry one (generated.caption_fix)."""
-    source = text.splitlines()[line - 1]
-    option = OPTION.match(source)
-    if option and option.group(1) in CAPTIONS:
-        return (f"a cell's `{option.group(1)}` cannot hold an inline value: "
-                f"{caption_fix(option.group(1))};")
+def _publish_advice(parsed: ParsedChapter, line: int, col: int) -> str:
+    """How to publish the number typed at `line`:`col` of the chapter as a computed
+    value: an inline value, except in a cell's caption option, which cannot hold one,
+    and in alt text, which cannot carry one (generated.caption_fix)."""
+    source = parsed.text.splitlines()[line - 1]
+    option = next((name for cell in parsed.cells for name, at in cell.option_lines.items()
+                   if at == line), None)
+    if option in CAPTIONS:
+        return f"a cell's `{option}` cannot hold an inline value: {caption_fix(option)};"
     if any(m.start() < col <= m.end() for m in ALT_ATTRIBUTE.finditer(source)):
         return f"{caption_fix('fig-alt')};"
     return "publish it from an inline value (`{python} name_str`)"
@@ -208,23 +209,23 @@ def _ledger(root: Path, published: dict[str, dict[str, str]], failed_paths: list
         try:
             ledger.write(path, new)
         except OSError as exc:
-            return [Finding(ledger.LOCK_NAME, 0, "ledger", f"cannot write {ledger.LOCK_NAME}: {exc}")]
+            return [Finding(ledger.LOCK_NAME, 0, Kind.LEDGER, f"cannot write {ledger.LOCK_NAME}: {exc}")]
         result.ledger_compared = True
         return []
     result.ledger_compared = True
     if not path.exists():
         if not new:
             return []           # nothing published, nothing to record
-        return [Finding(ledger.LOCK_NAME, 0, "ledger",
+        return [Finding(ledger.LOCK_NAME, 0, Kind.LEDGER,
                         f"{ledger.LOCK_NAME} is missing ({len(new)} published numbers): run `make numbers`")]
     try:
         old = ledger.read(path)
     except (OSError, ValueError) as exc:        # a directory, bad bytes
-        return [Finding(ledger.LOCK_NAME, 0, "ledger",
+        return [Finding(ledger.LOCK_NAME, 0, Kind.LEDGER,
                         f"cannot read {ledger.LOCK_NAME} ({type(exc).__name__}: {exc}); "
                         "fix it or run `make numbers`")]
     if old.problems:            # conflict markers, duplicates, garbage: compare nothing
-        return [Finding(ledger.LOCK_NAME, line, "ledger", reason)
+        return [Finding(ledger.LOCK_NAME, line, Kind.LEDGER, reason)
                 for line, reason in old.problems]
     for key in [k for k in old if k.split(ledger.SEP, 1)[0] in failed]:
         del old[key]

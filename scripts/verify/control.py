@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from scripts.model import Finding, ParsedChapter
+from scripts.model import Finding, Kind, ParsedChapter
 from scripts.read.project import Project
 
 LOCK_NAME = "numbers.lock"
@@ -48,7 +48,7 @@ def changed(project: Project, before: dict[str, str]) -> list[Finding]:
         if now != digest:
             what = ("removed" if now == "missing" else
                     "created" if digest == "missing" else "changed")
-            findings.append(Finding(rel, 0, "control", (
+            findings.append(Finding(rel, 0, Kind.CONTROL, (
                 f"{rel} was {what} while the chapters ran: a cell must not write the "
                 f"project's control files (`git diff {rel}` shows it; if it was your own "
                 f"edit, check again)")))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 
 # ![caption](file){#fig-x ...} in the markdown
 IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)\{([^}]*)\}")
@@ -21,14 +21,6 @@ ATTR_ID = re.compile(r"#(fig-[\w:.-]+)")
 ATTR_ALT = re.compile(r"""fig-alt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s}]+))""")
 # ::: {#fig-x} … ::: : a div figure; its image carries fig-alt
 DIV_OPEN = re.compile(r"^(:{3,})\s*\{[^}]*#(fig-[\w:.-]+)")
-
-
-def _label_line(cell) -> int:
-    """The 1-based line of the cell's `#| label:` option (its fence if none)."""
-    for offset, line in enumerate(cell.source.splitlines()):
-        if re.match(r"\s*#\|\s*label\s*:", line):
-            return cell.first_code_line + offset
-    return cell.fence_line
 
 
 def _alt_value(attrs: str) -> str:
@@ -61,7 +53,7 @@ def missing_fig_alt(parsed) -> list[Finding]:
             continue
         alt = cell.options.get("fig-alt")
         if alt is None or not str(alt).strip():
-            found.append(Finding(parsed.path, _label_line(cell), "fig-alt",
+            found.append(Finding(parsed.path, cell.option_lines.get("label", cell.fence_line), Kind.FIG_ALT,
                                  f"figure {label} has no alt text (add `#| fig-alt: \"...\"`)",
                                  col=1, label=label))
     for match in IMAGE.finditer(parsed.text):
@@ -72,13 +64,13 @@ def missing_fig_alt(parsed) -> list[Finding]:
         if not _alt_value(attrs).strip():
             line = parsed.text.count("\n", 0, match.start()) + 1
             col = match.start() - (parsed.text.rfind("\n", 0, match.start()) + 1) + 1
-            found.append(Finding(parsed.path, line, "fig-alt",
+            found.append(Finding(parsed.path, line, Kind.FIG_ALT,
                                  f"figure {ident.group(1)} has no alt text (add fig-alt=\"...\")",
                                  col=col, label=ident.group(1)))
     for label, line, body in _div_figures(parsed.text):
         images = [m.group(1) for m in IMAGE.finditer(body)]
         if not any(_alt_value(attrs).strip() for attrs in images):
-            found.append(Finding(parsed.path, line, "fig-alt",
+            found.append(Finding(parsed.path, line, Kind.FIG_ALT,
                                  f"figure {label} has no alt text (give its image fig-alt=\"...\")",
                                  col=1, label=label))
     return sorted(found, key=lambda f: (f.line, f.col or 0))

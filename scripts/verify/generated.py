@@ -18,13 +18,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from scripts.model import Finding
+from scripts.model import Finding, Kind
+from scripts.read.options import outputs_shown
 from scripts.read.qmd import AT_KEY, CROSSREF_PREFIXES
 
 CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 CAPTIONS = ("tbl-cap", "fig-cap", "fig-alt", "lst-cap", "fig-subcap", "tbl-subcap")
-OPTION = re.compile(r"^\s*#\|\s*([\w-]+)\s*:")
 
 
 def _keys(markdown: str) -> list[str]:
@@ -45,8 +45,7 @@ def generated_keys(parsed, run) -> list[tuple[str, int, int]]:
     cell_runs = {r.index: r for r in run.cells}
     for cell in parsed.cells:
         result = cell_runs.get(cell.index)
-        if result is None or cell.options.get("include") is False \
-                or cell.options.get("output") is False:
+        if result is None or not outputs_shown(cell):
             continue
         asis = cell.options.get("output") == "asis"
         for output in result.outputs:
@@ -99,15 +98,14 @@ def caption_fix(option: str) -> str:
 def caption_inlines(parsed) -> list[Finding]:
     """An inline `{python}` value inside a caption option is a finding at its line."""
     findings = []
+    lines = parsed.text.split("\n")
     for cell in parsed.cells:
-        for offset, line in enumerate(cell.source.splitlines()):
-            option = OPTION.match(line)
-            if not option:
-                break
-            if option.group(1) in CAPTIONS and "{python}" in line:
+        for option, number in cell.option_lines.items():
+            line = lines[number - 1]
+            if option in CAPTIONS and "{python}" in line:
                 findings.append(Finding(
-                    parsed.path, cell.first_code_line + offset, "caption-inline",
-                    f"an inline value inside `{option.group(1)}` is left as code in the caption "
-                    f"(as Quarto does): {caption_fix(option.group(1))}",
+                    parsed.path, number, Kind.CAPTION_INLINE,
+                    f"an inline value inside `{option}` is left as code in the caption "
+                    f"(as Quarto does): {caption_fix(option)}",
                     col=line.index("{python}") + 1, label=cell.label))
     return findings

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, TextIO
 
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 from scripts.verify.ledger import LOCK_NAME, SEP
 from scripts.verify.report import new_values_line, split_new_values
 
@@ -65,7 +65,7 @@ def moved_numbers(findings: list[Finding]) -> list[Moved]:
     """The ledger findings that name a key (changed, new or removed numbers), in order."""
     moved = []
     for f in findings:
-        if f.kind == "ledger" and f.key:
+        if f.kind == Kind.LEDGER and f.key:
             chapter, _, rest = f.key.partition(SEP)
             moved.append(Moved(chapter, rest, NEW if f.old is None else f.old,
                                REMOVED if f.new is None else f.new))
@@ -95,7 +95,7 @@ def step_summary(findings: list[Finding], moved: list[Moved], verdict: str) -> s
         lines += _table("Published numbers that moved", ["Chapter", "Key", "Old → new"],
                         [[_cell(m.chapter), _cell(m.key), f"{_cell(m.old)} → {_cell(m.new)}"]
                          for m in moved])
-    others = [f for f in findings if not (f.kind == "ledger" and f.key)]
+    others = [f for f in findings if not (f.kind == Kind.LEDGER and f.key)]
     if others:
         lines += _table("Findings", ["Where", "Kind", "Message"],
                         [[f"`{_cell(f.location())}`", _cell(f.kind), _cell(f.reason)]
@@ -111,7 +111,7 @@ def report(result, verdict: str, env: Mapping[str, str] = os.environ,
     findings = list(result.findings)
     real, new = split_new_values(findings)
     if new:
-        real.append(Finding(LOCK_NAME, 0, "ledger", new_values_line(len(new))))
+        real.append(Finding(LOCK_NAME, 0, Kind.LEDGER, new_values_line(len(new))))
     for finding in real:
         print(workflow_command(finding), file=out)
     target = env.get("GITHUB_STEP_SUMMARY")

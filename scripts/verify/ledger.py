@@ -38,7 +38,7 @@ import re
 from pathlib import Path
 
 from scripts.files import atomic_write
-from scripts.model import ChapterRun, Finding, ParsedChapter
+from scripts.model import ChapterRun, Finding, Kind, ParsedChapter
 from scripts.verify import lock_lint
 from scripts.verify.published import (SEP, cell_entries, one_line,  # noqa: F401 (API)
                                       parse_pipe_tables, table_entries)
@@ -232,7 +232,7 @@ def diff(old: dict[str, str], new: dict[str, str]) -> list[Finding]:
             reason = f"{shown}: (new) → {_show(new[key])}"
         else:
             reason = f"{shown}: {_show(old[key])} → (removed)"
-        findings.append(Finding(path=LOCK_NAME, line=lines.get(key, 0), kind="ledger",
+        findings.append(Finding(path=LOCK_NAME, line=lines.get(key, 0), kind=Kind.LEDGER,
                                 reason=one_line(reason), key=key,
                                 old=old.get(key), new=new.get(key)))
     return findings
@@ -242,4 +242,4 @@ def is_new_value(finding: Finding) -> bool:
     """A published value numbers.lock does not hold yet (a `diff` finding with no old
     value). `make check` still fails on it, so CI notices an unrecorded ledger, but
     reports all of them as one line, apart from the real findings."""
-    return finding.kind == "ledger" and finding.key is not None and finding.old is None
+    return finding.kind == Kind.LEDGER and finding.key is not None and finding.old is None

@@ -59,6 +59,21 @@ def _split_row(line: str) -> list[str]:
     return [cell.strip().replace("\\|", "|") for cell in _UNESCAPED_PIPE.split(body)]
 
 
+def escape_pipes(value: str) -> str:
+    """`|` -> `\\|` (what _split_row reads back): an inline value placed in a pipe-table
+    row stays one cell (Quarto 1.7 inserts it as is and the row splits)."""
+    return _UNESCAPED_PIPE.sub(r"\\|", value)
+
+
+def in_pipe_table(text: str, offset: int) -> bool:
+    """True when `offset` lies on a row of a pipe table: its block (the lines between
+    blank lines) has an alignment row and the offset's line contains a `|`."""
+    start, end = text.rfind("\n\n", 0, offset) + 1, text.find("\n\n", offset)
+    line = text[text.rfind("\n", 0, offset) + 1:].split("\n", 1)[0]
+    block = text[start:end if end >= 0 else len(text)].splitlines()
+    return "|" in line and any(_ALIGN_ROW.match(ln) for ln in block)
+
+
 def split_pipe_tables(text: str) -> tuple[list[tuple[list[str], list[list[str]]]], list[str]]:
     """(the pipe tables in a Markdown string as (header, rows), the lines outside them)."""
     lines = text.splitlines()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from scripts.model import Finding, ParsedChapter
+from scripts.model import Finding, Kind, ParsedChapter
 from scripts.read.project import CONFIG, Project
 
 BIB_KEY = re.compile(r"^\s*@\w+\s*[{(]\s*([^,\s]+)\s*,", re.MULTILINE)
@@ -25,7 +25,7 @@ def cross_references(parsed: dict[str, ParsedChapter]) -> list[Finding]:
         for label, line in chapter.labels:
             if label in first:
                 path0, line0 = first[label]
-                findings.append(Finding(chapter.path, line, "duplicate-label",
+                findings.append(Finding(chapter.path, line, Kind.DUPLICATE_LABEL,
                                         f"label {label} is already defined at {path0}:{line0}",
                                         label=label))
             else:
@@ -33,7 +33,7 @@ def cross_references(parsed: dict[str, ParsedChapter]) -> list[Finding]:
     for chapter in parsed.values():
         for label, line, col in chapter.references:
             if label not in first:
-                findings.append(Finding(chapter.path, line, "unknown-ref",
+                findings.append(Finding(chapter.path, line, Kind.UNKNOWN_REF,
                                         f"@{label} refers to a label no chapter defines"
                                         f"{did_you_mean(label, first)}",
                                         col=col))
@@ -50,9 +50,9 @@ def citations(project: Project, parsed: dict[str, ParsedChapter]) -> list[Findin
         try:
             keys |= set(BIB_KEY.findall((project.root / bib).read_text("utf-8", errors="replace")))
         except OSError:
-            return [Finding(CONFIG, 0, "bibliography", f"bibliography file not found: {bib}")]
+            return [Finding(CONFIG, 0, Kind.BIBLIOGRAPHY, f"bibliography file not found: {bib}")]
     where = (f"in {', '.join(project.bibliography)}" if project.bibliography
              else "(no bibliography in _quarto.yml)")
-    return [Finding(c.path, line, "unknown-citation",
+    return [Finding(c.path, line, Kind.UNKNOWN_CITATION,
                     f"@{key}: no such citation key {where}{did_you_mean(key, keys)}", col=col)
             for c, key, line, col in cited if key not in keys]

@@ -5,7 +5,7 @@ import json
 import sys
 from typing import TextIO
 
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 from scripts.verify.ledger import SEP, is_new_value
 
 
@@ -106,11 +106,11 @@ def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sy
     """Each finding, ledger differences grouped last, new published values as one line;
     then the chapters left out of numbers.lock."""
     findings, new = split_new_values(findings)
-    findings = sorted(findings, key=lambda f: f.kind == "ledger")
-    moved = sum(1 for f in findings if f.kind == "ledger" and "→" in f.reason)
+    findings = sorted(findings, key=lambda f: f.kind == Kind.LEDGER)
+    moved = sum(1 for f in findings if f.kind == Kind.LEDGER and "→" in f.reason)
     ledger_header = False
     for f in findings:
-        if f.kind == "ledger" and "→" in f.reason:
+        if f.kind == Kind.LEDGER and "→" in f.reason:
             if not ledger_header:
                 print(f"{moved_numbers(moved)} (`make numbers` accepts "
                       f"{'it' if moved == 1 else 'them'}):", file=out)
@@ -133,13 +133,13 @@ def moved_numbers(n: int) -> str:
 
 def finding_record(f: Finding, documents: list[str]) -> dict:
     """One finding as plain JSON data; `chapter` is the document it belongs to."""
-    if f.kind == "ledger" and f.key:
+    if f.kind == Kind.LEDGER and f.key:
         chapter = f.key.split(SEP, 1)[0]
     else:
         chapter = f.path if f.path in documents else None
     return {"path": f.path, "line": f.line, "column": f.col, "kind": f.kind,
             "label": f.label, "message": f.reason, "detail": f.detail, "chapter": chapter,
-            "ledger": {"key": f.key, "old": f.old, "new": f.new} if f.kind == "ledger" else None}
+            "ledger": {"key": f.key, "old": f.old, "new": f.new} if f.kind == Kind.LEDGER else None}
 
 
 def json_report(result) -> dict:

@@ -3,8 +3,8 @@
     python -m scripts check --shard 2/4        # checks a quarter, writes a partial
     python -m scripts merge _build/shards/*.json   # the verdict of one whole run
 
-Plan. Each chapter has a cost: its last recorded run time (`_build/timings.json`,
-written by every check and merge) when every chapter has one, else its size in
+Plan. Each chapter has a cost: its last recorded run time (a record of the
+store's `shards` folder, written by every check and merge) when every chapter has one, else its size in
 bytes (chapters without a time are priced at the book's seconds per byte). The
 chapters are dealt longest first, each to the least loaded shard (ties: the
 lower shard, then book order), so every shard computes the same plan from the
@@ -14,6 +14,10 @@ Partial. A shard checks its chapters exactly as an unsharded check does
 (same parse, cache, execution) and records per chapter what the book-wide
 checks need: findings, labels, references, citations, the published numbers
 and whether the run failed. It does no book-wide check.
+
+Code. A partial records the digest of the checker code that made it
+(`scripts.verify.sharding` and all it imports); a merge refuses a partial of
+other code.
 
 Sources. A partial records the digest of every source file it checked
 (`Project.source_files()`: chapters, includes, _quarto.yml, references.bib,
@@ -30,17 +34,16 @@ union, in book order, so its findings equal those of one unsharded run.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from scripts.files import atomic_write
+from scripts import store
 from scripts.model import Finding, ParsedChapter, finding_from_dict
 
-PARTIAL_FORMAT = 2
-TIMINGS_FILE = Path("_build") / "timings.json"
-SHARDS_DIR = Path("_build") / "shards"
+CODE = "scripts.verify.sharding"        # what writes a partial: the whole check, by import
+SHARDS = "shards"                       # the store folder of partials and timings
+TIMINGS = ".timings"
 
 
 class ShardError(ValueError):
@@ -108,25 +111,18 @@ def plan(documents: list[str], costs: dict[str, float], count: int) -> list[list
 
 
 def plan_digest(shards: list[list[str]]) -> str:
-    return hashlib.sha256(json.dumps(shards).encode("utf-8")).hexdigest()[:16]
+    return store.digest(shards)[:16]
 
 
 def source_digests(root: Path, files: list[str]) -> dict[str, str]:
-    """sha256 (16 hex digits) of each project-relative file; "" when unreadable."""
-    digests = {}
-    for rel in files:
-        path = Path(root) / rel
-        try:        # never open a FIFO or device (it would block): only regular files
-            digests[rel] = (hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-                            if path.is_file() else "not a file")
-        except OSError:
-            digests[rel] = ""
-    return digests
+    """sha256 (16 hex digits) of each project-relative regular file (never a FIFO or
+    device: it would block); "not a file" otherwise."""
+    return {rel: store.file_digest(Path(root) / rel, "not a file")[:16] for rel in files}
 
 
 def tree_digest(digests: dict[str, str]) -> str:
     """One digest of a source tree (its files' names and contents)."""
-    return hashlib.sha256(json.dumps(sorted(digests.items())).encode("utf-8")).hexdigest()[:16]
+    return store.digest(sorted(digests.items()))[:16]
 
 
 def tree_difference(ours: dict[str, str], theirs: dict[str, str], limit: int = 3) -> str:
@@ -138,10 +134,7 @@ def tree_difference(ours: dict[str, str], theirs: dict[str, str], limit: int = 3
 
 def load_timings(root: Path) -> dict[str, float]:
     """Last recorded run time of each chapter ({} when none is recorded)."""
-    try:
-        data = json.loads((Path(root) / TIMINGS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    data = store.Store(root, SHARDS).get_json(TIMINGS, {})
     return {str(k): float(v) for k, v in data.items()
             if isinstance(v, (int, float))} if isinstance(data, dict) else {}
 
@@ -149,18 +142,13 @@ def load_timings(root: Path) -> dict[str, float]:
 def save_timings(root: Path, seconds: dict[str, float]) -> None:
     """Record chapter run times for the next plan (best effort: speed, not correctness)."""
     merged = {**load_timings(root), **{k: round(float(v), 4) for k, v in seconds.items()}}
-    try:
-        path = Path(root) / TIMINGS_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps(merged, indent=1, sort_keys=True) + "\n")
-    except OSError:
-        pass
+    store.Store(root, SHARDS).put_json(TIMINGS, merged)
 
 
 # ------------------------------------------------------------- one shard
 
 def default_partial_path(root: Path, shard: Shard) -> Path:
-    return Path(root) / SHARDS_DIR / f"shard-{shard.index}-of-{shard.count}.json"
+    return store.build_dir(root) / SHARDS / f"shard-{shard.index}-of-{shard.count}.json"
 
 
 def chapter_record(parsed: ParsedChapter | None, run, findings: list[Finding],
@@ -187,17 +175,14 @@ def chapter_record(parsed: ParsedChapter | None, run, findings: list[Finding],
 
 def partial(shard: Shard, shards: list[list[str]], documents: list[str],
             chapters: dict[str, dict], seconds: float, sources: dict[str, str]) -> dict:
-    return {"format": PARTIAL_FORMAT, "shard": [shard.index, shard.count],
+    return {"format": store.code_digest(CODE), "shard": [shard.index, shard.count],
             "plan": plan_digest(shards), "documents": documents,
             "tree": tree_digest(sources), "sources": sources,
             "assigned": shards[shard.index - 1], "chapters": chapters, "seconds": seconds}
 
 
 def write_partial(path: Path, data: dict) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
-    return path
+    return store.write_json(Path(path), data)
 
 
 def read_partial(path: Path) -> dict:
@@ -211,13 +196,17 @@ def read_partial(path: Path) -> dict:
     keys = {"format", "shard", "plan", "documents", "assigned", "chapters", "tree", "sources"}
     if not isinstance(data, dict) or "format" not in data:
         raise ShardError(f"{path}: not a partial result of `check --shard`")
-    if data["format"] != PARTIAL_FORMAT:
-        raise ShardError(f"{path}: partial format {data.get('format')}, expected "
-                         f"{PARTIAL_FORMAT}: rerun this shard with this checker")
+    if data["format"] != store.code_digest(CODE):
+        raise ShardError(f"{path}: written by another version of the checker: "
+                         f"rerun this shard with this checker")
     if not isinstance(data, dict) or not keys <= set(data):
         raise ShardError(f"{path}: not a partial result of `check --shard`")
     if set(data["chapters"]) != set(data["assigned"]):
         raise ShardError(f"{path}: records chapters its shard was not assigned")
+    try:
+        [record_findings(record) for record in data["chapters"].values()]
+    except ValueError as exc:                   # a finding kind this checker does not know
+        raise ShardError(f"{path}: {exc}: rerun this shard with this checker") from None
     return data
 
 

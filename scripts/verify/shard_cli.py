@@ -10,7 +10,7 @@ from scripts.verify.shard import Shard, ShardError
 
 
 def run_shard(root: Path, spec: str, out: Path | None, force: bool, jobs: int | None,
-              timeout_s: float | None, stream: TextIO = sys.stdout) -> int:
+              timeout_s: float | None, stream: TextIO = sys.stdout, profile: str | None = None) -> int:
     """Check one shard, write its partial result; 0 once written (the verdict is the merge's)."""
     from scripts.verify.report import format_finding
     from scripts.verify.sharding import check_shard
@@ -19,7 +19,8 @@ def run_shard(root: Path, spec: str, out: Path | None, force: bool, jobs: int | 
     except ShardError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    outcome = check_shard(root, shard, force=force, jobs=jobs, timeout_s=timeout_s, out=out)
+    outcome = check_shard(root, shard, force=force, jobs=jobs, timeout_s=timeout_s, out=out,
+                          profile=profile)
     for finding in outcome.findings:
         print(format_finding(finding), file=stream)
     n = len(outcome.findings)

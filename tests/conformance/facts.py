@@ -10,6 +10,8 @@ import html
 import re
 from pathlib import Path
 
+from scripts.model import Kind
+
 CELL_FENCE = re.compile(r"^\s*(`{3,})\s*\{python[^}]*\}\s*$")
 CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
 INLINE_MARK = re.compile(r"\{[Pp]ython\}")
@@ -136,13 +138,13 @@ def our_findings(findings) -> list[str]:
     """Our findings in Quarto's terms; the other kinds as `kind path`."""
     found = []
     for f in findings:
-        if f.kind == "ledger":
+        if f.kind == Kind.LEDGER:
             continue
-        if f.kind == "unknown-ref":
+        if f.kind == Kind.UNKNOWN_REF:
             found.append("unresolved-ref " + f.reason.split()[0].lstrip("@"))
-        elif f.kind == "unknown-citation":
+        elif f.kind == Kind.UNKNOWN_CITATION:
             found.append("missing-citation " + f.reason.split()[0].lstrip("@").rstrip(":"))
-        elif f.kind in ("cell-error", "inline-error", "invariant"):
+        elif f.kind in (Kind.CELL_ERROR, Kind.INLINE_ERROR, Kind.INVARIANT):
             found.append("error " + f.reason.split(":")[0])
         else:
             found.append(f"{f.kind} {f.path}")

@@ -80,12 +80,13 @@ def run_case(root: Path):
 
 
 def our_markdown(result, rel: str) -> str | None:
-    from scripts.render.markdown import chapter_markdown
+    """The chapter's Markdown both renderers read (the built-in one and Quarto's freeze)."""
+    from scripts.render.book import assemble
     parsed = result.parsed.get(rel)
     if parsed is None:
         return None
     try:
-        return chapter_markdown(parsed, result.runs.get(rel)).text
+        return assemble(result.project, parsed, result.runs.get(rel)).markdown
     except Exception as exc:        # noqa: BLE001
         return f"<assembly failed: {exc}>"
 

@@ -249,7 +249,7 @@ def ledger_lines(result: Result) -> list[str]:
 
 def cache_entries(root: Path) -> list[Path]:
     folder = root / "_build" / "cache"
-    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+    return sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.is_dir() else []
 
 
 # ------------------------------------------------------------- processes
@@ -352,9 +352,11 @@ def cache_entries_intact(root: Path) -> list[str]:
     bad = []
     folder = cache.cache_dir(root)
     if folder.is_dir():
-        for entry in folder.glob("*.json"):
+        for entry in folder.iterdir():
+            if entry.name.startswith("."):
+                continue
             saved = entry.read_bytes()
-            if cache.load(root, entry.stem) is None:
+            if cache.load(root, entry.name) is None:
                 bad.append(entry.name)
                 entry.write_bytes(saved)
     return bad

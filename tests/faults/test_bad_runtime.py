@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from tests.faults.faultkit import (add_chapter, assert_consistent_after_failure, assert_no_leftovers, descendants,
-                      disk_state, edit, interrupt, wait_until)
+from tests.faults.faultkit import (add_chapter, assert_consistent_after_failure, assert_no_leftovers, cache_entries,
+                      descendants, disk_state, edit, interrupt, wait_until)
+from scripts.model import Kind
 
 pytestmark = pytest.mark.slow
 
@@ -94,7 +95,7 @@ def test_cell_printing_100_mb_is_truncated_in_bounded_memory(good_book, runner):
         out["stdout"][-2000:]
     print(f"checker peak RSS with a 100 MB cell output: {peak_mb:.0f} MB")
     assert peak_mb < 150, f"the checker peaked at {peak_mb:.0f} MB for a 100 MB output"
-    cached = list((good_book / "_build" / "cache").glob("*.json"))
+    cached = cache_entries(good_book)
     assert max(p.stat().st_size for p in cached) < 5_000_000      # truncated, not stored whole
     assert_no_leftovers(runner, marker)
 
@@ -113,7 +114,7 @@ def test_100_mb_inline_value_is_capped_in_the_kernel(good_book, runner):
         out["stdout"][-2000:]
     assert max(len(line) for line in lines) <= 400, max(len(line) for line in lines)
     assert peak_mb <= 200, f"the checker peaked at {peak_mb:.0f} MB for a 100 MB inline value"
-    cached = list((good_book / "_build" / "cache").glob("*.json"))
+    cached = cache_entries(good_book)
     assert max(p.stat().st_size for p in cached) < 5_000_000
     assert disk_state(good_book) == before
     assert_no_leftovers(runner, marker)
@@ -122,7 +123,7 @@ def test_100_mb_inline_value_is_capped_in_the_kernel(good_book, runner):
 def test_corrupted_cache_entry_is_recomputed(good_book, runner):
     first = runner.cli(good_book)
     assert first.code == 0, first.output
-    entries = sorted((good_book / "_build" / "cache").glob("*.json"))
+    entries = cache_entries(good_book)
     assert entries
     # Every entry is damaged in a way that must be detected, whatever the order of
     # the file names: the first in name order (whichever chapter that is) gets a
@@ -130,14 +131,13 @@ def test_corrupted_cache_entry_is_recomputed(good_book, runner):
     # payload change always alters the run (its invariant count and every inline
     # value), so it cannot be a no-op for a chapter without inline expressions.
     for n, entry in enumerate(entries):
-        data = json.loads(entry.read_bytes())
+        header, _, payload = entry.read_bytes().partition(b"\n")
         if n == 0:              # a changed run with a stale checksum
-            run = data["run"]
+            run = json.loads(payload)
             run["invariants"] = run.get("invariants", 0) + 666
             run["inlines"] = [dict(i, text="666") for i in run["inlines"]]
-            damaged = json.dumps(data)
-            assert json.loads(damaged)["run"] != json.loads(entry.read_bytes())["run"]
-            entry.write_text(damaged)
+            assert run != json.loads(payload)
+            entry.write_bytes(header + b"\n" + json.dumps(run).encode())
         else:                   # a torn write
             entry.write_bytes(entry.read_bytes()[:50])
     before = disk_state(good_book)
@@ -254,5 +254,5 @@ def test_a_fmt_helper_given_the_wrong_unit_names_itself_at_the_chapter_line(tmp_
     result = check_book(root)
     line = line_of(root / "contents/one.qmd", "shown = fmt_duration")
     assert [(f.path, f.line, f.kind, f.reason) for f in result.findings] == [
-        ("contents/one.qmd", line, "cell-error",
+        ("contents/one.qmd", line, Kind.CELL_ERROR,
          "DimensionalityError: fmt_duration expects a time, got 24 gigabyte ([information])")]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from tests.faults.faultkit import QUARTO_YML, line_of, write_book
 
+from scripts.model import Kind
 from scripts.render import AuditError, render_book
 from scripts.verify.check import check_book
 
@@ -62,7 +63,7 @@ def check(root: Path, numbers: bool = True):
 
 def located(result) -> list[tuple[str, int, str]]:
     """The findings but the ledger's (a new cell publishes new numbers)."""
-    return [(f.path, f.line, f.kind) for f in result.findings if f.kind != "ledger"]
+    return [(f.path, f.line, f.kind) for f in result.findings if f.kind != Kind.LEDGER]
 
 
 CHAPTER_PATH = "contents/one.qmd"
@@ -113,7 +114,7 @@ def test_a_number_planted_in_the_rendered_page_fails_the_render(clean, tmp_path,
     with pytest.raises(AuditError) as caught:
         render_book(result, fmt, use_quarto=False)
     found = [(f.path, f.kind) for f in caught.value.findings]
-    assert found == [(CHAPTER_PATH, "unaccounted-number")]
+    assert found == [(CHAPTER_PATH, Kind.UNACCOUNTED_NUMBER)]
     assert "'777'" in caught.value.findings[0].reason
     assert caught.value.findings[0].line == planted
     after = {p: p.read_bytes() for p in (root / "_book").rglob("*") if p.is_file()}
@@ -132,7 +133,7 @@ def test_leaked_text_in_the_rendered_page_fails_the_render(clean, tmp_path, fmt)
     assert result.ok, located(result)
     with pytest.raises(AuditError) as caught:
         render_book(result, fmt, use_quarto=False)
-    assert [(f.kind, "{python}" in f.reason) for f in caught.value.findings] == [("leak", True)]
+    assert [(f.kind, "{python}" in f.reason) for f in caught.value.findings] == [(Kind.LEAK, True)]
 
 
 def test_a_number_planted_through_the_page_template_fails_the_html_render(clean, tmp_path,
@@ -145,7 +146,7 @@ def test_a_number_planted_through_the_page_template_fails_the_html_render(clean,
     with pytest.raises(AuditError) as caught:
         render_book(result, "html", use_quarto=False)
     assert [(f.kind, "'99.5'" in f.reason) for f in caught.value.findings] == \
-        [("unaccounted-number", True)]
+        [(Kind.UNACCOUNTED_NUMBER, True)]
 
 
 def test_a_ledger_value_missing_from_the_page_is_a_finding(clean, tmp_path, monkeypatch):
@@ -159,7 +160,7 @@ def test_a_ledger_value_missing_from_the_page_is_a_finding(clean, tmp_path, monk
         render_book(result, "html", use_quarto=False)
     kinds = sorted((f.kind, f.line) for f in caught.value.findings)
     line = line_of(root / CHAPTER_PATH, "fails every")
-    assert ("missing-value", line) in kinds and ("unaccounted-number", line) in kinds
+    assert (Kind.MISSING_VALUE, line) in kinds and (Kind.UNACCOUNTED_NUMBER, line) in kinds
 
 
 # ------------------------------------------------------ the issue's reproductions
@@ -178,10 +179,10 @@ def test_an_html_display_is_in_the_ledger_and_missing_from_the_pdf(clean, tmp_pa
         render_book(result, "pdf", use_quarto=False)
     fence = line_of(root / CHAPTER_PATH, "from IPython.display import HTML") - 1
     assert [(f.path, f.line, f.kind) for f in caught.value.findings] == \
-        [(CHAPTER_PATH, fence, "missing-value")]
+        [(CHAPTER_PATH, fence, Kind.MISSING_VALUE)]
     book(root, cell=cell.replace("42", "43"))
     changed = check(root, numbers=False)
-    assert [f.kind for f in changed.findings] == ["ledger"]
+    assert [f.kind for f in changed.findings] == [Kind.LEDGER]
     assert "42 nodes → 43 nodes" in changed.findings[0].reason
 
 
@@ -191,7 +192,7 @@ def test_a_bare_quantity_inline_value_is_a_finding_naming_fmt(clean, tmp_path):
     book(root, prose=prose)
     result = check(root, numbers=False)
     line = line_of(root / CHAPTER_PATH, "The raw value")
-    assert located(result) == [(CHAPTER_PATH, line, "inline-mangled")]
+    assert located(result) == [(CHAPTER_PATH, line, Kind.INLINE_MANGLED)]
     assert "fmt(...)" in result.findings[0].reason
     book(root, prose=prose.replace("`{python} node_mtbf`",
                                    '`{python} f"{node_mtbf.magnitude:,.0f}"` hours'))
@@ -199,8 +200,8 @@ def test_a_bare_quantity_inline_value_is_a_finding_naming_fmt(clean, tmp_path):
 
 
 @pytest.mark.parametrize("bad, fixed, kind", [
-    ("[@nokey2021]", "[@young1974]", "unknown-citation"),
-    ("@sec-nope", "@sec-one", "unknown-ref"),
+    ("[@nokey2021]", "[@young1974]", Kind.UNKNOWN_CITATION),
+    ("@sec-nope", "@sec-one", Kind.UNKNOWN_REF),
 ])
 def test_a_bad_key_in_a_cells_markdown_output_is_found_at_the_cell(clean, tmp_path, bad, fixed, kind):
     root = copy_of(clean, tmp_path)
@@ -221,8 +222,8 @@ def test_a_bad_key_in_a_markdown_inline_value_is_found_at_its_line_and_column(cl
     book(root, prose=prose)
     result = check(root, numbers=False)
     line = line_of(root / CHAPTER_PATH, "Background:")
-    assert [(f.line, f.col, f.kind) for f in result.findings if f.kind != "ledger"] == \
-        [(line, 13, "unknown-citation")]
+    assert [(f.line, f.col, f.kind) for f in result.findings if f.kind != Kind.LEDGER] == \
+        [(line, 13, Kind.UNKNOWN_CITATION)]
 
 
 def test_an_inline_value_in_a_caption_is_a_finding_at_its_line(clean, tmp_path):
@@ -230,7 +231,7 @@ def test_an_inline_value_in_a_caption_is_a_finding_at_its_line(clean, tmp_path):
     book(root, caption='#| tbl-cap: "MTBF for `{python} nodes_str` nodes."')
     result = check(root, numbers=False)
     line = line_of(root / CHAPTER_PATH, "#| tbl-cap")
-    assert located(result) == [(CHAPTER_PATH, line, "caption-inline")]
+    assert located(result) == [(CHAPTER_PATH, line, Kind.CAPTION_INLINE)]
     assert "Markdown" in result.findings[0].reason
     book(root)
     assert check(root).ok
@@ -263,10 +264,10 @@ A falling line for `{python} nodes_str` nodes.
 :::
 """
 @pytest.mark.parametrize("option, text, kind, advice", [
-    ("fig-cap", "A falling line for 16 nodes.", "literal-number", "::: {#fig-x}"),
-    ("fig-cap", "A falling line for `{python} nodes_str` nodes.", "caption-inline", "::: {#fig-x}"),
-    ("fig-alt", "A falling line for 16 nodes.", "literal-number", "in words"),
-    ("fig-alt", "A falling line for `{python} nodes_str` nodes.", "caption-inline", "in words"),
+    ("fig-cap", "A falling line for 16 nodes.", Kind.LITERAL_NUMBER, "::: {#fig-x}"),
+    ("fig-cap", "A falling line for `{python} nodes_str` nodes.", Kind.CAPTION_INLINE, "::: {#fig-x}"),
+    ("fig-alt", "A falling line for 16 nodes.", Kind.LITERAL_NUMBER, "in words"),
+    ("fig-alt", "A falling line for `{python} nodes_str` nodes.", Kind.CAPTION_INLINE, "in words"),
 ])
 def test_a_value_in_a_figure_caption_option_is_told_the_figure_fix(clean, tmp_path, option, text,
                                                                    kind, advice):
@@ -321,12 +322,12 @@ def test_typed_numbers_where_readers_see_them_are_literal_numbers(clean, tmp_pat
     result = check(root, numbers=False)
     line = line_of(root / CHAPTER_PATH, needle)
     kinds = set(located(result))
-    assert kinds == {(CHAPTER_PATH, line, "literal-number")}
+    assert kinds == {(CHAPTER_PATH, line, Kind.LITERAL_NUMBER)}
     if where == "alt":
         assert "in words" in result.findings[0].reason
     if where == "suffix":
         assert sorted(f.reason.split("'")[1] for f in result.findings
-                      if f.kind == "literal-number") == ["100ms", "10k", "4x", "5GB"]
+                      if f.kind == Kind.LITERAL_NUMBER) == ["100ms", "10k", "4x", "5GB"]
 
 
 def test_an_unchanged_render_is_not_audited_again(clean, tmp_path):

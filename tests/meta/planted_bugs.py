@@ -64,19 +64,6 @@ def write(path, entries):
         handle.write(format_lock(entries))
 '''
 
-DIRECT_CACHE_STORE = '''
-def store(root, key, run):
-    folder = cache_dir(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    payload = run.to_dict()
-    payload["cache_key"] = key
-    payload["cached"] = False
-    entry = {"format": FORMAT_VERSION, "key": key,
-             "checksum": hashlib.sha256(_canonical(payload)).hexdigest(), "run": payload}
-    with open(folder / f"{key}.json", "wb") as handle:
-        handle.write(_canonical(entry))
-'''
-
 DALY = 'return Q_(math.sqrt(2.0 * delta * m) * (1.0 + math.sqrt(x) / 3.0 + x / 9.0) - delta, "second")'
 YOUNG = 'return Q_(math.sqrt(2.0 * delta * m), "second")'
 
@@ -93,9 +80,9 @@ PLANTS: list[Plant] = [
     Plant("ledger-plain-write", "scripts/verify/ledger.py", "numbers.lock is written atomically",
           ("tests/verify/test_atomic_writes.py",), function="write", body=PLAIN_LEDGER_WRITE,
           ci=True),
-    Plant("cache-direct-write", "scripts/run/cache.py", "cache entries are written atomically",
-          ("tests/verify/test_atomic_writes.py",), function="store", body=DIRECT_CACHE_STORE,
-          ci=True),
+    Plant("cache-direct-write", "scripts/store.py", "cache entries are written atomically",
+          ("tests/verify/test_atomic_writes.py",),
+          old="atomic_write(self.path(key), ", new="open(self.path(key), 'wb').write(", ci=True),
     Plant("probability-one-rejected", "mlsys/units.py",
           "formulas accept probabilities in [0, 1], both ends included",
           ("tests/mlsys/test_formulas.py",),
@@ -192,7 +179,7 @@ PLANTS: list[Plant] = [
     Plant("opaque-runs-are-cached", "scripts/run/schedule.py",
           "a run that started a subprocess is re-executed on every check",
           ("tests/faults/test_stale_reads.py::test_a_subprocess_makes_the_run_opaque_until_its_inputs_are_declared",),
-          old='    return not run.deps.get("opaque") or bool(declared_inputs(parsed))', new="    return True"),
+          old='    return not run.deps.get("opaque") or bool(parsed.cache_inputs)', new="    return True"),
     Plant("inputs-hashed-only-after-the-run", "scripts/run/deps.py",
           "an input that changed while its chapter ran is never stored",
           ("tests/run/test_observed_inputs.py::test_an_input_changed_while_the_run_went_on_is_not_stable",),
@@ -249,11 +236,20 @@ PLANTS: list[Plant] = [
     Plant("freeze-entry-in-the-visible-freezer", "scripts/render/freeze.py",
           "entries go where Quarto reads them (.quarto/_freeze under its default freeze: false)",
           ("tests/render/test_freeze.py",),
-          old="hidden=freeze_option(result.project, parsed) is False", new="hidden=False", ci=True),
+          old="hidden=parsed.freeze is False", new="hidden=False", ci=True),
     Plant("engine-md-drops-execution-count", "scripts/render/engine_md.py",
           "the handed-over Markdown is what Quarto's Jupyter engine writes",
           ("tests/render/test_freeze.py",),
           old="if output.result and execution_count:", new="if False:", ci=True),
+    Plant("built-in-markdown-not-the-handed-over-one", "scripts/render/book.py",
+          "the built-in renderer reads the Markdown handed to Quarto's freeze",
+          ("tests/render/test_one_markdown.py::test_the_built_in_renderer_reads_the_markdown_handed_to_quarto",),
+          old="engine_markdown(parsed, run, project.root,", new="engine_markdown(parsed, run, None,",
+          ci=True),
+    Plant("code-fold-ignored", "scripts/render/filters/cells.lua",
+          "the built-in page folds code under code-fold, as Quarto does",
+          ("tests/render/test_filters.py::test_cells_fold_and_number_code_as_quarto_does",),
+          old='if not fold or fold == "false" then', new="if true then"),
     Plant("pipe-table-alignment-swapped", "scripts/tools/grid_tables.py",
           "make pipe-tables keeps each column's alignment",
           ("tests/tools/test_grid_tables.py",),
@@ -262,8 +258,23 @@ PLANTS: list[Plant] = [
     Plant("profiles-last-listed-wins", "scripts/read/profiles.py",
           "of several Quarto profiles the first listed wins",
           ("tests/read/test_project_model.py",),
-          old="for name in reversed(active_profiles(config, environ))]",
-          new="for name in active_profiles(config, environ)]", ci=True),
+          old="for name in reversed(active)]",
+          new="for name in active]", ci=True),
+    # issue 32: options resolved and validated once, in read/
+    Plant("option-of-wrong-type-accepted", "scripts/read/options.py",
+          "a cell option Quarto's schema refuses (`include: \"false\"`) is a finding at its line",
+          ("tests/read/test_options.py",),
+          old="if spec is None or accepts(spec, value):", new="if True:", ci=True),
+    Plant("options-after-a-blank-line-ignored", "scripts/read/qmd.py",
+          "`#|` lines after blank lines at the top of a cell are options, as in Quarto",
+          ("tests/read/test_options.py",),
+          old="start = next((i for i, line in enumerate(body) if line.strip()), len(body))",
+          new="start = 0"),
+    Plant("profile-argument-ignored", "scripts/read/profiles.py",
+          "the profile is an argument, before QUARTO_PROFILE",
+          ("tests/read/test_options.py",),
+          old='named = profile or os.environ.get(PROFILE_ENV, "")',
+          new='named = os.environ.get(PROFILE_ENV, "")'),
     # issue 22: every digit a reader sees is accounted for
     Plant("render-not-audited", "scripts/render/__init__.py",
           "a number nobody computed on a rendered page fails the render",
@@ -312,4 +323,22 @@ PLANTS: list[Plant] = [
           "a chapter that kills the fork server is blamed at its line",
           ("tests/faults/test_hostile.py::test_a_chapter_killing_the_fork_server_is_blamed_not_its_neighbour",),
           old="    sys.addaudithook(hook)\n", new=""),
+    # ---- issue 32: one store, keyed on the code that produced each entry
+    Plant("chapter-cache-ignores-code", "scripts/run/cache.py",
+          "an edit to a checker module runs the chapters again",
+          ("tests/run/test_store.py::test_an_edit_to_a_checker_module_invalidates_the_chapter_cache",),
+          old='CODE = ("scripts.run",)', new="CODE = ()", ci=True),
+    Plant("audit-cache-ignores-code", "scripts/verify/audit.py",
+          "a changed or added audit rule audits every page again",
+          ("tests/run/test_store.py::test_a_changed_or_added_audit_module_invalidates_the_page_cache",),
+          old='store.Store(root, "audit", ("scripts.verify.audit",))', new='store.Store(root, "audit")',
+          ci=True),
+    Plant("store-trusts-damaged-entries", "scripts/store.py", "a damaged store entry is a miss",
+          ("tests/run/test_store.py::test_a_damaged_entry_is_a_miss_and_deleted",),
+          old="        if header != self._header(payload):", new="        if not header:",
+          ci=True),
+    Plant("unit-interval-hand-list", "scripts/tools/mutation/mutants.py",
+          "a new formula returning a value in [0, 1] gets the range rule",
+          ("tests/tools/test_mutate_units.py::test_a_new_unit_interval_formula_is_covered_by_the_range_rule",),
+          old="unit_interval(m.target)))", new='m.target in {"calc_failure_probability"}))'),
 ]

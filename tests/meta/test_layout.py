@@ -1,5 +1,5 @@
 """The pipeline's shape: stage order of imports, tools never imported by stages,
-no module over 400 lines, no raw configuration outside the read stage."""
+no module over 400 lines, no raw configuration or option outside the read stage."""
 from __future__ import annotations
 
 import ast
@@ -97,3 +97,138 @@ def test_raw_configuration_is_read_only_in_the_read_stage():
                 "get_ipython().config", ""):
             hits.append(str(path.relative_to(SCRIPTS)))
     assert hits == []
+
+
+def _is_environ(node) -> bool:
+    """`os.environ`, `environ`, `env`: a mapping of the environment."""
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return name in ("environ", "env", "getenv")
+
+
+def _mentions_options(node) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == "options"
+               or isinstance(n, ast.Name) and n.id in ("opts", "options")
+               for n in ast.walk(node))
+
+
+def raw_options(root: Path = SCRIPTS) -> list[str]:
+    """Options read raw outside scripts/read/ (read/options.py resolves them once):
+    the front matter, QUARTO_PROFILE of the environment (read/profiles.py reads it; the
+    profile is an argument), a cell's options rewritten or coerced (`option_false`,
+    `str(opts...).lower()`): after validation a boolean is a boolean."""
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent)
+        if rel.parts[1] == "read":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            line = f"{rel}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Attribute) and node.attr == "front_matter" or isinstance(
+                    node, ast.Call) and getattr(node.func, "id", "") == "getattr" and any(
+                    getattr(a, "value", None) == "front_matter" for a in node.args):
+                bad.append(f"{line}: reads the front matter")
+            elif isinstance(node, ast.Subscript) and _is_environ(node.value) \
+                    and getattr(node.slice, "value", None) == "QUARTO_PROFILE":
+                bad.append(f"{line}: QUARTO_PROFILE of the environment")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                    _is_environ(node.func) or _is_environ(node.func.value)) and any(
+                    getattr(a, "value", None) == "QUARTO_PROFILE" for a in node.args):
+                bad.append(f"{line}: QUARTO_PROFILE of the environment")
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(
+                    node.func, "attr", "")) in ("option_false", "option_true"):
+                bad.append(f"{line}: coerces an option ({ast.unparse(node.func)})")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "lower" and isinstance(node.func.value, ast.Call) \
+                    and getattr(node.func.value.func, "id", "") == "str" \
+                    and _mentions_options(node.func.value):
+                bad.append(f"{line}: coerces an option (str(...).lower())")
+            elif isinstance(node, (ast.Assign, ast.AugAssign)) and any(
+                    isinstance(t, ast.Attribute) and t.attr == "options"
+                    for t in getattr(node, "targets", [getattr(node, "target", None)])):
+                bad.append(f"{line}: rewrites a cell's options")
+    return bad
+
+
+def test_options_are_read_only_in_the_read_stage():
+    assert raw_options() == []
+
+
+def test_the_options_check_bites(tmp_path):
+    """Each raw read, planted in a later stage, is caught; the same code in read/ is not."""
+    planted = {
+        "front = parsed.front_matter.get('execute')\n": "reads the front matter",
+        "search = getattr(parsed, 'front_matter', {}).get('search')\n": "reads the front matter",
+        "import os\nname = os.environ['QUARTO_PROFILE']\n": "QUARTO_PROFILE of the environment",
+        "import os\nos.environ['QUARTO_PROFILE'] = 'pdf'\n": "QUARTO_PROFILE of the environment",
+        "import os\nname = os.environ.get('QUARTO_PROFILE', '')\n": "QUARTO_PROFILE of the environment",
+        "hidden = option_false(cell.options.get('include'))\n": "coerces an option",
+        "asis = str(cell.options.get('output')).lower() == 'asis'\n": "coerces an option",
+        "cell.options = {**cell.options, 'eval': False}\n": "rewrites a cell's options",
+    }
+    fake = tmp_path / "scripts"
+    for stage in ("read", "render"):
+        (fake / stage).mkdir(parents=True)
+    for code, what in planted.items():
+        (fake / "render" / "bad.py").write_text(code)
+        (fake / "read" / "fine.py").write_text(code)
+        found = raw_options(fake)
+        assert len(found) == 1 and found[0].startswith("scripts/render/bad.py:") \
+            and what in found[0], (code, found)
+    (fake / "render" / "bad.py").write_text(
+        "import os\nenv = {**os.environ, 'QUARTO_PROFILE': 'pdf'}\n"
+        "hidden = cell.options.get('include') is False\n")
+    assert raw_options(fake) == []
+
+
+def _called(node: ast.Call) -> str:
+    f = node.func
+    return f"{f.value.id}.{f.attr}" if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
+        else getattr(f, "attr", getattr(f, "id", ""))
+
+
+def store_violations(root: Path = SCRIPTS) -> list[str]:
+    """Modules outside scripts/store.py that spell the build folder (a string "_build"
+    or "_build/…" that is not a docstring) or write JSON their own way (one function
+    both serialising JSON and writing a file atomically): every cache is a store's.
+    Kernel-side modules (`*_side.py`) are exempt: they run in the kernel, on the
+    book's import path, and import nothing of scripts."""
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent)
+        if rel.as_posix() == "scripts/store.py" or path.name.endswith("_side.py"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and n.body and isinstance(n.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and id(node) not in docstrings and node.value.split("/")[0] == "_build":
+                bad.append(f"{rel}:{node.lineno}: spells {node.value!r} (scripts.store.BUILD)")
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                calls = {_called(c) for c in ast.walk(node) if isinstance(c, ast.Call)}
+                if calls & {"json.dump", "json.dumps"} and "atomic_write" in calls:
+                    bad.append(f"{rel}:{node.lineno}: {node.name}() writes JSON its own way "
+                               "(a scripts.store.Store)")
+    return sorted(bad)
+
+
+def test_every_cache_is_the_stores():
+    assert store_violations() == []
+
+
+def test_the_store_check_bites(tmp_path):
+    """A planted build folder name and a planted JSON cache write are both caught."""
+    fake = tmp_path / "scripts" / "render"
+    fake.mkdir(parents=True)
+    (fake / "bad.py").write_text(
+        '"""Writes _build/x."""\nimport json\nfrom pathlib import Path\n'
+        'from scripts.files import atomic_write\n'
+        'STAMP = Path("_build") / "stamp.json"\n\n\n'
+        'def save(root, data):\n    atomic_write(root / "stamp.json", json.dumps(data))\n')
+    assert store_violations(tmp_path / "scripts") == [
+        "scripts/render/bad.py:5: spells '_build' (scripts.store.BUILD)",
+        "scripts/render/bad.py:8: save() writes JSON its own way (a scripts.store.Store)"]
+    (fake / "bad.py").write_text('"""Writes _build/x."""\nfrom scripts import store\n'
+                                 'STAMP = store.build_dir(".") / "stamp"\n')
+    assert store_violations(tmp_path / "scripts") == []

@@ -1,6 +1,11 @@
 """mlsys.plotting: one style, colour-blind-safe series, labelled axes, figures released."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -38,6 +43,51 @@ def test_new_figure_applies_the_style():
     wide, _ = plotting.new_figure(wide=True)
     assert tuple(wide.get_size_inches()) == pytest.approx(plotting.FIGSIZE_WIDE)
     plt.close(wide)
+
+
+def test_a_shown_figure_leaves_matplotlibs_rcparams_as_they_were():
+    """The style holds from new_figure to show, in an rc_context: after show (or a
+    refused figure) matplotlib draws other figures as it did before."""
+    before = dict(matplotlib.rcParams)
+    fig, ax = plotting.new_figure()
+    ax.plot([0, 1], [0, 1], **plotting.series_style(0))
+    assert ax.lines[0].get_linewidth() == plotting.STYLE["lines.linewidth"]
+    plotting.show(fig)
+    fig, ax = plotting.new_figure()
+    ax.text(0.1, 0.1, "tiny", fontsize=plotting.TEXT_PT_MIN - 1)
+    with pytest.raises(ValueError):
+        plotting.show(fig)
+    assert dict(matplotlib.rcParams) == before
+
+
+TESTS = next(p for p in Path(__file__).resolve().parents if p.name == "tests")
+
+
+def _pytest(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    """pytest in one process of its own, in file order."""
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:xdist",
+                           "-p", "no:cacheprovider", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **env})
+
+
+def test_the_figure_tests_and_the_unit_tests_in_one_process():
+    """The order dependence of issue 32: figures made with mlsys.plotting, then a plain
+    matplotlib figure, in one process (pytest-xdist's --dist loadfile did this)."""
+    labels, units = (next(TESTS.rglob(name)) for name in ("test_figure_labels.py", "test_units.py"))
+    done = _pytest(str(labels), f"{units}::test_a_retina_png_is_shown_at_half_its_pixels", cwd=TESTS.parent)
+    assert done.returncode == 0, done.stdout[-2000:]
+
+
+def test_the_suite_restores_rcparams_a_test_changed(tmp_path):
+    """tests/conftest.py's autouse fixture: a test that restyles matplotlib (or leaves a
+    book figure open) does not restyle the next test's figures."""
+    (tmp_path / "test_pair.py").write_text(
+        "import matplotlib\nfrom mlsys import plotting\n"
+        "def test_a():\n    matplotlib.rcParams['savefig.bbox'] = 'tight'\n    plotting.new_figure()\n"
+        "def test_b():\n    assert matplotlib.rcParams['savefig.bbox'] is None\n")
+    done = _pytest("-p", "conftest", str(tmp_path / "test_pair.py"), cwd=tmp_path, MPLBACKEND="Agg",
+                   PYTHONPATH=os.pathsep.join((str(TESTS), str(TESTS.parent))))
+    assert done.returncode == 0, done.stdout[-2000:]
 
 
 def test_axes_must_be_labelled():

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts.model import Kind
 from tests.bookkit import BOOK_SOURCES, check, copy_book
 
 from .quartokit import quarto_on_path, quarto_render
@@ -215,4 +216,4 @@ def test_quarto_pages_pass_the_audit_and_a_planted_number_fails_it(quarto_book):
         found = audit_rendered(result, "html", root / "_book")
     finally:
         page.write_text(text, encoding="utf-8")
-    assert [(f.kind, "7319" in f.reason) for f in found] == [("unaccounted-number", True)]
+    assert [(f.kind, "7319" in f.reason) for f in found] == [(Kind.UNACCOUNTED_NUMBER, True)]

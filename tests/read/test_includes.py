@@ -2,6 +2,7 @@
 (conformance cases 08, 09) and a line map back to each file."""
 from __future__ import annotations
 
+from scripts.model import Kind
 from scripts.read.includes import expand
 from tests.bookkit import make_book
 
@@ -28,7 +29,7 @@ def test_missing_and_cyclic_includes_are_findings_at_the_include_line(tmp_path):
                      "_loop.qmd": "x\n{{< include _loop.qmd >}}\n"})
     out = expand(tmp_path, "ch.qmd", (tmp_path / "ch.qmd").read_text())
     where = [(f.path, f.line, f.kind) for f in out.findings]
-    assert where == [("ch.qmd", 2, "include"), ("_loop.qmd", 2, "include")]
+    assert where == [("ch.qmd", 2, Kind.INCLUDE), ("_loop.qmd", 2, Kind.INCLUDE)]
     assert "nope.qmd" in out.findings[0].reason and "cycle" in out.findings[1].reason
 
 

@@ -1,6 +1,7 @@
 """_quarto.yml: chapter list, parts, appendices, and the findings it can produce."""
 from pathlib import Path
 
+from scripts.model import Kind
 from scripts.read.project import load_project
 from tests.bookkit import make_book
 
@@ -35,14 +36,14 @@ execute:
     assert project.appendices == ["contents/z.qmd"]
     assert project.bibliography == ["refs.bib"]
     assert project.execute == {"echo": False, "timeout": 30}
-    assert project.cell_defaults == {"echo": False} and project.timeout_s == 30.0
+    assert project.timeout_s == 30.0
 
 
 def test_malformed_yaml_is_located(tmp_path):
     write(tmp_path, "book:\n  chapters:\n    - a.qmd\n  title: [oops\n")
     (finding,) = load_project(tmp_path).findings
     assert finding.path == "_quarto.yml"
-    assert finding.kind == "yaml"
+    assert finding.kind == Kind.YAML
     assert finding.line == 5      # the end of the stream, one past `  title: [oops` (line 4)
     assert "malformed YAML" in finding.reason
 
@@ -60,8 +61,8 @@ def test_missing_duplicate_and_escaping_chapters(tmp_path):
     project = load_project(tmp_path)
     assert project.chapters == ["a.qmd"]
     got = [(f.kind, f.line) for f in project.findings]
-    assert got == [("missing-chapter", 4), ("duplicate-chapter", 5),
-                   ("chapter-path", 6), ("chapter-path", 7)]
+    assert got == [(Kind.MISSING_CHAPTER, 4), (Kind.DUPLICATE_CHAPTER, 5),
+                   (Kind.CHAPTER_PATH, 6), (Kind.CHAPTER_PATH, 7)]
     assert "missing.qmd" in project.findings[0].reason
     assert "../../etc/passwd" in project.findings[2].reason
 
@@ -75,9 +76,9 @@ def test_symlink_escaping_the_project_is_refused(tmp_path):
     write(root, "book:\n  chapters:\n    - link.qmd\n")
     project = load_project(root)
     assert project.chapters == []
-    assert [(f.kind, f.line) for f in project.findings] == [("chapter-path", 3)]
+    assert [(f.kind, f.line) for f in project.findings] == [(Kind.CHAPTER_PATH, 3)]
 
 
 def test_missing_config(tmp_path):
     (finding,) = load_project(tmp_path).findings
-    assert (finding.path, finding.line, finding.kind) == ("_quarto.yml", 0, "yaml")   # no line to point at
+    assert (finding.path, finding.line, finding.kind) == ("_quarto.yml", 0, Kind.YAML)   # no line to point at

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from scripts.model import Kind
 from scripts.read.profiles import merge_configs
 from scripts.read.project import load_project
 from tests.bookkit import make_book
@@ -62,7 +63,7 @@ def test_a_broken_profile_is_a_finding_at_its_line(tmp_path, monkeypatch):
                      "_quarto-bad.yml": "book:\n  title: [unclosed\n"})
     monkeypatch.setenv("QUARTO_PROFILE", "bad")
     found = [(f.path, f.kind) for f in load_project(tmp_path).findings]
-    assert found == [("_quarto-bad.yml", "yaml")]
+    assert found == [("_quarto-bad.yml", Kind.YAML)]
 
 
 def test_a_website_checks_every_input_file_quarto_renders(tmp_path):

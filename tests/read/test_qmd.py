@@ -1,4 +1,5 @@
 """The .qmd reader: Quarto's rules, read without executing anything."""
+from scripts.model import Kind
 from scripts.read.qmd import decode, parse_chapter
 
 
@@ -42,21 +43,21 @@ def test_front_matter_is_never_a_cell_and_bad_yaml_is_located():
     parsed = parse_chapter("c.qmd", text)
     assert len(parsed.cells) == 1
     (finding,) = parsed.findings
-    assert finding.kind == "front-matter"
+    assert finding.kind == Kind.FRONT_MATTER
     assert finding.line == 3      # `other: 1`, where YAML notices the unclosed flow sequence
     assert "malformed YAML front matter" in finding.reason
 
 
 def test_unclosed_front_matter():
     parsed = parse_chapter("c.qmd", "---\ntitle: x\n\nbody\n")
-    assert kinds(parsed) == [("front-matter", 1, None)]
+    assert kinds(parsed) == [(Kind.FRONT_MATTER, 1, None)]
 
 
 def test_bad_cell_option_yaml_is_located_at_its_line():
     text = "# H\n\n```{python}\n#| label: ok\n#| fig-cap: [oops\nx = 1\n```\n"
     parsed = parse_chapter("c.qmd", text)
     (finding,) = parsed.findings
-    assert finding.kind == "yaml"
+    assert finding.kind == Kind.YAML
     assert finding.line == 5
     assert "bad cell option" in finding.reason
 
@@ -64,7 +65,7 @@ def test_bad_cell_option_yaml_is_located_at_its_line():
 def test_unclosed_fence_is_reported_at_the_opening_line():
     text = "# H\n\n```{python}\nx = 1\n\nMore prose `{python} x`.\n"
     parsed = parse_chapter("c.qmd", text)
-    assert kinds(parsed) == [("unclosed-fence", 3, None)]
+    assert kinds(parsed) == [(Kind.UNCLOSED_FENCE, 3, None)]
     assert parsed.cells == [] and parsed.inlines == []
 
 
@@ -145,7 +146,7 @@ def test_grid_table_with_inline_expression_is_rejected():
         "| a | `{python} y` |\n|---|---|\n"   # pipe table: fine
     )
     parsed = parse_chapter("c.qmd", text)
-    assert [(f.kind, f.line, f.col) for f in parsed.findings] == [("grid-table-inline", 6, 9)]
+    assert [(f.kind, f.line, f.col) for f in parsed.findings] == [(Kind.GRID_TABLE_INLINE, 6, 9)]
     assert len(parsed.inlines) == 2
 
 
@@ -153,7 +154,7 @@ def test_non_utf8_bytes_are_a_located_finding():
     data = "# H\n\nfine line\n".encode() + b"bad \xff byte\n"
     text, findings = decode("c.qmd", data)
     (finding,) = findings
-    assert (finding.kind, finding.line, finding.col) == ("encoding", 4, 5)
+    assert (finding.kind, finding.line, finding.col) == (Kind.ENCODING, 4, 5)
     assert "\ufffd" in text
 
 
@@ -190,5 +191,5 @@ def test_inline_syntax_edges_are_evaluated_but_flagged():
     assert got == [("two", False), ("trail", False), ("f(1,\n2)", False), ("ok", True),
                    ("inner", True), ("comment", True)]
     flagged = [(f.kind, f.line, f.col) for f in parsed.findings]
-    assert flagged == [("inline-syntax", 1, 3), ("inline-syntax", 1, 21), ("inline-syntax", 1, 41)]
+    assert flagged == [(Kind.INLINE_SYNTAX, 1, 3), (Kind.INLINE_SYNTAX, 1, 21), (Kind.INLINE_SYNTAX, 1, 41)]
     assert "exactly one space" in parsed.findings[0].reason

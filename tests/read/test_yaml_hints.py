@@ -2,6 +2,7 @@
 (issue 31): PyYAML's own message names a parser state, not the mistake."""
 import pytest
 
+from scripts.model import Kind
 from scripts.read.profiles import overlay
 from scripts.read.project import load_project
 from scripts.read.qmd import parse_chapter
@@ -31,7 +32,7 @@ CASES = [
 def test_quarto_yml_mistake_has_its_location_and_fix(tmp_path, rest, where, hint):
     make_book(tmp_path, {"index.qmd": "# I\n"}, HEAD + rest)
     (finding,) = load_project(tmp_path).findings
-    assert (finding.path, finding.kind, (finding.line, finding.col)) == ("_quarto.yml", "yaml", where)
+    assert (finding.path, finding.kind, (finding.line, finding.col)) == ("_quarto.yml", Kind.YAML, where)
     assert finding.reason.startswith("malformed YAML: ") and hint in finding.reason, finding.reason
 
 
@@ -45,20 +46,20 @@ def test_the_words_of_pyyaml_stay_before_the_hint(tmp_path):
 def test_front_matter_hint_counts_lines_of_the_qmd():
     parsed = parse_chapter("c.qmd", "---\ntitle: A\nauthor: B\ntitle: C\n---\n\n# H\n")
     (finding,) = parsed.findings
-    assert (finding.kind, finding.line, finding.col) == ("front-matter", 4, 1)
+    assert (finding.kind, finding.line, finding.col) == (Kind.FRONT_MATTER, 4, 1)
     assert "already sets that key at line 2, column 1" in finding.reason
 
 
 def test_cell_option_hint_gives_no_column_the_file_does_not_have():
     text = '# H\n\n```{python}\n#| label: a\n#| fig-cap: "open\nx = 1\n```\n'
     (finding,) = parse_chapter("c.qmd", text).findings
-    assert (finding.kind, finding.col) == ("yaml", None)
+    assert (finding.kind, finding.col) == (Kind.YAML, None)
     assert "the quote opened at line 5 is never closed" in finding.reason
 
 
 def test_metadata_file_mistake_is_located_with_its_fix(tmp_path):
     (tmp_path / "_metadata.yml").write_text("format:\n  html:\n    toc: true\n   echo: false\n")
-    _, _, problems = overlay(tmp_path, {"metadata-files": ["_metadata.yml"]})
+    *_, problems = overlay(tmp_path, {"metadata-files": ["_metadata.yml"]})
     (finding,) = problems
     assert (finding.path, finding.line, finding.col) == ("_metadata.yml", 4, 4)
     assert "indented differently" in finding.reason

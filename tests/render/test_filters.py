@@ -6,6 +6,7 @@ import json
 import pytest
 
 from scripts.render import pandoc
+from scripts.render.book import FILTERS
 from scripts.render.errors import RenderError
 
 REFS = {
@@ -21,7 +22,7 @@ def run(tmp_path, markdown: str, to: str = "html5", mode: str = "apply", target:
     context.write_text(json.dumps({"mode": mode, "target": target, "refs": REFS, **ctx}))
     return pandoc.run(["--from=markdown", f"--to={to}", "--mathml", "--wrap=none",
                        f"--metadata=book-context:{context}", f"--metadata=book-target:{target}",
-                       *pandoc.filter_args("callouts", "crossref")], stdin=markdown)
+                       *pandoc.filter_args(*FILTERS)], stdin=markdown)
 
 
 def test_reference_forms(tmp_path):
@@ -68,6 +69,38 @@ def test_collect_lists_labels_in_order(tmp_path):
     assert sorted((lab["kind"], lab["id"]) for lab in found["labels"]) == [
         ("eq", "eq-a"), ("fig", "fig-c"), ("tbl", "tbl-b")]
     assert found["images"] == ["i.png"]
+
+
+FOLDED = ("::: {#cell-a .cell execution_count=1}\n"
+          '``` {.python .cell-code code-fold="%s" code-summary="Why?" code-line-numbers="true"}\n'
+          "a = 1\nb = a < 2\n```\n\n::: {.cell-output .cell-output-stdout}\n```\nTrue\n```\n:::\n:::\n")
+
+
+def test_cells_fold_and_number_code_as_quarto_does(tmp_path):
+    """cells.lua: `code-fold` puts the code in `<details>` (open for `show`) under its
+    `code-summary`; `code-line-numbers` numbers its lines; a stream is `cell-output`.
+    The PDF shows the code as written."""
+    html = run(tmp_path, FOLDED % "true")
+    assert html.startswith('<details class="code-fold">\n<summary>Why?</summary>\n'
+                           '<pre class="python cell-code number-lines"><code>'
+                           '<span class="line">a = 1</span>\n<span class="line">b = a &lt; 2</span>'
+                           "</code></pre>\n</details>\n")
+    assert '<pre class="cell-output"><code>True</code></pre>' in html and "code-fold=" not in html
+    assert run(tmp_path, FOLDED % "show").startswith('<details open="" class="code-fold">')
+    assert "<details" not in run(tmp_path, FOLDED % "false")
+    typ = run(tmp_path, FOLDED % "true", to="typst", target="typst")
+    assert "```python\na = 1\nb = a < 2\n```" in typ and "Why?" not in typ
+
+
+def test_a_figure_cell_with_two_images_is_one_numbered_figure(tmp_path):
+    """cells.lua: the engine labels a `fig-x` cell's images `fig-x-1`, `fig-x-2` (Quarto's
+    sub-figures, not modelled): the first is `fig-x`, the second has no id."""
+    md = ("::: {#fig-x .cell execution_count=1}\n\n"
+          "::: {.cell-output .cell-output-display}\n![Both](a.png){#fig-x-1}\n:::\n\n"
+          "::: {.cell-output .cell-output-display}\n![](b.png){#fig-x-2}\n:::\n:::\n")
+    html = run(tmp_path, md)
+    assert '<figure id="fig-x">' in html and "<figcaption>Figure\u00a01.1: Both</figcaption>" in html
+    assert '<img src="b.png" />' in html and "fig-x-" not in html
 
 
 def test_callout_titles_and_typst_box(tmp_path):

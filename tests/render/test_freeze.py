@@ -9,7 +9,7 @@ import struct
 import zlib
 from types import SimpleNamespace
 
-from scripts.model import CellRun, ChapterRun, InlineRun, Output
+from scripts.model import CellRun, ChapterRun, InlineRun, Kind, Output
 from scripts.read.book import read_book
 from scripts.render import freeze
 from scripts.render.engine_md import engine_markdown
@@ -107,7 +107,7 @@ def test_a_source_changed_after_the_check_is_a_finding_and_gets_no_entry(tmp_pat
     result = book(tmp_path)
     (tmp_path / "contents" / "ch.qmd").write_text(CHAPTER + "\nMore.\n")
     written, findings = freeze.write_entries(result)
-    assert written == [] and [(f.path, f.kind) for f in findings] == [("contents/ch.qmd", "freeze")]
+    assert written == [] and [(f.path, f.kind) for f in findings] == [("contents/ch.qmd", Kind.FREEZE)]
     assert "changed since it was checked" in findings[0].reason
     assert not (tmp_path / ".quarto").exists()
 
@@ -115,9 +115,9 @@ def test_a_source_changed_after_the_check_is_a_finding_and_gets_no_entry(tmp_pat
 def test_a_run_with_findings_is_never_handed_over(tmp_path):
     result = book(tmp_path)
     from scripts.model import Finding
-    result.runs["contents/ch.qmd"].findings.append(Finding("contents/ch.qmd", 3, "invariant", "no"))
+    result.runs["contents/ch.qmd"].findings.append(Finding("contents/ch.qmd", 3, Kind.INVARIANT, "no"))
     written, findings = freeze.write_entries(result)
-    assert written == [] and findings[0].kind == "freeze"
+    assert written == [] and findings[0].kind == Kind.FREEZE
 
 
 def test_the_hash_is_quartos_md5_of_the_lf_text():

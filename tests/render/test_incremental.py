@@ -145,11 +145,18 @@ def test_a_speculative_page_is_used_only_when_its_numbers_hold(tmp_path):
     assert "-caption\">Table\u00a02.1: Failures by cluster size</figcaption>" in page  # as before
 
 
-def test_filter_change_rerenders_everything(book, monkeypatch):
+@pytest.mark.parametrize("change", ["renderer code (a Lua filter)", "pandoc"])
+def test_a_code_or_tool_change_rerenders_everything(book, monkeypatch, change):
+    from scripts import store
     root, _ = book
     result = checked(root)      # the book as earlier tests left it (cached: no kernel)
     render(result)
-    monkeypatch.setattr(incremental, "SCHEMA", "a different filter set")
+    if change == "pandoc":
+        monkeypatch.setattr(incremental, "tools", lambda: ("another pandoc",))
+    else:
+        real = store.code_digest
+        monkeypatch.setattr(store, "code_digest",
+                            lambda *m: real(*m) + ("edited" if "scripts.render" in m else ""))
     render(result)
     assert rendered_pages() == CHAPTERS
 
@@ -187,18 +194,18 @@ def test_the_apply_pass_reports_the_collect_pass_facts(tmp_path, fixture):
 
 
 def test_damaged_stored_facts_only_cost_the_speculation(tmp_path):
-    """A .facts.json that the numbering cannot use (here: a chapter's facts are not a
+    """Stored facts that the numbering cannot use (here: a chapter's facts are not a
     mapping): the render still succeeds, with both passes, and stores good facts."""
     root = copy_fixture("minibook", tmp_path)
     render(checked(root))
-    facts = root / "_build/render/html/.facts.json"
-    stored = json.loads(facts.read_text(encoding="utf-8"))
-    facts.write_text(json.dumps({**stored, "contents/scaling.qmd": "not facts"}), encoding="utf-8")
+    stored = incremental.RenderCache(root, "html").previous_facts()
+    incremental.RenderCache(root, "html").put_json(
+        incremental.FACTS, {**stored, "contents/scaling.qmd": "not facts"})
     path = root / "contents/scaling.qmd"
     path.write_text(path.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
     render(checked(root))
     assert runs_of("contents/scaling.qmd") == ["contents/scaling.qmd (collect)",
                                                "contents/scaling.qmd"]
     assert "One more sentence." in (root / "_book/contents/scaling.html").read_text(encoding="utf-8")
-    assert json.loads(facts.read_text(encoding="utf-8"))["contents/scaling.qmd"] == \
+    assert incremental.RenderCache(root, "html").previous_facts()["contents/scaling.qmd"] == \
         stored["contents/scaling.qmd"]

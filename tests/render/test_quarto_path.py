@@ -69,6 +69,35 @@ def test_quarto_failure_keeps_previous_book(stub_quarto, fresh_minibook, monkeyp
     assert [p.name for p in root.iterdir() if p.name.startswith("_book.")] == []
 
 
+def test_a_hung_quarto_is_stopped_at_the_timeout_and_keeps_previous_book(
+        stub_quarto, fresh_minibook, tmp_path, monkeypatch):
+    from scripts.render import quarto
+    root, result = fresh_minibook
+    render_book(result, "html", audited=False)
+    quarto_stub_on_path(tmp_path, "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 1.9.12; exit 0; fi\n"
+                        f"sleep 600 &\necho $! > {tmp_path}/child\nwait\n", monkeypatch)   # Quarto's pandoc...
+    monkeypatch.setattr(quarto, "RENDER_TIMEOUT_S", 0.5)
+    with pytest.raises(RenderError, match=r"quarto render --to html did not finish within 0.5 s"):
+        render_book(result, "html", audited=False)
+    assert (root / "_book" / "index.html").read_text().strip() == "<html>quarto</html>"
+    assert [p.name for p in root.iterdir() if p.name.startswith("_book.")] == []
+    assert not _lingers(int((tmp_path / "child").read_text()))     # Quarto's children killed too
+
+
+def _lingers(pid: int, within_s: float = 10.0) -> bool:
+    """True if `pid` still runs (not a zombie) after `within_s` (its SIGKILL takes effect)."""
+    import time
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return False
+        except FileNotFoundError:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def test_builtin_path_can_be_forced(stub_quarto, fresh_minibook):
     root, result = fresh_minibook
     render_book(result, "html", use_quarto=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from scripts.model import Kind
 from scripts.read.qmd import parse_chapter
 from scripts.render import downloads, search
 from scripts.verify.figalt import missing_fig_alt
@@ -92,9 +93,9 @@ Caption of the div.
 def test_missing_fig_alt_findings():
     found = missing_fig_alt(parse_chapter("contents/x.qmd", QMD))
     assert [(f.path, f.line, f.col, f.kind, f.label) for f in found] == [
-        ("contents/x.qmd", 12, 1, "fig-alt", "fig-bare"),
-        ("contents/x.qmd", 17, 1, "fig-alt", "fig-img"),
-        ("contents/x.qmd", 21, 1, "fig-alt", "fig-div"),
+        ("contents/x.qmd", 12, 1, Kind.FIG_ALT, "fig-bare"),
+        ("contents/x.qmd", 17, 1, Kind.FIG_ALT, "fig-img"),
+        ("contents/x.qmd", 21, 1, Kind.FIG_ALT, "fig-div"),
     ]
     assert "fig-bare has no alt text" in found[0].reason
 

@@ -33,7 +33,7 @@ def elements(pages, name, tag=None, cls=None):
 
 
 def test_one_page_per_chapter_and_assets(book):
-    for name in PAGES + ["book.css", "contents/basics_files/figure-html/fig-growth.png"]:
+    for name in PAGES + ["book.css", "contents/basics_files/figure-html/fig-growth-output-1.png"]:
         assert (book / name).is_file(), name
     assert not list(book.parent.glob("_book.tmp-*")), "staging directory left behind"
 
@@ -85,7 +85,7 @@ def test_figure_has_alt_text_and_id(pages):
     assert figure.attrs["id"] == "fig-growth"
     img = elements(pages, "contents/basics.html", "img")[0]
     assert img.attrs["alt"] == "A tiny blue rectangle standing in for a plot"
-    assert img.attrs["src"] == "basics_files/figure-html/fig-growth.png"
+    assert img.attrs["src"] == "basics_files/figure-html/fig-growth-output-1.png"
 
 
 def xrefs(pages, name):

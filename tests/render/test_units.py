@@ -1,16 +1,18 @@
-"""Unit tests: markdown assembly and book-wide numbering."""
+"""Unit tests: the page from a chapter's engine Markdown, and book-wide numbering."""
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 from pathlib import Path
 
 from scripts.model import CellRun, ChapterRun, InlineRun, Output
+from scripts.read.options import resolve
 from scripts.read.project import Project
 from scripts.read.qmd import parse_chapter
 from scripts.render.errors import RenderError
-from scripts.render.markdown import chapter_markdown
+from scripts.render.engine_md import engine_markdown
 from scripts.render.numbering import ChapterInfo, appendix_letter, number_book
 
 SOURCE = """---
@@ -51,25 +53,48 @@ def demo_run() -> ChapterRun:
     return ChapterRun(path="c.qmd", cells=[
         CellRun(0, [Output("markdown", "| a | b |\n|---|---|\n| 1 | 2 |\n")]),
         CellRun(1, [Output("text", "should not appear")]),
-        CellRun(2, [Output("text", "**bold**\n")]),
+        CellRun(2, [Output("markdown", "**bold**\n", "stdout")]),
         CellRun(3, [Output("image/png", base64.b64encode(b"PNGDATA").decode())]),
     ], inlines=[InlineRun(0, "text", "3.5"), InlineRun(1, "markdown", "*7*")])
 
 
-def test_chapter_markdown_places_values_and_outputs():
-    parsed = parse_chapter("c.qmd", SOURCE)
-    Project(root=Path("."), execute={"echo": False}).apply_execute_options(parsed)
-    md = chapter_markdown(parsed, demo_run(), files_dir="c_files/figure-html")
-    text = md.text
-    assert "Value 3.5 and *7*." in text
-    assert "| a | b |\n|---|---|\n| 1 | 2 |\n\n: A table {#tbl-t}" in text
-    assert "should not appear" not in text and "hidden" not in text
-    assert '```` {.python .cell-code}' not in text and "``` {.python .cell-code}\nprint(\"**bold**\")\n```" in text
-    assert "\n**bold**\n" in text                       # output: asis is raw markdown
-    assert '![A figure](c_files/figure-html/fig-f.png){#fig-f fig-alt="Alt \\"quoted\\""}' in text
-    assert md.files == {"c_files/figure-html/fig-f.png": b"PNGDATA"}
-    assert "{python}" not in text and "#|" not in text
-    assert text.startswith("---\ntitle: Demo\n---")
+REFS = {"tbl-t": {"text": "Table 1.1", "number": "1.1", "href": "#tbl-t", "kind": "tbl"},
+        "fig-f": {"text": "Figure 1.1", "number": "1.1", "href": "#fig-f", "kind": "fig"},
+        "tbl-df": {"text": "Table 1.1", "number": "1.1", "href": "#tbl-df", "kind": "tbl"},
+        "tbl-print": {"text": "Table 1.2", "number": "1.2", "href": "#tbl-print", "kind": "tbl"}}
+
+
+def page(tmp_path, markdown: str) -> str:
+    """The built-in page's body for a chapter's engine Markdown (the filters of book.py)."""
+    from scripts.render import pandoc
+    from scripts.render.book import FILTERS
+    from scripts.render.html import HTML_ARGS
+    context = tmp_path / "ctx.json"
+    context.write_text(json.dumps({"mode": "apply", "target": "html", "refs": REFS}))
+    return pandoc.run(["--from=markdown", "--to=html5", *HTML_ARGS,
+                       f"--metadata=book-context:{context}", "--metadata=book-target:html",
+                       *pandoc.filter_args(*FILTERS)], stdin=markdown)
+
+
+def checked(source: str):
+    parsed = parse_chapter("c.qmd", source)
+    resolve(Project(root=Path("."), execute={"echo": False}), parsed)
+    return parsed
+
+
+def test_the_page_shows_values_and_outputs(tmp_path):
+    md = engine_markdown(checked(SOURCE), demo_run())
+    assert md.markdown.startswith("---\ntitle: Demo\n---")
+    assert "{python}" not in md.markdown and "#|" not in md.markdown
+    assert md.files == {"c_files/figure-html/fig-f-output-1.png": b"PNGDATA"}
+    html = page(tmp_path, md.markdown)
+    assert "Value 3.5 and <em>7</em>." in html
+    assert '<table id="tbl-t">\n<caption>Table\u00a01.1: A table</caption>' in html
+    assert "should not appear" not in html and "hidden" not in html
+    assert '<pre class="python cell-code"><code>print(&quot;**bold**&quot;)</code></pre>' in html
+    assert "<p><strong>bold</strong></p>" in html            # output: asis is raw markdown
+    assert ('<img src="c_files/figure-html/fig-f-output-1.png" alt="Alt &quot;quoted&quot;" />'
+            '<figcaption>Figure\u00a01.1: A figure</figcaption>') in html.replace("\n", "")
 
 
 def matplotlib_png(dpi: int) -> bytes:
@@ -84,30 +109,28 @@ def matplotlib_png(dpi: int) -> bytes:
 
 
 @pytest.mark.parametrize("fig_format, dpi, size", [
-    ("retina", 192, "{#fig-f fig-alt=\"Alt \\\"quoted\\\"\" width=288 height=192}"),  # half its pixels
-    ("retina", 96, "{#fig-f fig-alt=\"Alt \\\"quoted\\\"\"}"),          # not twice fig-dpi
-    ("png", 192, "{#fig-f fig-alt=\"Alt \\\"quoted\\\"\"}"),            # no retina: no size
+    ("retina", 192, ' width="288" height="192"'),       # half its pixels
+    ("retina", 96, ' width="144" height="96"'),         # not twice fig-dpi: IPython's halving
+    ("png", 192, ""),                                   # no retina: no size
 ])
-def test_a_retina_png_is_shown_at_half_its_pixels(fig_format, dpi, size):
+def test_a_retina_png_is_shown_at_half_its_pixels(tmp_path, fig_format, dpi, size):
     """As Quarto writes it (render/figure_size.py): a 576 x 384 px PNG drawn at twice
     fig-dpi is 288 x 192 CSS px in HTML (3 x 2 in in the PDF: pandoc's 96 px/in)."""
-    parsed = parse_chapter("c.qmd", SOURCE)
-    Project(root=Path("."), execute={"echo": False}).apply_execute_options(parsed)
     run = demo_run()
     run.cells[3].outputs[0].data = base64.b64encode(matplotlib_png(dpi)).decode()
     figure = {"fig-format": fig_format, "fig-dpi": 96, "fig-width": 7.0, "fig-height": 5.0}
-    text = chapter_markdown(parsed, run, files_dir="f", figure=figure).text
-    assert "![A figure](f/fig-f.png)" + size + "\n" in text
+    html = page(tmp_path, engine_markdown(checked(SOURCE), run, figure=figure).markdown)
+    assert f'<img src="c_files/figure-html/fig-f-output-1.png" alt="Alt &quot;quoted&quot;"{size} />' in html
 
 
-def test_chapter_markdown_requires_checked_values():
+def test_the_page_requires_checked_values():
     parsed = parse_chapter("c.qmd", SOURCE)
     with pytest.raises(RenderError, match=r"c.qmd:9: no checked output for cell tbl-t"):
-        chapter_markdown(parsed, ChapterRun(path="c.qmd"))
+        engine_markdown(parsed, ChapterRun(path="c.qmd"))
     no_inlines = demo_run()
     no_inlines.inlines = []
     with pytest.raises(RenderError, match=r"c.qmd:7: no checked value for inline `\{python\} x`"):
-        chapter_markdown(parsed, no_inlines)
+        engine_markdown(parsed, no_inlines)
 
 
 TABLE_CELLS = """# T
@@ -127,20 +150,21 @@ print(rows)
 """
 
 
-def test_tbl_cap_on_html_or_text_output_makes_a_table_float():
+def test_tbl_cap_on_html_or_text_output_makes_a_table_float(tmp_path):
     """Quarto (case 04): a DataFrame's HTML or printed text under `tbl-cap` is a table
-    float; the built-in renderer writes it as `::: {#tbl-x}` with the caption last."""
-    parsed = parse_chapter("c.qmd", TABLE_CELLS)
+    float (cells.lua: `::: {#tbl-x}`, the caption last), after the cell's code."""
+    parsed = checked(TABLE_CELLS)
     run = ChapterRun(path="c.qmd", cells=[
-        CellRun(0, [Output("html", "<table><tr><td>1</td></tr></table>")]),
-        CellRun(1, [Output("text", "| a |\n")])])
-    text = chapter_markdown(parsed, run).text
-    assert ("``` {.python .cell-code}\ndf\n```\n\n::: {#tbl-df}\n```{=html}\n"
-            "<table><tr><td>1</td></tr></table>\n```\n\nA DataFrame\n:::") in text
-    assert "::: {#tbl-print}\n``` {.cell-output}\n| a |\n```\n\nPrinted\n:::" in text
+        CellRun(0, [Output("html", "<table><tr><td>1</td></tr></table>", result=True)]),
+        CellRun(1, [Output("text", "| a |\n", "stdout")])])
+    html = page(tmp_path, engine_markdown(parsed, run).markdown).replace("\n", "")
+    assert ('<pre class="python cell-code"><code>df</code></pre><table id="tbl-df">'
+            "<caption>Table\u00a01.1: A DataFrame</caption>") in html
+    assert ('<figure id="tbl-print"><pre class="cell-output"><code>| a |</code></pre>'
+            "<figcaption>Table\u00a01.2: Printed</figcaption></figure>") in html
     empty = ChapterRun(path="c.qmd", cells=[CellRun(0, []), CellRun(1, [])])
     with pytest.raises(RenderError, match=r"c.qmd:3: cell tbl-df has tbl-cap but produced no output"):
-        chapter_markdown(parsed, empty)
+        engine_markdown(parsed, empty)
 
 
 def info(path, collected, appendix=False):

@@ -124,7 +124,7 @@ def test_a_failed_build_leaves_no_stamp(built):
     path.write_bytes(original + b"\n```{python}\nraise ValueError('broken')\n```\n")
     failed = html(built)
     assert failed.returncode == 1 and "FAILED" in failed.stdout, failed.stdout
-    assert not (built / uptodate.STAMP).exists()
+    assert not uptodate.stamp_path(built).exists()
     path.write_bytes(original)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     again = html(built)
@@ -146,14 +146,19 @@ def test_a_file_saved_during_the_build_is_seen_by_the_next_one(built):
 
 
 def test_the_checker_code_counts_when_it_lives_outside_the_book(built, tmp_path, monkeypatch):
+    from scripts import store
     code = tmp_path / "code"
-    (code / "render").mkdir(parents=True)
-    (code / "render" / "filter.lua").write_text("-- v1\n")
-    monkeypatch.setattr(uptodate, "CODE_DIR", code)
+    (code / "scripts" / "render").mkdir(parents=True)
+    (code / "scripts" / "render" / "filter.lua").write_text("-- v1\n")
+    monkeypatch.setattr(store, "PROJECT", code)
+    store.forget_code()
     before = uptodate.inputs_digest(built, "_book", {})
     assert uptodate.inputs_digest(built, "_book", {}) == before
-    (code / "render" / "filter.lua").write_text("-- v2\n")
+    (code / "scripts" / "render" / "filter.lua").write_text("-- v2\n")
+    store.forget_code()
     assert uptodate.inputs_digest(built, "_book", {}) != before
+    monkeypatch.undo()
+    store.forget_code()
 
 
 def test_options_and_settings_that_never_use_the_stamp(monkeypatch, tmp_path):
@@ -245,16 +250,12 @@ def test_a_tree_too_large_to_list_is_never_stamped(tmp_path, monkeypatch):
     assert uptodate.begin(root, options)[0] is not None          # small enough: stamped
     _, start = uptodate.begin(root, options)
     uptodate.record(start, "_book", "ok", "_book/index.html")
-    code = tmp_path / "code"
-    code.mkdir()
-    (code / "cli.py").write_text("# the checker\n")
-    monkeypatch.setattr(uptodate, "CODE_DIR", code)
     monkeypatch.setattr(uptodate, "MAX_FILES", 2)     # inputs fit (2 rows each), the output not
     _, start = uptodate.begin(root, options)
     assert start.digest is not None
     uptodate.record(start, "_book", "ok", "_book/index.html")
     assert uptodate.begin(root, options)[0] is None
-    (code / "more.py").write_text("# one file too many\n")
+    (root / "more.txt").write_text("one file too many\n")
     assert uptodate.begin(root, options)[1].digest is None
     (root / "_book" / "page0.html").write_text("<p>tampered</p>\n")
     assert uptodate.begin(root, options)[0] is None
@@ -276,4 +277,4 @@ def test_a_reader_gone_costs_no_traceback_and_keeps_the_build(built):
         os.close(write_end)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "A sentence added later." in (built / PAGE).read_text(encoding="utf-8")
-    assert (built / uptodate.STAMP).is_file()
+    assert uptodate.stamp_path(built).is_file()

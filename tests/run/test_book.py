@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from scripts.model import Kind
 from tests.bookkit import findings_of, line_of, write_book
 from scripts.verify.check import check_book
 
@@ -60,7 +61,7 @@ def test_isolation_test_can_fail(tmp_path):
     root = write_book(tmp_path, {"ab.qmd": ISO_A + ISO_B % LOCAL_CHECK})
     write_constants(root)
     (f,) = check_book(root, force=True, jobs=1).findings
-    assert (f.kind, f.reason) == ("invariant", "a variable leaked from chapter A")
+    assert (f.kind, f.reason) == (Kind.INVARIANT, "a variable leaked from chapter A")
     assert f.line == line_of(root, "ab.qmd", 'check("leaked_variable"')
 
 
@@ -132,24 +133,24 @@ def test_reading_findings_end_to_end(tmp_path, no_leftover_kernels):
     (root / "_quarto.yml").write_text(config)
     result = check_book(root, force=True)
 
-    (ref,) = findings_of(result, "one.qmd", "unknown-ref")
+    (ref,) = findings_of(result, "one.qmd", Kind.UNKNOWN_REF)
     assert (ref.line, ref.col) == (line_of(root, "one.qmd", "@tbl-nowhere"), 15)
     assert "@tbl-nowhere" in ref.reason
-    (cite,) = findings_of(result, "one.qmd", "unknown-citation")
+    (cite,) = findings_of(result, "one.qmd", Kind.UNKNOWN_CITATION)
     assert cite.line == line_of(root, "one.qmd", "@unknown1999") and "unknown1999" in cite.reason
-    (dup,) = findings_of(result, "two.qmd", "duplicate-label")
+    (dup,) = findings_of(result, "two.qmd", Kind.DUPLICATE_LABEL)
     assert dup.line == line_of(root, "two.qmd", "label: tbl-dup")
     assert f"one.qmd:{line_of(root, 'one.qmd', '{#tbl-dup}')}" in dup.reason
     (front,) = findings_of(result, "three.qmd")
-    assert (front.kind, front.line) == ("front-matter", 2)     # `title: [broken`, where the block ends
+    assert (front.kind, front.line) == (Kind.FRONT_MATTER, 2)     # `title: [broken`, where the block ends
     (fence,) = findings_of(result, "four.qmd")
-    assert (fence.kind, fence.line) == ("unclosed-fence", 3)
+    assert (fence.kind, fence.line) == (Kind.UNCLOSED_FENCE, 3)
     (grid,) = findings_of(result, "five.qmd")
-    assert (grid.kind, grid.line, grid.col) == ("grid-table-inline", 10, 10)
+    assert (grid.kind, grid.line, grid.col) == (Kind.GRID_TABLE_INLINE, 10, 10)
     (enc,) = findings_of(result, "bad.qmd")
-    assert (enc.kind, enc.line, enc.col) == ("encoding", 3, 4)
+    assert (enc.kind, enc.line, enc.col) == (Kind.ENCODING, 3, 4)
     (gone,) = findings_of(result, "_quarto.yml")
-    assert (gone.kind, gone.line) == ("missing-chapter", line_of(root, "_quarto.yml", "gone.qmd"))
+    assert (gone.kind, gone.line) == (Kind.MISSING_CHAPTER, line_of(root, "_quarto.yml", "gone.qmd"))
     assert len(result.findings) == 9
 
 
@@ -175,7 +176,7 @@ def test_ledger_detects_changed_new_and_removed_numbers(tmp_path):
     (root / "fixnums.py").write_text("SPEED = 10\nSIZE = 20\n")
 
     missing = check_book(root)
-    assert [(f.path, f.kind) for f in missing.findings] == [("numbers.lock", "ledger")]
+    assert [(f.path, f.kind) for f in missing.findings] == [("numbers.lock", Kind.LEDGER)]
     assert "make numbers" in missing.findings[0].reason
 
     accepted = check_book(root, update_ledger=True)
@@ -240,8 +241,8 @@ def test_missing_kernelspec_is_a_finding_not_a_crash(tmp_path, monkeypatch, no_l
 
     monkeypatch.setattr(execute.Kernel, "_new_client", bad_kernel)
     result = check_book(write_book(tmp_path, TWO), force=True, jobs=2)
-    assert sorted((f.path, f.kind) for f in result.findings) == [("a.qmd", "kernel-died"),
-                                                                ("b.qmd", "kernel-died")]
+    assert sorted((f.path, f.kind) for f in result.findings) == [("a.qmd", Kind.KERNEL_DIED),
+                                                                ("b.qmd", Kind.KERNEL_DIED)]
     assert "no-such-kernel" in result.findings[0].reason
 
 
@@ -266,9 +267,9 @@ def test_ledger_leaves_out_chapters_that_failed(tmp_path):
     (root / "other.qmd").write_text(OTHER + "\n```{python}\nraise RuntimeError('broken')\n```\n")
     result = check_book(root, force=True)
     got = sorted((f.path, f.kind) for f in result.findings)
-    assert got == [("numbers.lock", "ledger"), ("numbers.lock", "ledger"),
-                   ("other.qmd", "cell-error")]
-    assert all("other ·" not in f.reason for f in result.findings if f.kind == "ledger")
+    assert got == [("numbers.lock", Kind.LEDGER), ("numbers.lock", Kind.LEDGER),
+                   ("other.qmd", Kind.CELL_ERROR)]
+    assert all("other ·" not in f.reason for f in result.findings if f.kind == Kind.LEDGER)
     assert result.ledger_skipped == ["other.qmd"]
     assert not check_book(root, update_ledger=True).ok      # a failing book is never accepted
 
@@ -361,4 +362,4 @@ def test_a_preload_that_hangs_falls_back_to_launched_kernels(tmp_path, monkeypat
     (root / "hangpkg").mkdir()
     (root / "hangpkg" / "__init__.py").write_text("import time\ntime.sleep(600)\n")
     (f,) = check_book(root, force=True).findings
-    assert (f.path, f.kind, f.line, f.label) == ("hang.qmd", "timeout", 3, "hang")
+    assert (f.path, f.kind, f.line, f.label) == ("hang.qmd", Kind.TIMEOUT, 3, "hang")

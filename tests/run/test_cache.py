@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from scripts.run import cache
-from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Output, ParsedChapter
+from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Kind, Output, ParsedChapter
 from tests.bookkit import make_book
 
 
@@ -28,7 +28,7 @@ def sample_run(path="contents/a.qmd") -> ChapterRun:
         cells=[CellRun(index=0, outputs=[Output("markdown", "| a |\n|---|\n| > 99.9 % → |"),
                                          Output("image/png", "iVBORw0KGgo=")])],
         inlines=[InlineRun(index=0, kind="text", text="2")],
-        findings=[Finding(path=path, line=3, kind="invariant", reason="x < y", label="tbl-a")],
+        findings=[Finding(path=path, line=3, kind=Kind.INVARIANT, reason="x < y", label="tbl-a")],
         invariants=4, seconds=1.25)
 
 
@@ -142,38 +142,41 @@ def test_store_then_load_round_trips(book):
     assert loaded is not None and loaded.cached and loaded.cache_key == key
     assert loaded.cells == run.cells and loaded.inlines == run.inlines
     assert loaded.findings == run.findings and loaded.invariants == 4
+    assert loaded.findings[0].kind is Kind.INVARIANT        # rebuilt from the JSON, not a str
 
 
 def test_missing_entry_is_none(book):
     assert cache.load(book, "0" * 64) is None
 
 
-@pytest.mark.parametrize("damage", ["truncate", "tamper", "garbage", "empty", "wrong-key", "shape"])
+@pytest.mark.parametrize("damage", ["truncate", "tamper", "garbage", "empty", "wrong-key", "shape",
+                                    "kind"])
 def test_damaged_entry_is_ignored_deleted_and_recomputed(book, damage):
     key = cache.chapter_key(book, parsed())
     cache.store(book, key, sample_run())
-    path = cache.entry_path(book, key)
+    path = cache.entries(book).path(key)
     raw = path.read_bytes()
     if damage == "truncate":
         path.write_bytes(raw[: len(raw) // 2])
     elif damage == "tamper":                       # valid JSON, one published value changed
-        entry = json.loads(raw)
-        entry["run"]["inlines"][0]["text"] = "3"
-        path.write_text(json.dumps(entry))
+        header, _, payload = raw.partition(b"\n")
+        run = json.loads(payload)
+        run["inlines"][0]["text"] = "3"
+        path.write_bytes(header + b"\n" + json.dumps(run).encode())
     elif damage == "garbage":
         path.write_bytes(b"\xff\xfe not json")
     elif damage == "empty":
         path.write_bytes(b"")
     elif damage == "wrong-key":                    # an intact entry copied under another name
         other = "f" * 64
-        cache.entry_path(book, other).write_bytes(raw)
-        path = cache.entry_path(book, other)
+        path = cache.entries(book).path(other)
+        path.write_bytes(raw)
         key = other
-    elif damage == "shape":                        # checksum consistent, payload not a run
-        payload = {"not": "a run"}
-        entry = {"format": cache.FORMAT_VERSION, "key": key, "run": payload,
-                 "checksum": cache.hashlib.sha256(cache._canonical(payload)).hexdigest()}
-        path.write_bytes(cache._canonical(entry))
+    elif damage in ("shape", "kind"):   # checksum consistent, payload not a run / an unknown kind
+        payload = {"not": "a run"} if damage == "shape" else json.loads(raw.partition(b"\n")[2])
+        if damage == "kind":
+            payload["findings"][0]["kind"] = "no-such-kind"
+        cache.entries(book).put_json(key, {**payload, "cache_key": key})
     assert cache.load(book, key) is None
     assert not path.exists()
     cache.store(book, key, sample_run())           # the recomputed result is stored again
@@ -185,7 +188,7 @@ def test_store_is_atomic_and_leaves_no_temp_files(book):
         cache.store(book, f"{n:064x}", sample_run())
     cache.store(book, f"{0:064x}", sample_run())
     names = sorted(p.name for p in cache.cache_dir(book).iterdir())
-    assert names == [f"{n:064x}.json" for n in range(3)]
+    assert names == [f"{n:064x}" for n in range(3)]
 
 
 def test_prune_keeps_only_current_keys_and_clear_removes_all(book):
@@ -193,7 +196,7 @@ def test_prune_keeps_only_current_keys_and_clear_removes_all(book):
         cache.store(book, f"{n:064x}", sample_run())
     (cache.cache_dir(book) / ".stray.tmp").write_text("half")
     assert cache.prune(book, {f"{1:064x}"}) == 3
-    assert [p.name for p in cache.cache_dir(book).iterdir()] == [f"{1:064x}.json"]
+    assert [p.name for p in cache.cache_dir(book).iterdir()] == [f"{1:064x}"]
     cache.clear(book)
     assert not cache.cache_dir(book).exists()
     assert cache.prune(book, set()) == 0

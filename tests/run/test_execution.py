@@ -14,6 +14,7 @@ import uuid
 
 import pytest
 
+from scripts.model import Kind
 from tests.bookkit import LOCAL_CHECK, col_of, findings_of, line_of, write_book
 from tests.processes import child_pids, processes_with
 from scripts.run import execute
@@ -215,7 +216,7 @@ def test_passing_chapter_has_no_finding_and_honours_options(book):
 def test_broken_invariant_points_at_the_check_call(book):
     root, result, _ = book
     (f,) = findings_of(result, "invariant.qmd")
-    assert f.kind == "invariant"
+    assert f.kind == Kind.INVARIANT
     assert f.line == line_of(root, "invariant.qmd", 'check(x == 2')
     assert f.reason == "x should be two"
     assert f.label == "inv-cell"
@@ -226,14 +227,14 @@ def test_broken_invariant_points_at_the_check_call(book):
 def test_mlsys_invariant_error_is_recognised(book):
     root, result, _ = book
     (f,) = findings_of(result, "mlsys-inv.qmd")
-    assert (f.kind, f.reason) == ("invariant", "arithmetic is broken")
+    assert (f.kind, f.reason) == (Kind.INVARIANT, "arithmetic is broken")
     assert f.line == line_of(root, "mlsys-inv.qmd", "check(1 + 1 == 3")
 
 
 def test_cell_error_maps_the_traceback_to_the_qmd_line(book):
     root, result, _ = book
     (f,) = findings_of(result, "error.qmd")
-    assert f.kind == "cell-error"
+    assert f.kind == Kind.CELL_ERROR
     assert f.reason == "KeyError: 'missing'"
     assert f.line == line_of(root, "error.qmd", 'return d["missing"]')
     assert f.label == "boom"
@@ -243,25 +244,25 @@ def test_cell_error_maps_the_traceback_to_the_qmd_line(book):
 def test_syntax_error_line_despite_leading_blank_line(book):
     root, result, _ = book
     (f,) = findings_of(result, "syntax.qmd")
-    assert f.kind == "cell-error" and f.reason.startswith("SyntaxError")
+    assert f.kind == Kind.CELL_ERROR and f.reason.startswith("SyntaxError")
     assert f.line == line_of(root, "syntax.qmd", "2 +)")
 
 
 def test_inline_error_and_empty_values(book):
     root, result, _ = book
     found = findings_of(result, "inline.qmd")
-    errors = [f for f in found if f.kind == "inline-error"]
+    errors = [f for f in found if f.kind == Kind.INLINE_ERROR]
     assert [(f.line, f.col) for f in errors] == [
         (line_of(root, "inline.qmd", "undefined_name"), col_of(root, "inline.qmd", "`{python} undefined"))]
     assert errors[0].reason == "NameError: name 'undefined_name' is not defined"
     assert "undefined_name" in errors[0].detail
-    empty = [f for f in found if f.kind == "inline-empty"]
+    empty = [f for f in found if f.kind == Kind.INLINE_EMPTY]
     line = line_of(root, "inline.qmd", "Empty:")
     text = (root / "inline.qmd").read_text().split("\n")[line - 1]
     starts = [text.index(s) + 1 for s in ("`{python} nothing", '`{python} float', "`{python} math.inf",
                                           '`{python} ""')]
     assert [(f.line, f.col) for f in empty] == [(line, c) for c in starts]
-    (claim,) = [f for f in found if f.kind == "invariant"]
+    (claim,) = [f for f in found if f.kind == Kind.INVARIANT]
     assert (claim.reason, claim.line, claim.col) == (
         "inline claim", errors[0].line, col_of(root, "inline.qmd", "`{python} check("))
     assert len(found) == 6
@@ -270,9 +271,9 @@ def test_inline_error_and_empty_values(book):
 def test_kernel_death_and_timeout_are_reported_and_others_still_run(book):
     root, result, _ = book
     (died,) = findings_of(result, "died.qmd")
-    assert (died.kind, died.line) == ("kernel-died", line_of(root, "died.qmd", "```{python}"))
+    assert (died.kind, died.line) == (Kind.KERNEL_DIED, line_of(root, "died.qmd", "```{python}"))
     (loop,) = findings_of(result, "loop.qmd")
-    assert (loop.kind, loop.line, loop.label) == ("timeout", line_of(root, "loop.qmd", "```{python}"),
+    assert (loop.kind, loop.line, loop.label) == (Kind.TIMEOUT, line_of(root, "loop.qmd", "```{python}"),
                                                   "forever")
     assert "3 s" in loop.reason
     assert result.runs["ok.qmd"].inlines        # the chapter after them was still checked

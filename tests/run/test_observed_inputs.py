@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from scripts.model import CodeCell, Finding, InlineExpr, ParsedChapter, ChapterRun
+from scripts.model import ChapterRun, CodeCell, Finding, InlineExpr, Kind, ParsedChapter
 from scripts.run import deps, facts_side, fingerprint
 from scripts.verify.html_tables import html_tables
 
@@ -151,8 +151,13 @@ def test_an_input_changed_while_the_run_went_on_is_not_stable(tmp_path):
 
 
 def _chapter(text: str) -> ParsedChapter:
+    """The chapter as read_book gives it: parsed, its options resolved."""
+    from scripts.read.options import resolve
+    from scripts.read.project import Project
     from scripts.read.qmd import parse_chapter
-    return parse_chapter("contents/c.qmd", text)
+    parsed = parse_chapter("contents/c.qmd", text)
+    resolve(Project(root=Path(".")), parsed)
+    return parsed
 
 
 CHAPTER = "# C\n\nProse.\n\n```{python}\nx = 1\ncheck(x > 2, 'x is big')\n```\n\nValue `{python} x` here.\n"
@@ -172,10 +177,10 @@ def test_the_execution_digest_ignores_prose_but_not_code():
 def test_findings_move_with_their_cell_and_inline_expression():
     old = _chapter(CHAPTER)
     run = ChapterRun(path="contents/c.qmd", findings=[
-        Finding("contents/c.qmd", 7, "invariant", "x is big", label=None,
+        Finding("contents/c.qmd", 7, Kind.INVARIANT, "x is big", label=None,
                 detail="contents/c.qmd:7 in <module>: check(x > 2, 'x is big')"),
-        Finding("contents/c.qmd", 10, "inline-empty", "nothing", col=7),
-        Finding("contents/c.qmd", 0, "kernel-died", "whole file")])
+        Finding("contents/c.qmd", 10, Kind.INLINE_EMPTY, "nothing", col=7),
+        Finding("contents/c.qmd", 0, Kind.KERNEL_DIED, "whole file")])
     anchors = fingerprint.anchors(old)
     new = _chapter(CHAPTER.replace("Prose.", "More\nprose\nhere.").replace("Value", "So the value"))
     fingerprint.remap_run(run, anchors, new)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import textwrap
 
+from scripts.model import Kind
 from tests.bookkit import LOCAL_CHECK, col_of, line_of, make_book, write_book
 from scripts.verify.check import check_book
 
 
 def located(result, kind=None):
     return [(f.path, f.line, f.kind) for f in result.findings
-            if f.kind != "ledger" and (kind is None or f.kind == kind)]
+            if f.kind != Kind.LEDGER and (kind is None or f.kind == kind)]
 
 
 def test_false_check_in_an_included_file_is_reported_at_that_file(tmp_path, no_leftover_kernels):
@@ -31,7 +32,7 @@ def test_false_check_in_an_included_file_is_reported_at_that_file(tmp_path, no_l
     (root / "shared" / "_part.qmd").write_text(
         "## Included\n\n```{python}\nb = a + 1\ncheck(b == 3, 'b should be 3')\n```\n")
     result = check_book(root, force=True)
-    assert located(result) == [("shared/_part.qmd", 5, "invariant")]
+    assert located(result) == [("shared/_part.qmd", 5, Kind.INVARIANT)]
     assert result.findings[0].reason == "b should be 3"
 
 
@@ -57,7 +58,7 @@ def test_include_runs_in_the_chapter_kernel_and_folder(tmp_path, no_leftover_ker
 def test_a_missing_include_is_a_finding_at_its_line(tmp_path):
     root = write_book(tmp_path, {"ch.qmd": "# Ch\n\n{{< include nope.qmd >}}\n"})
     result = check_book(root, force=True)
-    assert located(result) == [("ch.qmd", 3, "include")]
+    assert located(result) == [("ch.qmd", 3, Kind.INCLUDE)]
 
 
 def test_execute_dir_default_is_the_chapter_folder_and_project_the_root(tmp_path):
@@ -89,7 +90,7 @@ def test_a_raising_cell_in_a_part_file_is_reported(tmp_path, no_leftover_kernels
     result = check_book(tmp_path, force=True)
     assert result.project.chapters == ["index.qmd", "ch.qmd", "contents/part.qmd", "ch2.qmd"]
     assert result.project.parts == ["contents/part.qmd"]
-    assert located(result) == [("contents/part.qmd", 5, "cell-error")]
+    assert located(result) == [("contents/part.qmd", 5, Kind.CELL_ERROR)]
     assert "ZeroDivisionError" in result.findings[0].reason
 
 
@@ -131,12 +132,12 @@ def test_inline_values_quarto_would_mangle_are_reported_with_the_fix(tmp_path):
         E `{python}  plain`.
         """})
     result = check_book(root, force=True)
-    got = [(f.line, f.col, f.kind) for f in result.findings if f.kind != "ledger"]
+    got = [(f.line, f.col, f.kind) for f in result.findings if f.kind != Kind.LEDGER]
     line = line_of(root, "ch.qmd", "A `{python}")
-    assert got == [(line + 1, col_of(root, "ch.qmd", "`{python}  plain"), "inline-syntax"),
-                   (line, col_of(root, "ch.qmd", "`{python} latex"), "inline-mangled"),
-                   (line, col_of(root, "ch.qmd", "`{python} empty"), "inline-empty")]
-    mangled = next(f for f in result.findings if f.kind == "inline-mangled")
+    assert got == [(line + 1, col_of(root, "ch.qmd", "`{python}  plain"), Kind.INLINE_SYNTAX),
+                   (line, col_of(root, "ch.qmd", "`{python} latex"), Kind.INLINE_MANGLED),
+                   (line, col_of(root, "ch.qmd", "`{python} empty"), Kind.INLINE_EMPTY)]
+    mangled = next(f for f in result.findings if f.kind == Kind.INLINE_MANGLED)
     assert "Markdown(...)" in mangled.reason and "md_math" in mangled.reason
     inserted = [(i.kind, i.markdown) for i in result.runs["ch.qmd"].inlines]
     # Quarto 1.7.34 put 8 backslashes there (conformance case 01): broken math.

@@ -4,6 +4,7 @@ death after several finished steps must be blamed on the step that was running."
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from scripts.model import Kind
+from scripts.read.qmd import parse_chapter
+from scripts.run import steps
+from scripts.run.kernel import start_kernel
 from tests.bookkit import findings_of, line_of, write_book
 from scripts.verify.check import check_book
 
@@ -121,11 +126,48 @@ def test_clear_output_wait_clears_at_the_next_output(result):
     assert findings_of(res, "outputs.qmd") == []
 
 
+def _recorded(outputs) -> list:
+    """A cell's raw outputs as a Jupyter client records them: kind, stream, content (the
+    kernel's pid, in a warning's cell file name, left out)."""
+    return [(o["output_type"], o.get("name"),
+             re.sub(r"ipykernel_\d+", "ipykernel", o["text"]) if "text" in o else o.get("data"))
+            for o in outputs]
+
+
+async def _through_steps(root: Path, parsed) -> list:
+    kernel = await start_kernel(root)
+    try:
+        got: list = []
+        sent = await steps.send_steps(kernel, steps.plan(parsed), root, 30,
+                                      lambda step, res: got.append(_recorded(res["outputs"])))
+        assert sent.status == "ok"
+        return got
+    finally:
+        await kernel.shutdown()
+
+
+def test_the_one_request_records_what_nbclient_records_for_the_same_cells(tmp_path):
+    """steps_side.py buffers streams and applies displays itself, as ipykernel and nbclient
+    do (scripts/run/steps.py says why). The same cells through nbclient's public per-cell
+    path must give the same outputs: an ipykernel or nbclient release that records them
+    differently (what Quarto would show) fails here."""
+    import asyncio
+    import nbformat
+    from nbclient import NotebookClient
+    parsed = parse_chapter("outputs.qmd", OUTPUTS)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c.source)
+                                               for c in parsed.cells])
+    NotebookClient(notebook, kernel_name="python3", timeout=30,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    expected = [_recorded(cell.outputs) for cell in notebook.cells]
+    assert asyncio.run(_through_steps(tmp_path, parsed)) == expected
+
+
 def test_death_after_finished_steps_is_blamed_on_the_running_cell(result):
     root, res = result
     (died,) = findings_of(res, "late.qmd")
     fence = line_of(root, "late.qmd", "import os") - 2
-    assert (died.kind, died.line, died.label) == ("kernel-died", fence, "dies-here")
+    assert (died.kind, died.line, died.label) == (Kind.KERNEL_DIED, fence, "dies-here")
     run = res.runs["late.qmd"]
     assert [i.text for i in run.inlines] == ["1", "2"]      # the steps before it were kept
 

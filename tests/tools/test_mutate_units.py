@@ -119,3 +119,18 @@ def test_a_small_sample_still_covers_every_verdict():
     large = choose_sample(verdicts, 10, random.Random(17))
     assert len(large) == 10 and all(sum(verdicts[i] == v for i in large) >= 2
                                     for v in ("invariant", "error", "ledger", "survived"))
+
+
+def test_a_new_unit_interval_formula_is_covered_by_the_range_rule(monkeypatch):
+    """A formula declared `-> UnitInterval` gets the range rule (its ×10 mutant must be
+    stopped) with no list to edit; one returning a plain float does not."""
+    from mlsys import formulas
+    namespace: dict = {}
+    exec("from __future__ import annotations\n"
+         "def calc_new_share(x) -> UnitInterval:\n    return x\n"
+         "def calc_new_ratio(x) -> float:\n    return x\n", namespace)
+    monkeypatch.setattr(formulas, "calc_new_share", namespace["calc_new_share"], raising=False)
+    monkeypatch.setattr(formulas, "calc_new_ratio", namespace["calc_new_ratio"], raising=False)
+    assert mutate.is_sign_or_range(mutate.Mutant("formula", "calc_new_share", "x10"))
+    assert not mutate.is_sign_or_range(mutate.Mutant("formula", "calc_new_ratio", "x10"))
+    assert mutate.is_sign_or_range(mutate.Mutant("formula", "calc_failure_probability", "x10"))

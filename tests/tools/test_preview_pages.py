@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts.model import Kind
 from scripts.verify.check import check_book
 from scripts.tools.preview.pages import PageRenderer
 from scripts.tools.preview.session import Session, relevant
@@ -66,7 +67,7 @@ def test_a_failing_check_keeps_the_last_good_pages(book):
         write(book, "one.qmd", (book / "one.qmd").read_text().replace("x = 6 * 7", "x = 1 / 0"))
         outcome = session.build()
         assert not outcome.ok and outcome.pages == []
-        assert [(f.path, f.line, f.kind) for f in outcome.findings] == [("one.qmd", 4, "cell-error")]
+        assert [(f.path, f.line, f.kind) for f in outcome.findings] == [("one.qmd", 4, Kind.CELL_ERROR)]
         assert (book / "_book" / "one.html").read_bytes() == good
     finally:
         session.close()

@@ -10,7 +10,7 @@ atomic write is built (a temp file + os.replace, a helper, Path.replace):
   target folder writes half its data, then raises ENOSPC): a plain
   `open(path, "w")` write has already truncated the old file.
 
-Planted check (issue 17): replacing `ledger.write` or `cache.store` by a plain
+Planted check (issue 17): replacing `ledger.write` or the store's write by a plain
 `open(path, "w")` write makes these tests fail.
 """
 from __future__ import annotations
@@ -129,8 +129,7 @@ def test_failed_cache_store_leaves_the_old_entry_byte_identical(cached, monkeypa
     before = _snapshot(folder)
     assert len(before) == 1
     (_move_fails if failure == "move" else lambda m: _disk_fills_up_in(folder, m))(monkeypatch)
-    with pytest.raises(OSError):
-        cache.store(cached, KEY, _run("new value " * 80))
+    cache.store(cached, KEY, _run("new value " * 80))       # costs time, never an error
     monkeypatch.undo()
     assert _snapshot(folder) == before
     assert cache.load(cached, KEY).inlines[0].text == "old value " * 50
@@ -141,8 +140,7 @@ def test_failed_first_cache_store_leaves_no_entry(tmp_path, monkeypatch, failure
     folder = cache.cache_dir(tmp_path)
     folder.mkdir(parents=True)
     (_move_fails if failure == "move" else lambda m: _disk_fills_up_in(folder, m))(monkeypatch)
-    with pytest.raises(OSError):
-        cache.store(tmp_path, KEY, _run("value"))
+    cache.store(tmp_path, KEY, _run("value"))
     monkeypatch.undo()
     assert _snapshot(folder) == {}                    # no half entry, no temp file
     assert cache.load(tmp_path, KEY) is None

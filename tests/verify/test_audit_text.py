@@ -2,10 +2,12 @@
 audit.account): what counts as the renderer's, what leaks. Pure: no render."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
-from scripts.model import ParsedChapter
-from scripts.verify.audit import account, leak_findings
+from scripts.model import Kind, ParsedChapter
+from scripts.verify.audit import account, audit_rendered, leak_findings
 from scripts.verify.audit_html import reader_text
 from scripts.verify.audit_tokens import Value, number_tokens
 
@@ -39,14 +41,28 @@ def test_a_number_nobody_computed_is_unaccounted_at_its_source_line():
     text = "Intro.\nA cluster of 16 nodes (42 spare) fails every 1,234.5 hours.\n"
     found = account(chapter(text), "one.html", reader.text, values("16", "1,234.5"),
                     reader.exempt, reader.soft)
-    assert [(f.line, f.kind, "'42'" in f.reason) for f in found] == [(2, "unaccounted-number", True)]
+    assert [(f.line, f.kind, "'42'" in f.reason) for f in found] == [(2, Kind.UNACCOUNTED_NUMBER, True)]
+
+
+def test_a_page_or_pdf_the_render_did_not_write_has_its_own_kind(tmp_path):
+    """Not `missing-value` (a number missing from a page that exists)."""
+    from pypdf import PdfWriter
+    project = SimpleNamespace(root=tmp_path, chapters=["contents/one.qmd"], appendices=[])
+    result = SimpleNamespace(project=project, parsed={"contents/one.qmd": chapter()}, runs={})
+    found = audit_rendered(result, "html", tmp_path) + audit_rendered(result, "pdf", tmp_path)
+    assert [(f.path, f.kind) for f in found] == [("contents/one.qmd", Kind.MISSING_PAGE),
+                                                 ("_quarto.yml", Kind.MISSING_PDF)]
+    writer = PdfWriter()
+    writer.add_blank_page(width=100, height=100)
+    writer.write(tmp_path / "book.pdf")                  # no bookmarks: no page maps to a chapter
+    assert [f.kind for f in audit_rendered(result, "pdf", tmp_path)] == [Kind.PDF_BOOKMARKS]
 
 
 def test_a_value_out_of_order_is_not_accounted_for():
     reader = reader_text(PAGE)
     found = account(chapter(), "one.html", reader.text, values("1,234.5", "16"),
                     reader.exempt, reader.soft)
-    assert sorted(f.kind for f in found) == ["missing-value", "unaccounted-number"]
+    assert sorted(f.kind for f in found) == [Kind.MISSING_VALUE, Kind.UNACCOUNTED_NUMBER]
 
 
 def test_a_cells_numbers_may_show_in_another_order():
@@ -73,13 +89,13 @@ def test_units_and_suffixes_stay_numbers_and_names_do_not():
 ])
 def test_leaks_are_findings(shown, what):
     found = leak_findings(chapter(), "one.html", shown)
-    assert len(found) == 1 and what in found[0].reason and found[0].kind == "leak"
+    assert len(found) == 1 and what in found[0].reason and found[0].kind == Kind.LEAK
 
 
 def test_a_citation_key_pandoc_could_not_find_is_a_leak():
     raw = '<span class="citation"\ndata-cites="nokey2021">(<strong>nokey2021?</strong>)</span>'
     found = leak_findings(chapter("See [@nokey2021].\n"), "one.html", "nokey2021?", raw)
-    assert [(f.line, f.kind) for f in found] == [(1, "leak")]
+    assert [(f.line, f.kind) for f in found] == [(1, Kind.LEAK)]
 
 
 def test_bold_prose_ending_in_a_question_mark_is_not_a_citation_miss():

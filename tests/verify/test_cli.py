@@ -14,7 +14,7 @@ import pytest
 
 from tests.bookkit import LOCAL_CHECK, write_book
 from tests.processes import processes_with
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 from scripts.verify.report import format_finding
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -79,7 +79,7 @@ def test_bench_receives_its_own_options():
 
 
 def test_format_finding():
-    f = Finding("c.qmd", 12, "inline-error", "NameError: x", col=7, label="tbl-a",
+    f = Finding("c.qmd", 12, Kind.INLINE_ERROR, "NameError: x", col=7, label="tbl-a",
                 detail="`{python} x`\nsecond")
     assert format_finding(f) == ("c.qmd:12:7 [tbl-a] inline-error: NameError: x\n"
                                  "    `{python} x`\n    second")
@@ -184,23 +184,22 @@ def test_sigkilled_checker_leaves_no_kernel_running(tmp_path):
             os.kill(pid, signal.SIGKILL)
 
 
-def test_pdf_adds_the_pdf_profile_after_the_active_ones(tmp_path):
+def test_pdf_adds_the_pdf_profile_after_the_active_ones(tmp_path, monkeypatch):
     """`pdf` reads _quarto-pdf.yml (the book's typst format) over the profiles already
-    chosen: QUARTO_PROFILE first, else `profile: default:`; no file, no profile."""
-    from scripts.cli import add_pdf_profile
+    chosen: --profile, else QUARTO_PROFILE, else `profile: default:`; no file, no profile.
+    The environment is left alone (only `quarto render`'s own gets the profiles)."""
+    from scripts.cli import with_pdf_profile
+    monkeypatch.delenv("QUARTO_PROFILE", raising=False)
     (tmp_path / "_quarto.yml").write_text("project:\n  type: book\n")
-    env: dict[str, str] = {}
-    add_pdf_profile(tmp_path, env)
-    assert env == {}
+    assert with_pdf_profile(tmp_path, None) is None
     (tmp_path / "_quarto-pdf.yml").write_text("format:\n  typst: {}\n")
-    add_pdf_profile(tmp_path, env)
-    assert env == {"QUARTO_PROFILE": "pdf"}
-    env = {"QUARTO_PROFILE": "draft"}
-    add_pdf_profile(tmp_path, env)
-    assert env == {"QUARTO_PROFILE": "draft,pdf"}
-    add_pdf_profile(tmp_path, env)
-    assert env == {"QUARTO_PROFILE": "draft,pdf"}
+    assert with_pdf_profile(tmp_path, None) == "pdf"
+    assert with_pdf_profile(tmp_path, "draft") == "draft,pdf"
+    assert with_pdf_profile(tmp_path, "draft,pdf") == "draft,pdf"
+    monkeypatch.setenv("QUARTO_PROFILE", "env")
+    assert with_pdf_profile(tmp_path, None) == "env,pdf"
+    assert with_pdf_profile(tmp_path, "draft") == "draft,pdf"
+    monkeypatch.delenv("QUARTO_PROFILE")
     (tmp_path / "_quarto.yml").write_text("profile:\n  default: [wide]\n")
-    env = {}
-    add_pdf_profile(tmp_path, env)
-    assert env == {"QUARTO_PROFILE": "wide,pdf"}
+    assert with_pdf_profile(tmp_path, None) == "wide,pdf"
+    assert "QUARTO_PROFILE" not in os.environ

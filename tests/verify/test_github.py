@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scripts.verify import ledger
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 from scripts.verify import github
 from tests.bookkit import make_book
 
@@ -18,23 +18,23 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_workflow_command_escapes_data_and_properties():
-    f = Finding("contents/a,b.qmd", 12, "invariant", "50% of: x\ny", col=5, label="tbl-x")
+    f = Finding("contents/a,b.qmd", 12, Kind.INVARIANT, "50% of: x\ny", col=5, label="tbl-x")
     assert github.workflow_command(f) == (
         "::error file=contents/a%2Cb.qmd,line=12,col=5,title=invariant [tbl-x]::50%25 of: x%0Ay")
 
 
 def test_workflow_command_leaves_out_unknown_positions_and_keeps_detail():
-    f = Finding("_quarto.yml", 0, "yaml", "bad", col=3, detail="first\nsecond\n")
+    f = Finding("_quarto.yml", 0, Kind.YAML, "bad", col=3, detail="first\nsecond\n")
     assert github.workflow_command(f) == "::error file=_quarto.yml,title=yaml::bad%0Afirst%0Asecond"
-    g = Finding("x.qmd", 4, "cell-error", "boom")
+    g = Finding("x.qmd", 4, Kind.CELL_ERROR, "boom")
     assert github.workflow_command(g) == "::error file=x.qmd,line=4,title=cell-error::boom"
 
 
 def test_moved_numbers_come_from_the_ledger_comparison():
     old = {"ch · a": "1", "ch · b": "2", "ch2 · gone": "9"}
     new = {"ch · a": "1", "ch · b": "3", "ch2 · added": "7"}
-    findings = [Finding("x.qmd", 3, "invariant", "no"),
-                Finding("numbers.lock", 0, "ledger", "numbers.lock is missing")]
+    findings = [Finding("x.qmd", 3, Kind.INVARIANT, "no"),
+                Finding("numbers.lock", 0, Kind.LEDGER, "numbers.lock is missing")]
     findings += ledger.diff(old, new)
     assert github.moved_numbers(findings) == [
         github.Moved("ch", "b", "2", "3"),
@@ -45,8 +45,8 @@ def test_moved_numbers_come_from_the_ledger_comparison():
 
 def test_step_summary_tables_escape_pipes():
     moved = [github.Moved("ch", "tbl-x · a|b · Col", "1", "2")]
-    findings = [Finding("contents/c.qmd", 3, "invariant", "x | y", col=2),
-                Finding("numbers.lock", 5, "ledger", "ch · tbl-x · a|b · Col: 1 → 2",
+    findings = [Finding("contents/c.qmd", 3, Kind.INVARIANT, "x | y", col=2),
+                Finding("numbers.lock", 5, Kind.LEDGER, "ch · tbl-x · a|b · Col: 1 → 2",
                         key="ch · tbl-x · a|b · Col", old="1", new="2")]
     text = github.step_summary(findings, moved, "FAILED: …")
     assert "| ch | tbl-x · a\\|b · Col | 1 → 2 |" in text
@@ -61,7 +61,7 @@ class _Result:
 
 def test_report_only_on_github(tmp_path):
     summary = tmp_path / "summary.md"
-    result = _Result([Finding("a.qmd", 1, "invariant", "no")] + ledger.diff({"a · k": "1"},
+    result = _Result([Finding("a.qmd", 1, Kind.INVARIANT, "no")] + ledger.diff({"a · k": "1"},
                                                                             {"a · k": "2"}))
     out = io.StringIO()
     github.report(result, "FAILED", env={"GITHUB_STEP_SUMMARY": str(summary)}, out=out)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts.model import Kind
 from scripts.read.project import load_project
 from scripts.verify.check import check_book
 
@@ -69,7 +70,7 @@ def test_citation_found_in_the_second_bibliography(tmp_path):
     assert "Bob" in page.read_text(encoding="utf-8")        # cited from b.bib
     (root / "one.qmd").write_text("# One\n\nAs shown [@nowhere].\n")
     (missing,) = check_book(root).findings
-    assert missing.kind == "unknown-citation" and "a.bib, b.bib" in missing.reason
+    assert missing.kind == Kind.UNKNOWN_CITATION and "a.bib, b.bib" in missing.reason
 
 
 def test_literal_number_in_prose_is_a_finding_when_the_project_asks(tmp_path):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from scripts.verify import ledger
-from scripts.model import (CellRun, ChapterRun, CodeCell, InlineExpr, InlineRun, Output,
+from scripts.model import (CellRun, ChapterRun, CodeCell, InlineExpr, InlineRun, Kind, Output,
                            ParsedChapter)
 
 
@@ -189,7 +189,7 @@ def test_diff_reports_changed_new_and_removed(tmp_path):
         "ch · fresh: (new) → > 99.9 %",
         "ch · gone: 3 → (removed)",
     ]
-    assert all(f.kind == "ledger" and f.path == "numbers.lock" for f in findings)
+    assert all(f.kind == Kind.LEDGER and f.path == "numbers.lock" for f in findings)
     assert lines[findings[0].line - 1].startswith("ch · b\t")
     assert findings[1].line == 0
     assert lines[findings[2].line - 1].startswith("ch · gone\t")

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from scripts import store
+from scripts.model import Kind
 from scripts.tools import synth_book
 from scripts.verify import ledger
 from scripts.verify.check import check_book
@@ -56,7 +58,7 @@ def test_timings_round_trip_and_tolerate_garbage(tmp_path):
     sh.save_timings(tmp_path, {"a.qmd": 1.5})
     sh.save_timings(tmp_path, {"b.qmd": 2})
     assert sh.load_timings(tmp_path) == {"a.qmd": 1.5, "b.qmd": 2.0}
-    (tmp_path / sh.TIMINGS_FILE).write_text("{not json")
+    (store.Store(tmp_path, sh.SHARDS).dir / sh.TIMINGS).write_text("{not json")
     assert sh.load_timings(tmp_path) == {}
 
 
@@ -95,14 +97,14 @@ def planted(tmp_path_factory):
 def test_the_planted_book_fails_as_intended(planted):
     root, expected, moved = planted
     kinds = sorted({f.kind for f in expected.findings})
-    assert kinds == ["duplicate-label", "fig-alt", "invariant", "ledger", "literal-number",
-                     "unknown-ref"]
-    literal = [f for f in expected.findings if f.kind == "literal-number"]
+    assert kinds == [Kind.DUPLICATE_LABEL, Kind.FIG_ALT, Kind.INVARIANT, Kind.LEDGER,
+                     Kind.LITERAL_NUMBER, Kind.UNKNOWN_REF]
+    literal = [f for f in expected.findings if f.kind == Kind.LITERAL_NUMBER]
     assert any(f.path == "contents/ch02.qmd" and "4096" in f.reason for f in literal)
     assert len({f.path for f in literal}) > 1        # from several chapters, hence shards
-    (ledger_finding,) = [f for f in expected.findings if f.kind == "ledger"]
+    (ledger_finding,) = [f for f in expected.findings if f.kind == Kind.LEDGER]
     assert ledger_finding.reason.startswith(f"{moved}: planted old value → ")
-    (dup,) = [f for f in expected.findings if f.kind == "duplicate-label"]
+    (dup,) = [f for f in expected.findings if f.kind == Kind.DUPLICATE_LABEL]
     assert dup.path == "contents/ch07.qmd" and "contents/ch01.qmd" in dup.reason
     assert expected.ledger_skipped == ["contents/ch03.qmd"]
 
@@ -119,6 +121,7 @@ def test_merged_shards_equal_one_run(planted, tmp_path, count):
     assert sorted(sum(assigned, [])) == sorted(expected.parsed)
     merged = merge(root, list(reversed(paths)))         # order of the files does not matter
     assert merged.findings == expected.findings
+    assert {type(f.kind) for f in merged.findings} == {Kind}     # rebuilt from the JSON
     assert merged.ok is False
     assert merged.ledger_skipped == expected.ledger_skipped
     assert merged.chapters == len(expected.parsed)
@@ -169,6 +172,12 @@ def test_merge_rejects_incomplete_or_mixed_sets(planted, tmp_path):
     bad.write_text("{}")
     with pytest.raises(sh.ShardError, match="bad.json: not a partial result"):
         merge(root, [bad])
+    data = json.loads(one.read_text(encoding="utf-8"))      # a kind this checker does not know
+    next(iter(data["chapters"].values()))["findings"].append(
+        {"path": "x.qmd", "line": 1, "kind": "no-such-kind", "reason": "?"})
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(sh.ShardError, match="bad.json: 'no-such-kind' is not a valid Kind"):
+        sh.read_partial(bad)                            # as the merge reads each partial
 
 
 def test_command_line_shards_and_merge(planted, tmp_path):
@@ -179,7 +188,7 @@ def test_command_line_shards_and_merge(planted, tmp_path):
                               capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         assert f"shard {index}/2" in done.stdout
-    partials = sorted((root / sh.SHARDS_DIR).glob("shard-*-of-2.json"))
+    partials = sorted((store.build_dir(root) / sh.SHARDS).glob("shard-*-of-2.json"))
     assert len(partials) == 2
     json.loads(partials[0].read_text())
     done = subprocess.run([*env_cmd, "merge", "--root", str(root), *map(str, partials)],

@@ -124,10 +124,11 @@ def all_mutants(root: Path) -> list[Mutant]:
     return constant_mutants() + formula_mutants(root)
 
 
-# Formulas whose result is a probability, an availability or a share of time: in [0, 1].
-UNIT_INTERVAL_FORMULAS = {"calc_failure_probability", "calc_waste_fraction", "calc_exact_efficiency",
-                          "calc_availability_stacked", "calc_availability_serial",
-                          "calc_chain_success", "calc_chain_success_steps", "calc_pass_k"}
+def unit_interval(name: str, module=None) -> bool:
+    """Formula `name` returns a result in [0, 1]: it is annotated `-> UnitInterval`."""
+    if module is None:
+        from mlsys import formulas as module
+    return getattr(getattr(module, name, None), "__annotations__", {}).get("return") == "UnitInterval"
 
 
 def is_sign_or_range(m: Mutant) -> bool:
@@ -140,7 +141,7 @@ def is_sign_or_range(m: Mutant) -> bool:
     would accept it.
     """
     return m.kind == "formula" and (
-        m.op == "neg" or (m.op == "x10" and m.target in UNIT_INTERVAL_FORMULAS))
+        m.op == "neg" or (m.op == "x10" and unit_interval(m.target)))
 
 
 # ----------------------------------------------------- applying a mutant

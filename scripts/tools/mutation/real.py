@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from scripts.model import Kind
 from scripts.read.project import load_project
 from scripts.tools.mutation.mutants import Mutant, apply_to_source, restore
 
@@ -38,12 +39,12 @@ def checker_verdict(code: int, report: dict | None) -> str:
         return "survived"
     if report is None:
         return "error"
-    kinds = {f["kind"] for f in report["findings"]} | ({"ledger"} if report.get("new_values") else set())
-    if "invariant" in kinds:
+    kinds = {f["kind"] for f in report["findings"]} | ({Kind.LEDGER} if report.get("new_values") else set())
+    if Kind.INVARIANT in kinds:
         return "invariant"
-    if kinds - {"ledger"}:
+    if kinds - {Kind.LEDGER}:
         return "error"
-    return "ledger" if "ledger" in kinds else "error"
+    return "ledger" if Kind.LEDGER in kinds else "error"
 
 
 def run_real(root: Path, m: Mutant, jobs: int) -> tuple[str, str]:

@@ -6,11 +6,12 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scripts import store
 from scripts.tools.mutation.harness import Outcome
 from scripts.tools.mutation.mutants import Mutant, is_sign_or_range
 
 ALLOWLIST = Path(__file__).with_name("allowlist.toml")
-REPORT = Path("_build") / "mutation-report.txt"
+REPORT = Path(store.BUILD) / "mutation-report.txt"
 
 
 def load_allowlist(path: Path = ALLOWLIST, table: str = "mutant") -> dict[str, str]:

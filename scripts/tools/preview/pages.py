@@ -19,13 +19,13 @@ in `make html`'s render cache (incremental.py), so each serves the other.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
+from scripts import store
 from scripts.files import atomic_write
 from scripts.render import output_dir
 from scripts.render.book import (Book, Chapter, assemble, chapter_info, collect_all, new_book,
@@ -38,13 +38,9 @@ def configuration(project) -> str:
     """Everything besides the chapters that every page depends on: the resolved
     options and the bytes of the bibliography and CSL files."""
     options = {k: v for k, v in asdict(project).items() if k != "findings"}
-    files = {}
-    for rel in [*project.bibliography, *([project.csl] if project.csl else [])]:
-        try:
-            files[rel] = hashlib.sha256((Path(project.root) / rel).read_bytes()).hexdigest()
-        except OSError:
-            files[rel] = None
-    return json.dumps({"options": options, "files": files}, sort_keys=True, default=str)
+    files = {rel: store.file_digest(Path(project.root) / rel, None)
+             for rel in [*project.bibliography, *([project.csl] if project.csl else [])]}
+    return store.digest(options, files)
 
 
 class PageRenderer:
@@ -79,8 +75,8 @@ class PageRenderer:
         fresh: dict[str, tuple[str, dict]] = {}
         for path in project.documents:
             parsed = result.parsed[path]
-            md = assemble(parsed, result.runs.get(path), parsed.figure or project.figure)
-            fresh[path] = (md.text, md.files)
+            md = assemble(project, parsed, result.runs.get(path))
+            fresh[path] = (md.markdown, md.files)
         full = self.book is None or config != self.config or self._output_gone()
         if full:
             appendices = set(project.appendices)

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from scripts.model import Finding
+from scripts.model import Finding, Kind
 from scripts.read.project import NOT_SOURCES
 
 # Paths under the project root that never change the book.
@@ -38,7 +38,7 @@ class Outcome:
 
 
 def blocking(finding: Finding) -> bool:
-    return finding.kind != "ledger"
+    return finding.kind != Kind.LEDGER
 
 
 def finding_json(f: Finding) -> dict:
@@ -89,7 +89,7 @@ class Session:
             outcome.pages = self.renderer.render(result)
             outcome.ok = True
         except RenderError as exc:
-            outcome.findings = [Finding("_quarto.yml", 0, "render", str(exc))]
+            outcome.findings = [Finding("_quarto.yml", 0, Kind.RENDER, str(exc))]
         outcome.render_s = time.perf_counter() - checked
         return outcome
 

@@ -1,0 +1,185 @@
+"""The one store (scripts/store.py): an entry is a miss when damaged, and every key
+includes the code that produced it, so an edit to a checker module is never served
+an entry of the old code (issue 32: inline_values.py edited, 5 chapters served the
+old text; a stricter audit rule passed until --force)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from scripts import store
+from scripts.model import ChapterRun, InlineRun, ParsedChapter
+from scripts.run import cache
+from scripts.verify import audit
+
+
+@pytest.fixture
+def entries(tmp_path):
+    found = store.Store(tmp_path, "things", ("scripts.store",))
+    found.put("k", b"payload")
+    return found
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty", "no-header", "other-code"])
+def test_a_damaged_entry_is_a_miss_and_deleted(entries, damage):
+    path = entries.path("k")
+    raw = path.read_bytes()
+    damaged = {"truncate": raw[:-2], "flip": raw[:-1] + b"X", "garbage": b"\xff\xfe\x00",
+               "empty": b"", "no-header": b"payload",
+               "other-code": raw.replace(entries.code.encode(), b"0" * len(entries.code))}[damage]
+    path.write_bytes(damaged)
+    assert entries.get("k") is None
+    assert not path.exists()
+    entries.put("k", b"payload")                    # recomputed and stored again
+    assert entries.get("k") == b"payload"
+
+
+def test_json_records_round_trip_and_prune_keeps_them(entries):
+    entries.put_json(".record", {"b": [1, 2], "a": "é"})
+    entries.put("old", b"x")
+    (entries.dir / ".half.tmp").write_bytes(b"torn")
+    fresh = store.Store(entries.dir.parents[1], "things", ("scripts.store",))
+    assert fresh.get_json(".record") == {"b": [1, 2], "a": "é"}
+    assert fresh.get("k") == b"payload"
+    assert fresh.prune() == 2                       # "old" and the temp file; records stay
+    assert sorted(p.name for p in entries.dir.iterdir()) == [".record", "k"]
+
+
+def test_nothing_but_the_store_names_the_build_folder(tmp_path):
+    assert store.build_dir(tmp_path) == tmp_path / "_build"
+    assert store.Store(tmp_path, "x").dir == tmp_path / "_build" / "x"
+
+
+# ------------------------------------------------------------------ code digests
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A tiny project: scripts.a imports scripts.b at the top, scripts.c inside a
+    function and .d relatively; scripts.e is imported by nothing."""
+    base = tmp_path / "project"
+    (base / "scripts" / "sub").mkdir(parents=True)
+    files = {"scripts/__init__.py": "", "scripts/sub/__init__.py": "",
+             "scripts/a.py": "import json\nfrom scripts import b\n\ndef f():\n"
+                             "    from scripts.sub.c import g\n    from .d import h\n",
+             "scripts/b.py": "X = 1\n", "scripts/sub/c.py": "def g(): pass\n",
+             "scripts/d.py": "def h(): pass\n", "scripts/e.py": "Y = 2\n",
+             "scripts/sub/filter.lua": "return {}\n"}
+    for rel, text in files.items():
+        (base / rel).write_text(text)
+    monkeypatch.setattr(store, "PROJECT", base)
+    store.forget_code()
+    yield base
+    store.forget_code()
+
+
+def _digest_after(edit) -> str:
+    edit()
+    store.forget_code()
+    return store.code_digest("scripts.a")
+
+
+def test_the_code_digest_follows_the_import_closure(project):
+    before = store.code_digest("scripts.a")
+    assert store.code_digest("scripts.a") == before                      # memoised, stable
+    assert _digest_after(lambda: (project / "scripts/e.py").write_text("Y = 3\n")) == before
+    changed = {_digest_after(lambda: (project / "scripts/b.py").write_text("X = 2\n")),
+               _digest_after(lambda: (project / "scripts/sub/c.py").write_text("def g(): 1\n")),
+               _digest_after(lambda: (project / "scripts/d.py").write_text("def h(): 1\n"))}
+    assert before not in changed and len(changed) == 3
+    new = project / "scripts" / "new.py"
+    last = store.code_digest("scripts.a")
+    assert _digest_after(lambda: (new.write_text("Z = 1\n"), (project / "scripts/b.py").write_text(
+        "X = 2\nfrom scripts import new\n"))) != last                     # a new module imported
+    assert _digest_after(lambda: new.write_text("Z = 2\n")) != last
+
+
+def test_a_package_digest_covers_every_file_under_it(project):
+    before = store.code_digest("scripts.sub")
+    (project / "scripts/sub/filter.lua").write_text("return {1}\n")
+    store.forget_code()
+    assert store.code_digest("scripts.sub") != before
+
+
+def test_an_entry_of_other_code_is_a_miss(project, tmp_path):
+    old = store.Store(tmp_path, "things", ("scripts.a",))
+    old.put("k", b"made by the old code")
+    (project / "scripts/b.py").write_text("X = 2\n")
+    store.forget_code()
+    new = store.Store(tmp_path, "things", ("scripts.a",))
+    assert new.key("inputs") != old.key("inputs")
+    assert new.get("k") is None
+
+
+# ------------------------------------- the real caches, on a copy of the checker's code
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    """scripts/ and mlsys/ of this repository (all the store reads) in a folder of their own."""
+    dest = tmp_path_factory.mktemp("repo")
+    for package in store.PACKAGES:
+        shutil.copytree(Path(store.PROJECT) / package, dest / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+@pytest.fixture
+def in_copy(repo, monkeypatch):
+    """The store reads the code of the copy: edits there are edits to the checker."""
+    saved = {rel: (repo / rel).read_bytes() for rel in (
+        "scripts/run/inline_values.py", "scripts/verify/audit_html.py", "scripts/verify/audit_tokens.py")}
+    monkeypatch.setattr(store, "PROJECT", repo)
+    store.forget_code()
+    yield repo
+    for rel, data in saved.items():
+        (repo / rel).write_bytes(data)
+    (repo / "scripts/verify/audit_rule.py").unlink(missing_ok=True)
+    store.forget_code()
+
+
+def _edit(repo, rel: str, old: str, new: str) -> None:
+    path = repo / rel
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} not once in {rel}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    store.forget_code()
+
+
+def test_an_edit_to_a_checker_module_invalidates_the_chapter_cache(in_copy, tmp_path):
+    book = tmp_path / "book"
+    (book / "mlsys").mkdir(parents=True)
+    chapter = ParsedChapter(path="a.qmd", text="`{python} 1`\n")
+    key = cache.chapter_key(book, chapter)
+    cache.store(book, key, ChapterRun(path="a.qmd", inlines=[InlineRun(0, "text", "1")]))
+    assert cache.load(book, cache.chapter_key(book, chapter)) is not None
+    _edit(in_copy, "scripts/run/inline_values.py", "import re\n", "import re\nimport sys\n")
+    assert cache.chapter_key(book, chapter) != key
+    assert cache.load(book, cache.chapter_key(book, chapter)) is None
+    assert cache.load(book, key) is None            # the old code's entry: a miss too
+
+
+PAGE = (b"<html>page</html>", ["values"])
+
+
+def _reused(book) -> bool:
+    """A page audited clean before is not audited again (and stays recorded)."""
+    seen = audit.Seen(book, "html")
+    clean = seen.clean(seen.digest(*PAGE))
+    seen.passed(seen.digest(*PAGE))
+    seen.save()
+    return clean
+
+
+@pytest.mark.parametrize("change", ["edit a rule", "add a module"])
+def test_a_changed_or_added_audit_module_invalidates_the_page_cache(in_copy, tmp_path, change):
+    book = tmp_path / "book"
+    assert not _reused(book)                        # the first audit
+    assert _reused(book)                            # unchanged code: not audited again
+    if change == "edit a rule":
+        _edit(in_copy, "scripts/verify/audit_tokens.py", "import re\n", "import re\nimport os\n")
+    else:
+        (in_copy / "scripts/verify/audit_rule.py").write_text("STRICTER = True\n")
+        _edit(in_copy, "scripts/verify/audit_html.py", "from __future__ import annotations\n",
+              "from __future__ import annotations\nfrom scripts.verify import audit_rule\n")
+    assert not _reused(book)
