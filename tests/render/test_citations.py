@@ -78,6 +78,7 @@ def book_with_edge_cases(tmp_path):
     return root, checked(root)
 
 
+@pytest.mark.slow
 def test_every_page_is_the_same_with_or_without_citeproc(book_with_edge_cases, tmp_path):
     _, result = book_with_edge_cases
     for path, (plain, recorded, reused, ran_first, ran_second) in pages_three_ways(result, tmp_path).items():
@@ -98,6 +99,7 @@ def test_the_real_book_pages_are_the_same_without_citeproc(real_book_result, tmp
         assert ran == [path], path
 
 
+@pytest.mark.slow
 def test_a_prose_edit_renders_without_citeproc_and_a_new_citation_with_it(tmp_path):
     root = copy_fixture("minibook", tmp_path / "book")
     render_book(checked(root), "html", use_quarto=False)

@@ -171,6 +171,7 @@ Markdown(f"| item | value |\\n|---|---:|\\n| speed | {fixnums.SPEED} |")
 '''
 
 
+@pytest.mark.slow
 def test_ledger_detects_changed_new_and_removed_numbers(tmp_path):
     root = write_book(tmp_path, {"nums.qmd": LEDGER_CHAPTER})
     (root / "fixnums.py").write_text("SPEED = 10\nSIZE = 20\n")
@@ -353,6 +354,7 @@ def test_a_chapters_front_matter_sets_its_own_figures_as_in_quarto(tmp_path, no_
         assert (path, png_dpi(base64.b64decode(image.data))) == (path, (dpi, dpi))
 
 
+@pytest.mark.slow
 def test_a_preload_that_hangs_falls_back_to_launched_kernels(tmp_path, monkeypatch,
                                                              no_leftover_kernels):
     from scripts.run import forkserver

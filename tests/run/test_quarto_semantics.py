@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from scripts.model import Kind
 from tests.bookkit import LOCAL_CHECK, col_of, line_of, make_book, write_book
 from scripts.verify.check import check_book
@@ -61,6 +63,7 @@ def test_a_missing_include_is_a_finding_at_its_line(tmp_path):
     assert located(result) == [("ch.qmd", 3, Kind.INCLUDE)]
 
 
+@pytest.mark.slow
 def test_execute_dir_default_is_the_chapter_folder_and_project_the_root(tmp_path):
     chapter = {"contents/ch.qmd": "# Ch\n\nRead: `{python} open('data.txt').read().strip()`.\n"}
     for mode, expected in (("", "contents-data"), ("project:\n  execute-dir: project\n", "root-data")):

@@ -35,6 +35,7 @@ def book(tmp_path):
         "two.qmd": "# Two\n\nSee @sec-part.\n"}, CONFIG)
 
 
+@pytest.mark.slow
 def test_only_affected_pages_are_rewritten(book):
     renderer = PageRenderer()
     try:
@@ -59,6 +60,7 @@ def test_only_affected_pages_are_rewritten(book):
     assert not renderer.work.exists()
 
 
+@pytest.mark.slow
 def test_a_failing_check_keeps_the_last_good_pages(book):
     session = Session(book)
     try:

@@ -45,6 +45,7 @@ def run_cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedPr
                           capture_output=True, text=True, env=env, timeout=120, **kw)
 
 
+@pytest.mark.slow
 def test_exit_status_and_report_lines(tmp_path):
     good = write_book(tmp_path / "good", {"good.qmd": GOOD})
     done = run_cli("check", "--root", str(good))
