@@ -80,8 +80,9 @@ def test_relevant_keeps_sources_only(tmp_path):
     paths = [root / p for p in ("contents/a.qmd", "contents/sedAbc12", "_book/x.html",
                                 ".git/HEAD", "mlsys/__pycache__/m.py", "_quarto.yml",
                                 "contents/.a.qmd.swp", "tests/t.py", "mlsys/units.py")]
+    # a book's own tests/ is a folder like any other (Quarto's skip list has no such name)
     assert relevant(root, paths + [Path("/elsewhere/x.qmd")]) == [
-        "_quarto.yml", "contents/a.qmd", "mlsys/units.py"]
+        "_quarto.yml", "contents/a.qmd", "mlsys/units.py", "tests/t.py"]
 
 
 @pytest.mark.parametrize("edit", [True, False])
