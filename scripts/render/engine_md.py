@@ -224,9 +224,11 @@ class _Cell:
         label_container = self.label_container()
         head = [self.label if self.label and label_container
                 else f"#{cell_id(self.parsed.path, self.cell)}", ".cell"]
+        head += self.classes()
         forwarded = self.forwarded()
         head += forwarded + ([f"execution_count={execution_count}"] if execution_count else [])
-        need_cell = bool(self.label and label_container) or bool(forwarded) or bool(self.captions)
+        need_cell = (bool(self.label and label_container) or bool(forwarded) or bool(self.captions)
+                     or len(head) > 2)
         parts = [self.code()]
         if self.opts["output"] is not False:
             self.refuse_an_empty_float()
@@ -235,6 +237,12 @@ class _Cell:
         if body and (need_cell or not self.asis):
             body = "::: {" + " ".join(head) + "}\n" + body + ":::\n"
         return body + "\n"
+
+    def classes(self) -> list[str]:
+        """The cell's `classes` option on its div (`.x`), as Quarto writes it."""
+        value = self.opts.get("classes") or []
+        return [c if c.startswith(".") else f".{c}" for c in
+                (value if isinstance(value, list) else str(value).split())]
 
     def refuse_an_empty_float(self) -> None:
         """A `tbl-x` cell with `tbl-cap` and no output, or a `fig-x` cell with `fig-cap`

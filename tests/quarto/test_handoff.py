@@ -37,6 +37,7 @@ BOOK = {
         "```{python}\nprint(\"printed\", value)\n```\n\n"
         "```{python}\n#| code-fold: true\n#| code-summary: \"Show the sum\"\n"
         "#| code-line-numbers: true\ntotal = value + 1\n```\n\n"
+        "```{python}\n#| classes: wide-cell\nprint(\"in a classed cell\")\n```\n\n"
         "```{python}\n#| label: fig-line\n#| fig-cap: \"A rising line\"\n"
         "#| fig-alt: \"A line from 0 to 1\"\n"
         "import matplotlib.pyplot as plt\n"

@@ -44,6 +44,7 @@ CELLS = [       # (options, code, outputs of the run)
     ("#| echo: true\n#| code-fold: true\n#| code-summary: \"Show <it>\"", "folded = 4", []),
     ("#| echo: true\n#| code-fold: show", "open_fold = 5", []),
     ("#| echo: true\n#| code-line-numbers: true", "first = 1\nsecond = 2", []),
+    ("#| echo: false\n#| classes: wide-cell", "print('classed')", [Output("text", "classed\n", "stdout")]),
 ]
 PROSE = ("# One {#sec-one}\n\nText `{python} value`, `{python} md` and `{python} html`.\n\n"
          "| k | v |\n|---|---|\n| ratio | `{python} ratio` |\n\n: Inline {#tbl-inline}\n\n"
@@ -102,7 +103,9 @@ def test_the_page_honours_every_chunk_option(checked, tmp_path):
         (["cell-output"], "UserWarning: careful"),                             # a warning
         (["cell-output"], "row one"),                                          # in its float
         (["cell-code", "python"], "folded = 4"), (["cell-code", "python"], "open_fold = 5"),
-        (["cell-code", "number-lines", "python"], "first = 1 second = 2")]
+        (["cell-code", "number-lines", "python"], "first = 1 second = 2"),
+        (["cell-output"], "classed")]
+    assert [e.classes for e in els if "wide-cell" in e.classes] == [["cell", "wide-cell"]]
     assert "secret" not in html and "never seen" not in html and "quiet" not in html
     assert "<strong>loud</strong>" in html                                     # output: asis
     assert "matplotlib" not in html                                            # Quarto drops it

@@ -109,6 +109,10 @@ local function cell(div)
     return code
   end
   code:extend(outputs)
+  local classes = div.classes:filter(function(c) return c ~= "cell" end)
+  if #classes > 0 then                  -- the `classes` option: the cell keeps a div of them
+    return pandoc.Div(code, pandoc.Attr("", { "cell", table.unpack(classes) }))
+  end
   return code
 end
 
