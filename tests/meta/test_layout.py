@@ -3,6 +3,7 @@ no module over 400 lines, no raw configuration or option outside the read stage.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
@@ -232,3 +233,36 @@ def test_the_store_check_bites(tmp_path):
     (fake / "bad.py").write_text('"""Writes _build/x."""\nfrom scripts import store\n'
                                  'STAMP = store.build_dir(".") / "stamp"\n')
     assert store_violations(tmp_path / "scripts") == []
+
+
+CELL_MARKDOWN = re.compile(r"\.cell-(?:code|output)|^:{3,} ?\{", re.M)
+
+
+def markdown_writers(root: Path = SCRIPTS) -> list[str]:
+    """Modules other than render/engine_md.py that write a cell's Markdown (a `.cell-code`
+    or `.cell-output` class, a `::: {` div): there is one writer for both renderers."""
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent)
+        if rel.as_posix() == "scripts/render/engine_md.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and id(node) not in docs and CELL_MARKDOWN.search(node.value):
+                bad.append(f"{rel}:{node.lineno}: writes a cell's Markdown (render/engine_md.py does)")
+    return bad
+
+
+def test_one_markdown_writer():
+    assert markdown_writers() == []
+
+
+def test_the_markdown_writer_check_bites(tmp_path):
+    bad = tmp_path / "scripts" / "render" / "markdown.py"
+    bad.parent.mkdir(parents=True)
+    bad.write_text('def out(text):\n    return "::: {.cell-output}\\n" + text + ":::"\n'
+                   '"""A docstring naming `.cell-output` divs."""\n')
+    assert markdown_writers(tmp_path / "scripts") == [
+        "scripts/render/markdown.py:2: writes a cell's Markdown (render/engine_md.py does)"]
