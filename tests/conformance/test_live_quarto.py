@@ -134,7 +134,7 @@ def test_case_renders_live_as_recorded(name, live_renders, tmp_path):
 
     if not (case / "_quarto.yml").is_file() or done.returncode != 0:
         return                              # a lone document (no freeze) or a failing case
-    from test_conformance import listed_differences
+    from tests.conformance.test_conformance import listed_differences
     handed = hand_over(exe, name, tmp_path / "handed")
     if handed is None:
         return                              # findings: nothing is handed over (by design)
