@@ -89,29 +89,31 @@ def test_key_does_not_change_when_another_chapter_changes(book):
     assert cache.chapter_key(book, parsed()) == before
 
 
-def test_key_changes_with_a_package_version(book, monkeypatch):
-    before = cache.chapter_key(book, parsed())
-    real = cache.package_versions()
-    monkeypatch.setattr(cache, "package_versions", lambda names=cache.PACKAGES: {**real, "nbclient": "0.0.1"})
+def key_with(book, monkeypatch, name: str, stand_in) -> str:
+    """The chapter's key with `cache.<name>` replaced by `stand_in` (the environment
+    digest recomputed), the real one restored afterwards."""
+    monkeypatch.setattr(cache, name, stand_in)
     cache.forget_environment()
     try:
-        assert cache.chapter_key(book, parsed()) != before
+        return cache.chapter_key(book, parsed())
     finally:
         monkeypatch.undo()
         cache.forget_environment()
+
+
+def test_key_changes_with_a_package_version(book, monkeypatch):
+    before = cache.chapter_key(book, parsed())
+    real = cache.package_versions()
+    assert key_with(book, monkeypatch, "package_versions",
+                    lambda names=cache.PACKAGES: {**real, "nbclient": "0.0.1"}) != before
     assert cache.chapter_key(book, parsed()) == before
 
 
 def test_key_changes_with_the_kernel_and_the_options(book, monkeypatch):
     before = cache.chapter_key(book, parsed())
     assert cache.chapter_key(book, parsed(), {"timeout": 5}) != before
-    monkeypatch.setattr(cache, "kernel_spec", lambda: {"name": "python3", "argv": ["other"]})
-    cache.forget_environment()
-    try:
-        assert cache.chapter_key(book, parsed()) != before
-    finally:
-        monkeypatch.undo()
-        cache.forget_environment()
+    assert key_with(book, monkeypatch, "kernel_spec",
+                    lambda: {"name": "python3", "argv": ["other"]}) != before
 
 
 def test_package_versions_match_importlib_metadata():
