@@ -24,9 +24,8 @@ the one chapter Markdown: the built-in renderer reads it too (book.py, its
   and no image, stops the render at its line; an inline value inside a
   pipe-table row has its `|` escaped (Quarto's row would split).
 
-Not modelled (docs/quarto-compat.md lists each): tracebacks of `error: true`
-cells (Quarto writes the ANSI-coloured traceback, here `Type: message`),
-ANSI colours in streams, LaTeX/JSON/JavaScript outputs, `fig-subcap`, layouts.
+Not modelled (tracebacks of `error: true` cells, ANSI colours, LaTeX/JSON/JavaScript
+outputs, `fig-subcap`, layouts): docs/quarto-compat.md lists each.
 """
 from __future__ import annotations
 
