@@ -3,9 +3,9 @@
 Every chapter is executed afresh and compared with what the cache would have
 served for it (its findings moved to today's lines): a difference is a
 `stale-cache` finding naming the inputs the entry missed; with none missed, a
-second fresh run that differs too is an `unstable-output` finding (docs/
-performance.md, "What the cache observes"). The fresh runs replace the entries,
-so an audit also repairs the cache.
+second fresh run that differs too is an `unstable-output` finding
+(docs/performance.md, "What the cache observes"). The fresh runs replace the
+entries, so an audit also repairs the cache.
 
 Stdlib only (the runs themselves go through `scripts.run.schedule`).
 """
