@@ -86,11 +86,6 @@ def code_block(text: str, info: str = "") -> str:
     return f"{ticks}{info}\n{text if text.endswith(chr(10)) else text + chr(10)}{ticks}\n"
 
 
-def cell_source(cell: CodeCell) -> str:
-    """The cell's code without its `#|` option block (as the read stage found it)."""
-    return cell.code.strip("\n")
-
-
 def cell_id(path: str, cell: CodeCell) -> str:
     """The cell div's id: `cell-<label>`, else 8 hex digits (Quarto's are random;
     these are stable so the same run gives the same entry)."""
@@ -160,7 +155,7 @@ class _Cell:
         if echo is False:
             return ""
         fenced = echo == "fenced"
-        source = cell_source(self.cell)
+        source = self.cell.code
         if self.indent:
             source = "\n".join(ln[len(self.indent):] if ln.startswith(self.indent) else ln
                                for ln in source.split("\n"))
@@ -217,7 +212,7 @@ class _Cell:
     def write(self, execution_count: int | None) -> str:
         if self.opts["include"] is False:
             return ""
-        source = cell_source(self.cell)
+        source = self.cell.code
         if not source and not self.outputs:
             return ""
         label_container = self.label_container()

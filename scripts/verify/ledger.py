@@ -40,8 +40,7 @@ from pathlib import Path
 from scripts.files import atomic_write
 from scripts.model import ChapterRun, Finding, Kind, ParsedChapter
 from scripts.verify import lock_lint
-from scripts.verify.published import (SEP, cell_entries, one_line,  # noqa: F401 (API)
-                                      parse_pipe_tables, table_entries)
+from scripts.verify.published import SEP, cell_entries, one_line
 
 LOCK_NAME = "numbers.lock"
 HEADER = (
