@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from scripts import store
-from scripts.tools.bench import Checker, Step, _describe, _env, _last_line, run_word
+from scripts.tools.bench import Checker, Step, _describe, _env, _last_line, check_step, run_word
 
 PREVIEW_WAIT_S = 300
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -77,34 +77,17 @@ def set_code_probe(path: Path, value: int) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _check_step(name: str, checker: Checker, runs: int, prepare) -> Step:
-    step = Step(name)
-    for run in range(runs):
-        prepare(run)
-        try:
-            seconds, done, _ = checker.run("check")
-        except (OSError, subprocess.SubprocessError) as exc:
-            step.failed = f"{type(exc).__name__}: {exc}"
-            break
-        if done.returncode not in (0, 1):
-            step.failed = _describe(done)
-            break
-        step.seconds.append(seconds)
-        step.note = _describe(done)
-    return step
-
-
 def measure_edits(root: Path, runs: int) -> list[Step]:
     """Prose-only edit of the largest chapter; code edit of the largest chapter."""
     chapter = root / largest_chapter(root)
     checker = Checker(root)
     try:
         checker.run("check")            # warm: everything cached before the edits
-        prose = _check_step("prose-only edit", checker, runs,
+        prose = check_step("prose-only edit", checker, runs,
                             lambda run: insert_sentence(chapter, f"Bench sentence {run_word(run)}."))
         set_code_probe(chapter, 0)
         checker.run("check")
-        code = _check_step("code edit (largest chapter)", checker, runs,
+        code = check_step("code edit (largest chapter)", checker, runs,
                            lambda run: set_code_probe(chapter, run + 1))
     finally:
         checker.close()
