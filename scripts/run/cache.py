@@ -84,12 +84,9 @@ def mlsys_digest(root: Path) -> str:
 
 def chapter_key(root: Path, parsed: ParsedChapter, options: dict | None = None,
                 *, mlsys: str | None = None) -> str:
-    """The cache key of one chapter (hex sha256).
-
-    `options` are the execute options that affect results (timeout, execute:, …);
-    prose is not part of the key (see the module docstring).
-    `mlsys` lets a caller keying many chapters pass `mlsys_digest(root)` once.
-    """
+    """The cache key of one chapter (hex sha256; its parts: the module docstring).
+    `options`: the execute options that affect results (timeout, execute:, …); `mlsys`
+    lets a caller keying many chapters pass `mlsys_digest(root)` once."""
     return entries(root).key(execution_digest(parsed), environment_digest(), options or {},
                             mlsys if mlsys is not None else mlsys_digest(root))
 

@@ -130,9 +130,8 @@ def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
 # ------------------------------------------------------------------ the caches
 
 class Seen:
-    """Digests of pages audited clean (a record of the store's `audit` cache, keyed
-    on the audit's own code: a changed or added rule audits every page again): such
-    a page with the same values is not audited again."""
+    """Digests of pages audited clean, not audited again (a record of the store's
+    `audit` cache, keyed on the audit's code: docs/audit.md, "Cost and reuse")."""
 
     def __init__(self, root: Path, fmt: str):
         self.store = store.Store(root, "audit", ("scripts.verify.audit",))

@@ -5,9 +5,9 @@ value (`` `{python} name_str` ``), so that it is computed, checked and recorded
 in numbers.lock. This module finds the ones that do not: digits written into
 prose, and number words of ten or more ("ten thousand GPUs", "tenfold").
 
-Pure and dependency-free: :func:`find_prose_numbers` takes the chapter text
-and its path and returns ``Finding(line, col, text)`` rows (1-based line and
-column of the first character), in reading order.
+Pure and dependency-free: :func:`find_prose_numbers` takes the chapter text and its
+path and returns ``Finding(line, col, text)`` rows (1-based, of the number's first
+character), in reading order.
 
 Scanned besides the running text: headings, callout titles (``title="…"`` on a
 ``:::`` line), the caption and alt-text options of cells (``#| tbl-cap:``,
