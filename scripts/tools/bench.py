@@ -181,32 +181,11 @@ def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Ste
 
     plan = [("cold check", prepare_cold), ("nothing changed", None),
             ("one chapter edited", prepare_edit), ("mlsys touched", prepare_mlsys)]
+    from scripts.tools.bench_loop import check_step     # bench_loop imports this module
     try:
         return [check_step(name, checker, runs, prepare, book) for name, prepare in plan]
     finally:
         checker.close()
-
-
-def check_step(name: str, checker: Checker, runs: int, prepare, book: BookBench | None = None) -> Step:
-    """`runs` timed checks, each after `prepare(run)`; with `book`, its peak RSS recorded."""
-    step = Step(name)
-    for run in range(runs):
-        if prepare:
-            prepare(run)
-        try:
-            seconds, done, (rss_kb, child_kb) = checker.run("check")
-        except (OSError, subprocess.SubprocessError) as exc:
-            step.failed = f"{type(exc).__name__}: {exc}"
-            break
-        if done.returncode not in (0, 1):     # 1: findings; anything else: it broke
-            step.failed = _describe(done)
-            break
-        step.seconds.append(seconds)
-        step.note = _describe(done)
-        if book is not None:
-            book.peak_rss_kb[name] = max(book.peak_rss_kb.get(name, 0), rss_kb)
-            book.child_rss_kb = max(book.child_rss_kb, child_kb)
-    return step
 
 
 def accept_numbers(book: BookBench) -> str:

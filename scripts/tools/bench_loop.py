@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from scripts import store
-from scripts.tools.bench import Checker, Step, _describe, _env, _last_line, check_step, run_word
+from scripts.tools.bench import Checker, Step, _describe, _env, _last_line, run_word
 
 PREVIEW_WAIT_S = 300
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -75,6 +75,28 @@ def set_code_probe(path: Path, value: int) -> None:
         end = text.index("\n```", start + 1)
         text = text[:end] + f"\nbench_probe = {value}" + text[end:] + PROBE
     path.write_text(text, encoding="utf-8")
+
+
+def check_step(name: str, checker: Checker, runs: int, prepare, book=None) -> Step:
+    """`runs` timed checks, each after `prepare(run)`; with `book`, its peak RSS recorded."""
+    step = Step(name)
+    for run in range(runs):
+        if prepare:
+            prepare(run)
+        try:
+            seconds, done, (rss_kb, child_kb) = checker.run("check")
+        except (OSError, subprocess.SubprocessError) as exc:
+            step.failed = f"{type(exc).__name__}: {exc}"
+            break
+        if done.returncode not in (0, 1):     # 1: findings; anything else: it broke
+            step.failed = _describe(done)
+            break
+        step.seconds.append(seconds)
+        step.note = _describe(done)
+        if book is not None:
+            book.peak_rss_kb[name] = max(book.peak_rss_kb.get(name, 0), rss_kb)
+            book.child_rss_kb = max(book.child_rss_kb, child_kb)
+    return step
 
 
 def measure_edits(root: Path, runs: int) -> list[Step]:
