@@ -25,8 +25,6 @@ from scripts.run.forkserver import kernel_env
 UNSTABLE_KINDS = {Kind.TIMEOUT, Kind.KERNEL_DIED}     # never cached: may be transient
 
 
-
-
 def reusable(root: Path, parsed: ParsedChapter, run: ChapterRun | None, env: dict, facts) -> bool:
     """True when a cached run may be served: every fact it recorded still holds (only
     complete observations are stored: `storable`)."""
