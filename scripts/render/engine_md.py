@@ -4,9 +4,8 @@ Quarto converts the `.qmd` to a notebook, executes it and turns the notebook
 back into Markdown (quarto-cli 1.7.34 `src/core/jupyter/jupyter.ts`,
 `mdFromCodeCell`); that Markdown is what a freeze entry stores and what
 `keep-md` keeps as `*.html.md`. This module writes the same text from the
-ChapterRun the checker produced, so Quarto renders the checked outputs. It is
-the one chapter Markdown: the built-in renderer reads it too (book.py, its
-`.cell` divs turned into the page by filters/cells.lua).
+ChapterRun the checker produced: the one chapter Markdown, which Quarto renders
+and the built-in renderer reads (docs/architecture.md, render/).
 
 - the text between cells is the chapter's (includes expanded), inline values
   as Quarto inserts them (InlineRun.markdown) or left as code;

@@ -8,11 +8,10 @@ does (quarto-cli 1.7.34 src/command/render/freeze.ts: JSON.stringify(…, 2)); t
 entry's format and how `--use-freezer` reads it: docs/quarto-compat.md, "Quarto
 publishes the checked runs".
 
-An entry is written only from a run without findings. A document Quarto would
-execute anyway is a finding here (`freeze` kind), never a silent second run:
-no finding-free run, or its source changed after the check. Documents without
-Python cells (Quarto's Markdown engine) and `execute: enabled: false` ones get
-no entry: Quarto executes nothing for them.
+An entry is written only from a run without findings; a document Quarto would
+execute anyway (no finding-free run, or its source changed after the check) is a
+`freeze` finding, never a silent second run. Documents without Python cells and
+`execute: enabled: false` ones get no entry: Quarto executes nothing for them.
 """
 from __future__ import annotations
 

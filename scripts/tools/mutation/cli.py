@@ -5,12 +5,8 @@ the project to a temporary directory, accepts its numbers there (`numbers`), the
 perturbs one input at a time and asks whether the check would fail. What is
 perturbed, what kills a mutant, the allowlist (`allowlist.toml`) and how the fast
 in-process harness is validated against the real checker: docs/testing.md ("A
-wrong number cannot be published unnoticed").
-
-Constants are mutated in process by rebinding the name in every `mlsys` module
-(and its provenance row), for the real checker by rewriting the literal in
-`mlsys/constants.py`; formulas in both cases by the same wrapper appended to
-`mlsys/formulas.py` (see `FORMULA_WRAPPER`).
+wrong number cannot be published unnoticed"); how a mutant is applied, in
+process or to a copy's sources: mutants.py.
 """
 from __future__ import annotations
 
