@@ -6,8 +6,7 @@ page highlighted, "On this page", the PDF link when one was rendered, previous/n
 a light/dark button), with book.css (light and dark schemes; the math font under
 fonts/) and three small scripts (book.js: menus, light/dark, "On this page"
 highlight; search.js: see search.py; scheme.js: a kept light/dark choice, applied
-before the page is drawn). No external resource: the pages work offline and from
-file://.
+before the page is drawn). No external resource: the pages work offline and from file://.
 """
 from __future__ import annotations
 

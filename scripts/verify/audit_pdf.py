@@ -8,11 +8,10 @@ starting with a bookmark's title) and a list item's number are the renderer's
 (`exempt`).
 
 `soft_numbers(parsed)`: the numbers of the chapter's math and inline code as
-written in its source, and of the cells it shows with `echo: true` (a text
-layer cannot say where code or math is): an
-unmatched number among them is accounted for, once each. A superscript loses
-its position in a text layer (10^9 reads "109"), so the joined digits of
-neighbouring numbers in one formula count as well.
+written in its source, and of the cells it shows with `echo: true` (a text layer
+cannot say where code or math is): an unmatched number among them is accounted
+for, once each. A superscript loses its position in a text layer (10^9 reads
+"109"), so the joined digits of neighbouring numbers in one formula count as well.
 """
 from __future__ import annotations
 
