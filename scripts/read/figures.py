@@ -10,14 +10,10 @@ Quarto starts every document's kernel with a setup cell (quarto-cli 1.7.34
 
 from the document's format (`src/format/formats-shared.ts`: HTML 7 × 5 in,
 `retina`; every format 96 dpi; `src/format/typst/format-typst.ts`: typst
-5.5 × 3.5 in, `svg`), overridden by the same keys, each layer over the one
-before (tried with Quarto 1.7.34): at the top of `_quarto.yml`, under its
-`format: <name>:`, at the top of the document's front matter, under the
-front matter's `format: <name>:`. The checker's kernels make the same
-settings (scripts/run/kernel_side.py), for the format handed over to Quarto
-(HTML): so a figure is drawn at the size, resolution and format Quarto's
-own run would draw it, and the handed-over Markdown and figure files are
-Quarto's.
+5.5 × 3.5 in, `svg`), overridden layer by layer as docs/quarto-compat.md's
+figure row says. The checker's kernels make the same settings
+(scripts/run/kernel_side.py) for the HTML format handed over to Quarto, so the
+handed-over Markdown and figure files are Quarto's.
 """
 from __future__ import annotations
 

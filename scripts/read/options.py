@@ -8,12 +8,9 @@ against Quarto's own schema (quarto_schema.json, by scripts/tools/quarto_schema.
 value Quarto refuses (`include: "false"`: include is a boolean) is a `yaml` finding at
 its line and is dropped, so every stage sees the value below it.
 
-What the later stages read is frozen here: `cell.options` (only what somebody set,
-so it is part of the chapter's cache key), `effective_options(cell)` (over Quarto's
-defaults) and the ParsedChapter's resolved fields (execute, exec_dir, figure, freeze,
-search, cache_inputs, kernel). After validation a boolean option is a real boolean:
-a stage tests `opts["include"] is False`, and no module outside read/ reads the front
-matter or the `#|` lines.
+What the later stages read is frozen here (docs/architecture.md, "Interfaces"):
+`cell.options` holds only what somebody set, so it is part of the chapter's cache
+key; after validation a boolean option is a real boolean (`opts["include"] is False`).
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from scripts import store
 from scripts.model import Finding, Kind
 from scripts.read import CONFIG
 from scripts.read.figures import drawn_format, figure_options
-from scripts.read.options import check, effective_options  # noqa: F401 (render/ imports it)
+from scripts.read.options import check
 from scripts.read.profiles import overlay, read_mapping
 from scripts.read.yamlio import compose_yaml, key_lines
 

@@ -9,11 +9,10 @@ built-in path (engine_md.py -> pandoc + Lua filters -> html.py / pdf.py),
 which reuses the checker's executed results. Either way the output is built
 in a staging directory next to `_book/` and moved into place only on
 success; on failure RenderError (a one-line reason) is raised and the
-previous `_book/` is untouched. Every render, built-in or Quarto's, is audited
-before it is moved into place (scripts.verify.audit: every number a reader sees of every
-page is a ledger value, a number the renderer made or allowlisted): a finding
-raises AuditError, a RenderError that lists them. `make html` keeps an earlier PDF and
-`make pdf` adds its PDF to the existing `_book/`.
+previous `_book/` is untouched. Every render, built-in or Quarto's, is
+audited before it is moved into place (scripts.verify.audit, docs/audit.md): a
+finding raises AuditError, a RenderError that lists them. `make html` keeps an
+earlier PDF and `make pdf` adds its PDF to the existing `_book/`.
 """
 from __future__ import annotations
 

@@ -156,15 +156,12 @@ def collect_all(book: Book, chapters: list[Chapter], previous: dict[str, dict] |
                 speculate: Callable[..., Job] | None = None) -> list[dict]:
     """The collected facts of `chapters` (stored ones reused; the others collected at once).
 
-    Speculation, for a prose edit (new markdown, same headings and labels): with
-    `previous` (path -> facts of the last render) and `speculate` (the writer's HTML
-    apply pass as a Job, `speculate(book, chapter, facts_out)`), a chapter that must
-    be collected runs its apply pass instead, numbered with its previous facts; that
-    run also writes the chapter's facts (crossref.lua), stored as its collect pass's
-    output. Facts unchanged: the stored page is exactly the one the writer asks for
-    next (same inputs, same key), so one pandoc run did both passes. Facts changed:
-    the writer's inputs differ, it runs the apply pass again. A speculative run that
-    fails (an edit that cites a label it adds) stores nothing: the collect pass runs.
+    Speculation, for a prose edit (docs/performance.md, item 7): with `previous`
+    (path -> facts of the last render) and `speculate` (the writer's HTML apply pass
+    as a Job, `speculate(book, chapter, facts_out)`), a chapter that must be collected
+    runs its apply pass instead, numbered with its previous facts, which also writes
+    the facts stored as its collect pass's output. A speculative run that fails
+    stores nothing: the collect pass runs.
     """
     jobs = [collect_job(book, chapter) for chapter in chapters]
     outputs = lookup(book.cache, jobs)
@@ -193,7 +190,7 @@ def _speculative_jobs(book: Book, facts: dict[str, dict], missing: list[tuple[Ch
         return [_speculative(book.cache, speculate, guess, by_path[c.path], collect)
                 for c, collect in missing]
     except Exception:       # noqa: BLE001 (stored facts the numbering cannot use, e.g. a
-        return []           # damaged .facts.json: no guess, both passes run as without one)
+        return []           # damaged .facts record: no guess, both passes run as without one)
 
 
 def _speculative(cache: RenderCache, speculate, guess: Book, chapter: Chapter,

@@ -1,16 +1,13 @@
 """A page's apply pass without citeproc, when its citations are the ones last rendered.
 
 pandoc's `--citeproc` spends ~0.1 s loading the citation style and locale before
-it renders anything: a third of a prose-edited page's apply pass. Its whole effect
-on the page is each citation's rendered text and the reference list appended at
-the end. So every HTML apply pass with citeproc also records both
-(`filters/citations.lua`, mode capture, after citeproc), in the render cache under
-the chapter, its front matter, the citeproc arguments and the bibliography's bytes;
-the next apply pass of that chapter runs without citeproc and puts the recorded
-text back (mode reuse). The filter checks that the page's citations are exactly
-the recorded ones in the same order (ids, modes, prefixes, suffixes, note numbers)
-and fails otherwise, and then citeproc runs as before: the page is byte-identical
-either way (tests/render/test_citations.py compares every page of the book).
+it renders anything (docs/performance.md, item 8). Every HTML apply pass with
+citeproc also records each citation's rendered text and the reference list
+(`filters/citations.lua`, mode capture), in the render cache under the chapter, its
+front matter, the citeproc arguments and the bibliography's bytes; the next apply
+pass runs without citeproc and puts them back (mode reuse) after checking that the
+page's citations are exactly the recorded ones, in order; otherwise citeproc runs.
+The page is byte-identical either way (tests/render/test_citations.py).
 
 Only the HTML pages, only with pandoc's default citation style: a `csl:` style
 may turn citations into footnotes, which the record does not hold.

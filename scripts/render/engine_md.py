@@ -4,9 +4,8 @@ Quarto converts the `.qmd` to a notebook, executes it and turns the notebook
 back into Markdown (quarto-cli 1.7.34 `src/core/jupyter/jupyter.ts`,
 `mdFromCodeCell`); that Markdown is what a freeze entry stores and what
 `keep-md` keeps as `*.html.md`. This module writes the same text from the
-ChapterRun the checker produced, so Quarto renders the checked outputs. It is
-the one chapter Markdown: the built-in renderer reads it too (book.py, its
-`.cell` divs turned into the page by filters/cells.lua).
+ChapterRun the checker produced: the one chapter Markdown, which Quarto renders
+and the built-in renderer reads (docs/architecture.md, render/).
 
 - the text between cells is the chapter's (includes expanded), inline values
   as Quarto inserts them (InlineRun.markdown) or left as code;
@@ -24,9 +23,8 @@ the one chapter Markdown: the built-in renderer reads it too (book.py, its
   and no image, stops the render at its line; an inline value inside a
   pipe-table row has its `|` escaped (Quarto's row would split).
 
-Not modelled (docs/quarto-compat.md lists each): tracebacks of `error: true`
-cells (Quarto writes the ANSI-coloured traceback, here `Type: message`),
-ANSI colours in streams, LaTeX/JSON/JavaScript outputs, `fig-subcap`, layouts.
+Not modelled (tracebacks of `error: true` cells, ANSI colours, LaTeX/JSON/JavaScript
+outputs, `fig-subcap`, layouts): docs/quarto-compat.md lists each.
 """
 from __future__ import annotations
 
@@ -85,11 +83,6 @@ def code_block(text: str, info: str = "") -> str:
     lines = text.splitlines(keepends=True)
     ticks = ticks_for(lines)
     return f"{ticks}{info}\n{text if text.endswith(chr(10)) else text + chr(10)}{ticks}\n"
-
-
-def cell_source(cell: CodeCell) -> str:
-    """The cell's code without its `#|` option block (as the read stage found it)."""
-    return cell.code.strip("\n")
 
 
 def cell_id(path: str, cell: CodeCell) -> str:
@@ -161,7 +154,7 @@ class _Cell:
         if echo is False:
             return ""
         fenced = echo == "fenced"
-        source = cell_source(self.cell)
+        source = self.cell.code
         if self.indent:
             source = "\n".join(ln[len(self.indent):] if ln.startswith(self.indent) else ln
                                for ln in source.split("\n"))
@@ -218,7 +211,7 @@ class _Cell:
     def write(self, execution_count: int | None) -> str:
         if self.opts["include"] is False:
             return ""
-        source = cell_source(self.cell)
+        source = self.cell.code
         if not source and not self.outputs:
             return ""
         label_container = self.label_container()

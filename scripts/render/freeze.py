@@ -1,27 +1,17 @@
 """Hand the checked runs to Quarto: write Quarto 1.7's freeze entries.
 
 For each executable document of a checked book this writes, in the freezer
-Quarto reads for it (`.quarto/_freeze/`, Quarto's hidden one, under its default
-`execute: freeze: false`; `_freeze/` when the project or the document's front
-matter sets `freeze: auto` or `true`),
+Quarto reads for it (`.quarto/_freeze/` under Quarto's default `freeze: false`;
+`_freeze/` under `freeze: auto` or `true`), `<dir>/<stem>/execute-results/html.json`
+and the figures under `figure-html/`, exactly as Quarto's own `freezeExecuteResult`
+does (quarto-cli 1.7.34 src/command/render/freeze.ts: JSON.stringify(…, 2)); the
+entry's format and how `--use-freezer` reads it: docs/quarto-compat.md, "Quarto
+publishes the checked runs".
 
-    <freezer>/<dir>/<stem>/execute-results/html.json
-        {"hash": md5 of the source file (LF line endings),
-         "result": {"engine": "jupyter", "markdown": <engine Markdown>,
-                    "supporting": ["<stem>_files"], "filters": [], "includes": {}}}
-    <freezer>/<dir>/<stem>/figure-html/<figure files the Markdown points to>
-
-exactly as Quarto's own `freezeExecuteResult` does (quarto-cli 1.7.34
-src/command/render/freeze.ts: JSON.stringify(…, 2)). `quarto render
---use-freezer` (what `make html` runs) then executes nothing for a document
-whose entry's hash matches: it renders the stored Markdown, i.e. the outputs
-and inline values the checker saw and verified.
-
-An entry is written only from a run without findings. A document Quarto would
-execute anyway is a finding here (`freeze` kind), never a silent second run:
-no finding-free run, or its source changed after the check. Documents without
-Python cells (Quarto's Markdown engine) and `execute: enabled: false` ones get
-no entry: Quarto executes nothing for them.
+An entry is written only from a run without findings; a document Quarto would
+execute anyway (no finding-free run, or its source changed after the check) is a
+`freeze` finding, never a silent second run. Documents without Python cells and
+`execute: enabled: false` ones get no entry: Quarto executes nothing for them.
 """
 from __future__ import annotations
 

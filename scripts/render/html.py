@@ -1,14 +1,12 @@
 """HTML output: one page per chapter with a sidebar and previous/next links.
 
-Pandoc writes each chapter's body (MathML math, citeproc references);
-this module wraps it in our page: book title, search box, table of contents
-with the current page highlighted, "On this page" list, a link to the PDF
-when one has been rendered, previous/next navigation, a light/dark button,
-book.css (light and dark schemes; the math font under fonts/) and three
-small scripts (book.js: menu and light/dark buttons, "On this page"
-highlight; search.js: search, see search.py; scheme.js: a kept light/dark
-choice, applied before the page is drawn). No external resource: the pages
-work offline and from file://.
+Pandoc writes each chapter's body (MathML math, citeproc references); this module
+wraps it in our page (book title, search box, table of contents with the current
+page highlighted, "On this page", the PDF link when one was rendered, previous/next,
+a light/dark button), with book.css (light and dark schemes; the math font under
+fonts/) and three small scripts (book.js: menus, light/dark, "On this page"
+highlight; search.js: see search.py; scheme.js: a kept light/dark choice, applied
+before the page is drawn). No external resource: the pages work offline and from file://.
 """
 from __future__ import annotations
 

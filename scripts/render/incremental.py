@@ -1,15 +1,11 @@
 """Incremental rendering: reuse pandoc and typst outputs whose inputs did not change.
 
-Every expensive step of the built-in render is a pure function of its inputs:
-a chapter's collect pass (its assembled markdown, path, the filters), its
-apply pass (its markdown, its JSON context restricted to the labels the
-chapter can mention, the bibliography and CSL, pandoc's arguments, the
-filters), the PDF's typst source (the merged AST, the template) and the PDF
-itself (the typst source and the figures). Each output is an entry of the
-store's `render/<format>` cache (scripts.store), keyed on those inputs, the
-pandoc and typst installed and the renderer's code (`scripts.render` with its
-Lua filters, and what it imports); a later render with the same inputs reads
-it instead of running pandoc or typst. The page template
+Every expensive step of the built-in render (a chapter's collect and apply passes,
+the PDF's typst source, the PDF; docs/performance.md, item 4) is a pure function of
+its inputs. Each output is an entry of the store's `render/<format>` cache, keyed on
+those inputs, the pandoc and typst installed and the renderer's code
+(`scripts.render` with its Lua filters, and what it imports); a later render with
+the same inputs reads it instead of running pandoc or typst. The page template
 (html.py) is cheap Python and always runs, so a template change shows at once.
 
 The output directory is still built in a staging directory and swapped in

@@ -1,33 +1,13 @@
 """`make html` with nothing changed: recognised without checking or rendering again.
 
 A successful `python -m scripts html` leaves a stamp (a record of the store's
-`html-uptodate` cache, scripts.store, made by this module's code) holding a digest of everything the build could have depended on, taken when the
-build *started* (a file saved while it ran makes the next build a full one):
-
-- every file under the project root (path, size, mtime, ctime, inode) and
-  every folder (a chapter may list one), except
-  what builds and tools write there: `_build/`, the output directory, and
-  Quarto's `.quarto/` and `_freeze/` (its caches, and the entries the handoff
-  writes from the checked runs), and any `.git/`, `.venv/`, `__pycache__/`,
-  `.pytest_cache/`, `.hypothesis/`;
-- the checker's own code (`scripts`, by content: it may live outside the root,
-  the benchmark's case);
-- the interpreter, the installed packages (each entry of site-packages: name,
-  inode, ctime: a reinstall changes them), the pandoc, typst and Pagefind
-  binaries, the Jupyter kernelspec; the Quarto on PATH, if any (the resolved
-  launcher, every file beside it, its version file: another Quarto or a
-  reinstall changes them);
-- every environment variable (but `_` and `OLDPWD`, which the shell sets per
-  command), and the command's options.
-
-plus a listing of the output directory as the build left it. The next `html`
-whose inputs and output listing are the same prints the stored summary and
-stops (~0.1 s). This is stricter than the per-chapter cache (any file of the
-project counts, not only those a chapter read), never weaker: what the cache
-cannot see (files outside the root that a chapter opens) the stamp cannot
-either. Any build first deletes the stamp, and only a build that checked and
-rendered without a finding writes one; `--force`, `--json` and GitHub
-Actions never use it.
+`html-uptodate` cache) holding a digest of everything the build could have
+depended on, taken when the build *started* (a file saved while it ran makes the
+next build a full one), and a listing of the output directory as the build left
+it; what the digest holds, and why it is never weaker than the per-chapter cache,
+is docs/performance.md (item 6). Any build first deletes the stamp, and only a
+build that checked and rendered without a finding writes one; `--force`, `--json`
+and GitHub Actions never use it.
 
 Stdlib and cheap modules only: the check's imports (YAML, Jupyter) are what
 this avoids.
@@ -130,7 +110,7 @@ def _quarto() -> list:
 
 
 def inputs_digest(root: Path, output_dir: str, options: dict) -> str | None:
-    """The digest of everything a build at `root` depends on (module docstring)."""
+    """The digest of everything a build at `root` depends on (docs/performance.md, item 6)."""
     from scripts.render.incremental import package_dir, tools
     from scripts.run.kernelspec import kernel_spec
     root = Path(root).resolve()

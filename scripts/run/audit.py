@@ -1,17 +1,11 @@
 """The cache audit (`check --audit`, `make check AUDIT=1`): would the cache have lied?
 
-Every chapter is executed afresh, and compared with what the cache would have
-served for it (an entry with the chapter's key whose facts all still hold,
-its findings moved to today's lines). Any difference in what the chapter
-shows (cell outputs, inline values) or finds is a `stale-cache` finding naming
-the chapter, what differs, where, and the inputs the fresh run observed that
-the cached entry did not record. When there are none, the chapter runs once
-more: if that run differs too, its output is not reproducible (an
-`unstable-output` finding naming the output, the changing text and its likely
-cause: a timestamp, a memory address, an unseeded generator); if not, the run
-depends on something the observer cannot see (a C library reading a variable
-or a file itself). The fresh runs replace the entries, so an audit also
-repairs the cache.
+Every chapter is executed afresh and compared with what the cache would have
+served for it (its findings moved to today's lines): a difference is a
+`stale-cache` finding naming the inputs the entry missed; with none missed, a
+second fresh run that differs too is an `unstable-output` finding
+(docs/performance.md, "What the cache observes"). The fresh runs replace the
+entries, so an audit also repairs the cache.
 
 Stdlib only (the runs themselves go through `scripts.run.schedule`).
 """

@@ -16,15 +16,11 @@ known before it runs:
 - every execute option the checker passes in (the per-cell timeout, the
   project's `execute:` options, the figure format).
 
-Everything else a chapter depends on is only known after it ran: the kernel
-observes the run (files opened, stat-ed or listed, modules looked for,
-environment variables, the distribution of every imported package: see
-`scripts.run.observe_side`), the entry keeps those facts (`ChapterRun.deps`,
-`scripts.run.deps`) and the scheduler re-executes the chapter when any of them
-differs (`deps.changed`); a run that could not be observed completely is not
-stored (`schedule.storable`). A prose-only edit keeps the key; the cached
-findings are moved to the new line numbers (`fingerprint.remap_run` with the
-stored `ChapterRun.anchors`).
+Everything else a chapter depends on is only known after it ran: the facts the
+kernel observes (docs/performance.md, "What the cache observes"), kept in the
+entry (`ChapterRun.deps`) and compared before reuse (`deps.changed`). A
+prose-only edit keeps the key; the cached findings move to the new lines
+(`fingerprint.remap_run`).
 
 An entry `_build/cache/<key>` is a `scripts.store` entry holding the run's
 canonical JSON: one that is damaged, of another key's run or not a run is
@@ -88,12 +84,9 @@ def mlsys_digest(root: Path) -> str:
 
 def chapter_key(root: Path, parsed: ParsedChapter, options: dict | None = None,
                 *, mlsys: str | None = None) -> str:
-    """The cache key of one chapter (hex sha256).
-
-    `options` are the execute options that affect results (timeout, execute:, …);
-    prose is not part of the key (see the module docstring).
-    `mlsys` lets a caller keying many chapters pass `mlsys_digest(root)` once.
-    """
+    """The cache key of one chapter (hex sha256; its parts: the module docstring).
+    `options`: the execute options that affect results (timeout, execute:, …); `mlsys`
+    lets a caller keying many chapters pass `mlsys_digest(root)` once."""
     return entries(root).key(execution_digest(parsed), environment_digest(), options or {},
                             mlsys if mlsys is not None else mlsys_digest(root))
 

@@ -234,11 +234,8 @@ class _ChapterRunner:
                                           detail=detail))
 
 
-
-
 def _capped(text: str) -> str:
     return text if len(text) <= OUTPUT_CAP_CHARS else text[:OUTPUT_CAP_CHARS] + "\n[truncated]"
-
 
 
 def _outputs(cell: CodeCell, raw: list[dict]) -> list[Output]:

@@ -16,10 +16,9 @@ warm, then for each request {"argv", "cwd", "env"} forks and answers {"pid"}.
 It exits when its stdin closes. Children start a new session (their pid is
 their process group), so the checker can kill each kernel's whole group.
 
-This module is the client side (the server's code is forkserver_side.py):
-ForkServer here, and ForkProvisioner in scripts.run.kernel plugs the children
-into jupyter_client as ordinary kernels: nbclient drives them unchanged. This module imports nothing heavy, so the checker can start the
-server before it imports Jupyter itself.
+This module is the client side, ForkServer (the server's code is forkserver_side.py;
+ForkProvisioner in scripts.run.kernel plugs the children into jupyter_client as
+ordinary kernels). It imports nothing heavy: the checker starts the server first.
 """
 from __future__ import annotations
 

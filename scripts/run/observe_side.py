@@ -3,28 +3,11 @@
 The cache must not trust a result whose inputs changed, and the only reliable
 list of a run's inputs is the one the run itself produces. While the chapter's
 steps run (and, in the fork server, while packages are preloaded: `preload`)
-this module records, as facts of `facts_side` with their value at the first
-touch:
-
-- every file opened, in any mode (the audit event ``open``: ``open``, ``os.open``,
-  pathlib, numpy, pandas …); a file whose first open truncates it is the run's
-  *product*: its content at the end is recorded instead;
-- every stat (``os.stat``/``os.lstat``/``os.access``/``os.readlink``, and so
-  ``os.path.exists``/``isfile``/``getsize``/``islink``/``realpath``, ``Path.exists``
-  …), as the ``path`` or ``link`` fact of what was asked for, absent or not;
-- every directory listed (``os.listdir``, ``os.scandir``, so ``glob``, ``os.walk``,
-  ``Path.iterdir``);
-- every module looked for: the entries of each searched directory that could
-  hold it (so a missing ``overrides.py`` that appears later counts);
-- every module in ``sys.modules`` at the end: its file (a loose module) or the
-  top-level name whose distribution the checker records;
-- every environment variable read, by any code (``os.environ``, ``os.getenv``,
-  ``environb``), and the list of names when code iterates the environment;
-- what cannot be observed, as *opaque* reasons with the step and line: a
-  subprocess or shell command, a socket, a database file, native code loaded
-  through ctypes, a read of /proc, /sys or /dev (but for the CPU, memory and
-  process probes libraries size their pools with: `facts_side.RESOURCE_PROBES`),
-  a file over the size bound.
+this module records each of them as a fact of `facts_side`, with its value at the
+first touch, and what cannot be observed as *opaque* reasons with the step and
+line; the list of what is observed, and what is opaque, is docs/performance.md's
+"What the cache observes" (the /proc, /sys, /dev probes allowed:
+`facts_side.RESOURCE_PROBES`).
 
 Not inputs: files of the interpreter (the stdlib: the Python version is part of
 the key; site-packages: the distribution's version is a fact), the skipped

@@ -1,11 +1,11 @@
 """Chapters that write what others read: book order between them, and re-validation.
 
 Quarto runs a book's chapters one after another in book order, so a chapter
-may read a file that an earlier chapter writes. This checker runs chapters in
-parallel (longest first), so it must know such pairs: each run's facts say
-which files it wrote (`products`) and which paths it read, stat-ed, listed or
-looked modules up in (`deps.paths`). The last known reads and writes of every
-chapter are kept in the store (`scripts.store`, `.chapter-io` in the chapter cache); from them:
+may read a file that an earlier chapter writes; this checker runs them in
+parallel (longest first), so it must know such pairs (docs/performance.md, "What
+the cache observes"). Each run's facts say which files it wrote (`products`) and
+which paths it read, stat-ed, listed or looked modules up in (`deps.paths`); the
+last known of every chapter are a record of the chapter cache (`.chapter-io`):
 
 - `predecessors`: a chapter waits for every earlier chapter (in book order)
   that writes a path it reads or writes itself;

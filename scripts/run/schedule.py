@@ -25,8 +25,6 @@ from scripts.run.forkserver import kernel_env
 UNSTABLE_KINDS = {Kind.TIMEOUT, Kind.KERNEL_DIED}     # never cached: may be transient
 
 
-
-
 def reusable(root: Path, parsed: ParsedChapter, run: ChapterRun | None, env: dict, facts) -> bool:
     """True when a cached run may be served: every fact it recorded still holds (only
     complete observations are stored: `storable`)."""
@@ -63,15 +61,13 @@ def opaque_notes(chapters: list[ParsedChapter], runs: dict[str, ChapterRun]) -> 
 def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
                  timeout_s: float, force: bool = False,
                  jobs: int | None = None, prune: bool = True) -> dict[str, ChapterRun]:
-    """path -> ChapterRun for every chapter, in the given order.
+    """path -> ChapterRun for every chapter, in the given order (cache: scripts.run.cache).
 
     options: everything besides the chapter's code that changes its outputs
     (execute options, "figure": Quarto's figure options); part of each cache key, with the timeout.
-    A cached run is reused only while every input it read is unchanged; its
-    findings are moved to the chapter's current line numbers. Each executed
-    run is cached as soon as it finishes (a Ctrl-C keeps the finished ones);
-    after a complete run of a valid project (`prune`), entries no chapter used are pruned.
-    force: ignore the cache; jobs: chapters at once (default: cores).
+    Each executed run is cached as soon as it finishes (a Ctrl-C keeps the finished
+    ones); after a complete run of a valid project (`prune`), entries no chapter used
+    are pruned. force: ignore the cache; jobs: chapters at once (default: cores).
     """
     options = {**options, "timeout": timeout_s}
     keys: dict[str, str] = {}

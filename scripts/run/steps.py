@@ -10,9 +10,8 @@ step before it; when it passes, or the kernel dies, the step after the last
 result is the one to blame.
 
 One request and one reply per chapter instead of a request per cell and per
-inline expression: nbclient's per-cell protocol costs a shell round trip, a
-busy/idle pair and several messages per cell, each decoded (dates and all) by
-jupyter_client, which was most of a small chapter's time (docs/performance.md).
+inline expression: nbclient's per-cell messages were most of a small chapter's
+time (docs/performance.md, "Where the time went").
 The price is that steps_side.py records each cell's outputs itself, buffering
 stream text as ipykernel's OutStream does, instead of letting nbclient's public
 `async_execute_cell` collect ipykernel's messages. Measured again for issue 32

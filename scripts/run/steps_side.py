@@ -12,13 +12,10 @@ The checker then sends ONE silent request whose user expression calls
 cell file names as a request of its own), its outputs captured here in order.
 
 After each step its result is appended to the results file as one line of
-JSON, written straight to the file: the checker reads the lines while later
-steps run (a step's timeout counts from the line before it), a dead kernel
-loses nothing that finished, and the step after the last line is the one to
-blame. One message per chapter instead of one per step: the messages, not the
-chapter's code, were most of a small chapter's cost. The run stops after a
-cell error unless that cell allows errors. The user expression's value is Raw
-JSON: how many steps ran and what the chapter read (observe_side), for the cache.
+JSON, written straight to the file, which the checker follows (steps.py: why one
+request, and how a step's timeout and blame follow the lines). The run stops
+after a cell error unless that cell allows errors. The user expression's value is
+Raw JSON: how many steps ran and what the chapter read (observe_side), for the cache.
 """
 import base64
 import json

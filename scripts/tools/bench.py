@@ -166,8 +166,6 @@ def measure_floor(book: BookBench, runs: int) -> Step:
 def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Step]:
     """Cold, nothing changed, one chapter edited, mlsys touched."""
     checker = Checker(book.root)
-    steps = {name: Step(name) for name in
-             ("cold check", "nothing changed", "one chapter edited", "mlsys touched")}
 
     def prepare_cold(_run: int) -> None:
         shutil.rmtree(store.build_dir(book.root) / "cache", ignore_errors=True)
@@ -183,27 +181,11 @@ def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Ste
 
     plan = [("cold check", prepare_cold), ("nothing changed", None),
             ("one chapter edited", prepare_edit), ("mlsys touched", prepare_mlsys)]
+    from scripts.tools.bench_loop import check_step     # bench_loop imports this module
     try:
-        for name, prepare in plan:
-            step = steps[name]
-            for run in range(runs):
-                if prepare:
-                    prepare(run)
-                try:
-                    seconds, done, (rss_kb, child_kb) = checker.run("check")
-                except (OSError, subprocess.SubprocessError) as exc:
-                    step.failed = f"{type(exc).__name__}: {exc}"
-                    break
-                if done.returncode not in (0, 1):     # 1: findings; anything else: it broke
-                    step.failed = _describe(done)
-                    break
-                step.seconds.append(seconds)
-                step.note = _describe(done)
-                book.peak_rss_kb[name] = max(book.peak_rss_kb.get(name, 0), rss_kb)
-                book.child_rss_kb = max(book.child_rss_kb, child_kb)
+        return [check_step(name, checker, runs, prepare, book) for name, prepare in plan]
     finally:
         checker.close()
-    return list(steps.values())
 
 
 def accept_numbers(book: BookBench) -> str:

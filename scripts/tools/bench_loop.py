@@ -77,20 +77,25 @@ def set_code_probe(path: Path, value: int) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _check_step(name: str, checker: Checker, runs: int, prepare) -> Step:
+def check_step(name: str, checker: Checker, runs: int, prepare, book=None) -> Step:
+    """`runs` timed checks, each after `prepare(run)`; with `book`, its peak RSS recorded."""
     step = Step(name)
     for run in range(runs):
-        prepare(run)
+        if prepare:
+            prepare(run)
         try:
-            seconds, done, _ = checker.run("check")
+            seconds, done, (rss_kb, child_kb) = checker.run("check")
         except (OSError, subprocess.SubprocessError) as exc:
             step.failed = f"{type(exc).__name__}: {exc}"
             break
-        if done.returncode not in (0, 1):
+        if done.returncode not in (0, 1):     # 1: findings; anything else: it broke
             step.failed = _describe(done)
             break
         step.seconds.append(seconds)
         step.note = _describe(done)
+        if book is not None:
+            book.peak_rss_kb[name] = max(book.peak_rss_kb.get(name, 0), rss_kb)
+            book.child_rss_kb = max(book.child_rss_kb, child_kb)
     return step
 
 
@@ -100,11 +105,11 @@ def measure_edits(root: Path, runs: int) -> list[Step]:
     checker = Checker(root)
     try:
         checker.run("check")            # warm: everything cached before the edits
-        prose = _check_step("prose-only edit", checker, runs,
+        prose = check_step("prose-only edit", checker, runs,
                             lambda run: insert_sentence(chapter, f"Bench sentence {run_word(run)}."))
         set_code_probe(chapter, 0)
         checker.run("check")
-        code = _check_step("code edit (largest chapter)", checker, runs,
+        code = check_step("code edit (largest chapter)", checker, runs,
                            lambda run: set_code_probe(chapter, run + 1))
     finally:
         checker.close()

@@ -77,7 +77,6 @@ def floor_main(root: Path) -> int:
     return 0
 
 
-
 def write_notebooks(root: Path) -> list[Path]:
     """Each chapter as a notebook beside the book root (so its kernel's cwd is the root).
 

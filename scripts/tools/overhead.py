@@ -1,9 +1,8 @@
 """Where a chapter's time goes outside its own code: `python -m scripts.tools.overhead ROOT`.
 
-Runs every chapter of the book at ROOT through the run stage (cache bypassed,
-`--jobs` chapters at once, default 1 so the phases do not overlap) with the
-run stage's own functions wrapped by timers, and prints the wall time spent
-in each phase, summed over chapters and per chapter:
+Runs every chapter of the book at ROOT through the run stage with its functions
+wrapped by timers (docs/performance.md, "How to measure"), and prints the wall time
+spent in each phase, summed over chapters and per chapter:
 
     start (all)     Kernel.start: the three below plus sending kernel_side.py (setup)
     fork + launch   ForkServer.spawn + jupyter_client's kernel manager start

@@ -3,14 +3,11 @@
     python -m scripts.tools.synth_book OUT_DIR --chapters 60
 
 writes OUT_DIR/_quarto.yml, OUT_DIR/index.qmd (a preface without code) and
-OUT_DIR/contents/chNN.qmd. Each chapter has 20 code cells (a setup cell, 16
-calculations each guarded by `check()`, two tables labelled `tbl-…` built with
-`mlsys.formatting.md_table`, one matplotlib figure labelled `fig-…`) and 50
-inline expressions, with cross-references to its own tables, figure and
-sections. Every number comes from `mlsys` through the names of the API
-contract (docs: shared spec `mlsys-api.md`) only, so the book keeps working as
-the package grows. Chapters differ in their parameters (cluster size, job
-length, model size), so their numbers differ too.
+OUT_DIR/contents/chNN.qmd (docs/performance.md: 20 code cells, each calculation
+guarded by `check()`, 50 inline expressions, two tables and one figure a chapter,
+with cross-references). Every number comes from `mlsys` through the names of the
+API contract (shared spec `mlsys-api.md`) only, so the book keeps working as the
+package grows; chapters differ in their parameters, so their numbers differ too.
 
 The checker starts kernels with the book root as working directory, so the
 chapters find `mlsys` at OUT_DIR/mlsys: by default the project's package is

@@ -2,23 +2,11 @@
 
 After a render, the text a reader sees of each page (HTML: scripts.verify.audit_html;
 PDF: its text layer, scripts.verify.audit_pdf) is read back and every number in it
-must be one of
-
-(a) a value the ledger records for that page (`audit_tokens.page_values`), matched in
-    the page's order of values (a cell's outputs as a group: a caption shows above
-    its table, a table before the lines around it);
-(b) a number the renderer made: chapter, section, table, figure and equation
-    numbers, cross-reference and citation labels, the reference list, page numbers,
-    the table of contents, list numbers;
-(c) allowed by the literal-number allowlist (scripts.verify.prose_numbers.ALLOWLIST),
-    or inside code or math (the spans prose checks leave alone too).
-
-Anything else is an `unaccounted-number` finding at the page's source path:line
-(the first line after the previous matched value that writes the number; when no
-line writes it, the line of the value the page shows before it; line 0 when there
-is none). Every ledger value must appear on
-its page (`missing-value`, at the value's line), and text that must never reach a
-reader is a `leak` (audit_tokens.LEAKS, a citation key pandoc could not resolve).
+must be a ledger value of that page (`audit_tokens.page_values`, in the page's order
+of values), a number the renderer made, or allowed (prose_numbers.ALLOWLIST, code,
+math): else an `unaccounted-number`. Every ledger value must appear on its page
+(`missing-value`), and text no reader should see is a `leak`. The rules, and the
+line each finding names, are docs/audit.md.
 
 Entry points: `audit_html_dir(result, out_dir)`, `audit_pdf(result, pdf)` and
 `audit_rendered(result, fmt, out_dir)`, each -> list[Finding]. A page whose text and
@@ -142,9 +130,8 @@ def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
 # ------------------------------------------------------------------ the caches
 
 class Seen:
-    """Digests of pages audited clean (a record of the store's `audit` cache, keyed
-    on the audit's own code: a changed or added rule audits every page again): such
-    a page with the same values is not audited again."""
+    """Digests of pages audited clean, not audited again (a record of the store's
+    `audit` cache, keyed on the audit's code: docs/audit.md, "Cost and reuse")."""
 
     def __init__(self, root: Path, fmt: str):
         self.store = store.Store(root, "audit", ("scripts.verify.audit",))

@@ -1,20 +1,12 @@
 """The text a reader sees of one HTML page, with the spans the renderer made.
 
 `reader_text(html)` returns a `ReaderText`: the visible text of the page's
-`<main>` (the sidebar, the "On this page" list, the top bar and the pager
-repeat headings and numbers of the book itself and are the renderer's),
-without `<script>`, `<style>`, MathML's TeX `<annotation>` or attributes, and
-two kinds of spans in it:
+`<main>` (docs/audit.md, "What a page is"), and two kinds of spans in it:
 
-- `exempt`: numbers the renderer made: chapter, section, equation and
-  table-of-contents numbers (`chapter-number`, `header-section-number`,
-  `eq-number`, `toc-number`), cross-reference links (`quarto-xref`), citation
-  labels (`citation`), the reference list (`#refs`, `csl-entry`), footnote
-  marks (`footnote-ref`) and Quarto's title block (`quarto-title-meta`: the date);
+- `exempt`: numbers the renderer made (the elements of `EXEMPT_CLASSES`, `EXEMPT_IDS`);
 - `soft`: code and math (`<code>`, `<pre>` other than a cell's text output,
   `<math>`): a number there may be a published value (then it is matched),
-  else it is what the author wrote as code or a formula, which prose checks
-  leave alone too.
+  else it is what the author wrote as code or a formula.
 
 Works on any HTML (the built-in renderer's and Quarto's use the same classes).
 Stdlib only (html.parser).

@@ -2,23 +2,16 @@
 
 `chapter_texts(pdf, documents)` reads the PDF's text layer (`pdftotext` from
 poppler-utils when it is on PATH, else pypdf; both in layout mode, which keeps
-table cells apart) and its bookmarks: the top-level
-bookmarks are the documents in book order (then "References"), so each
-document's text is that of the pages from its bookmark to the next one. The
-title page, the table of contents and the reference list are the renderer's.
-Within a document's text these spans are the renderer's too (`exempt`):
-
-- the page number (the last line of a page, when it is a number alone);
-- a heading's number: a line that starts with a bookmark's title ("1.2 Count
-  failures…", "A.3.1 The Young–Daly model");
-- a list item's number ("1. " at the start of a line).
+table cells apart) and splits it by its top-level bookmarks (docs/audit.md, "What
+a page is"). Within a document's text the page number, a heading's number (a line
+starting with a bookmark's title) and a list item's number are the renderer's
+(`exempt`).
 
 `soft_numbers(parsed)`: the numbers of the chapter's math and inline code as
-written in its source, and of the cells it shows with `echo: true` (a text
-layer cannot say where code or math is): an
-unmatched number among them is accounted for, once each. A superscript loses
-its position in a text layer (10^9 reads "109"), so the joined digits of
-neighbouring numbers in one formula count as well.
+written in its source, and of the cells it shows with `echo: true` (a text layer
+cannot say where code or math is): an unmatched number among them is accounted
+for, once each. A superscript loses its position in a text layer (10^9 reads
+"109"), so the joined digits of neighbouring numbers in one formula count as well.
 """
 from __future__ import annotations
 

@@ -3,16 +3,13 @@
 Shared by the HTML and PDF audits (scripts.verify.audit). Pure, stdlib only.
 
 - `number_tokens(text)`: every number a reader sees in `text` as (number, start,
-  end): digits with thousands separators and decimals (``5,172``, ``12.5``), also
-  with a unit or suffix attached (``4x``, ``100ms``, ``5GB``, ``10k``: the number is
-  ``4``, ``100``…); not a digit run that follows a letter (``H100``, ``BF16``, ``p99``:
-  names). Signs are not part of the number.
+  end), as docs/audit.md defines a number (``4x`` is ``4``; ``H100`` is a name);
+  signs are not part of the number.
 - `page_values(parsed, run)`: the chapter's published values in page order
   (inline values and shown cell outputs, by their position in the source), each as
   a `Value` with the tokens of its text and its source line.
-- `leaks(text)`: text that must never reach a reader (a failed cross-reference, a
-  citation key pandoc could not resolve, unevaluated inline code, raw TeX, a Python
-  repr, `nan`, `None`), as (what, matched text).
+- `leaks(text)`: text that must never reach a reader (`LEAKS`; docs/audit.md), as
+  (what, matched text).
 """
 from __future__ import annotations
 

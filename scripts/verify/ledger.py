@@ -15,12 +15,9 @@ prose does not churn them:
                                           as text or Markdown (printed output,
                                           a Series, a sentence)
 
-Every table a shown cell output holds is recorded (pipe tables in Markdown or
-text, HTML tables such as a pandas DataFrame's), whatever the cell's label; a
-cell without a label is ``cell N`` (1-based). See `scripts.verify.published`.
-When the first column of a table does not name its rows uniquely the row part
-becomes ``row 3`` (1-based body row); a blank or repeated header becomes
-``col 2``. A cell that emits several tables keys the second one as ``tbl-x #2``.
+A cell without a label is ``cell N`` (1-based); how each table and line a shown
+cell output holds is keyed (``row 3``, ``col 2``, ``tbl-x #2``) is
+`scripts.verify.published`'s docstring.
 
 File format (``read`` / ``write``): a comment header, then one entry per line,
 sorted, ``key<TAB>value``. Inside keys and values a backslash, tab, newline and
@@ -40,8 +37,7 @@ from pathlib import Path
 from scripts.files import atomic_write
 from scripts.model import ChapterRun, Finding, Kind, ParsedChapter
 from scripts.verify import lock_lint
-from scripts.verify.published import (SEP, cell_entries, one_line,  # noqa: F401 (API)
-                                      parse_pipe_tables, table_entries)
+from scripts.verify.published import SEP, cell_entries, one_line
 
 LOCK_NAME = "numbers.lock"
 HEADER = (

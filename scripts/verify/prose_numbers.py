@@ -5,9 +5,9 @@ value (`` `{python} name_str` ``), so that it is computed, checked and recorded
 in numbers.lock. This module finds the ones that do not: digits written into
 prose, and number words of ten or more ("ten thousand GPUs", "tenfold").
 
-Pure and dependency-free: :func:`find_prose_numbers` takes the chapter text
-and its path and returns ``Finding(line, col, text)`` rows (1-based line and
-column of the first character), in reading order.
+Pure and dependency-free: :func:`find_prose_numbers` takes the chapter text and its
+path and returns ``Finding(line, col, text)`` rows (1-based, of the number's first
+character), in reading order.
 
 Scanned besides the running text: headings, callout titles (``title="…"`` on a
 ``:::`` line), the caption and alt-text options of cells (``#| tbl-cap:``,
@@ -141,6 +141,28 @@ def _only_shown_attributes(line: str) -> str:
     return out
 
 
+def _blank_spans(line: str, opening: str, closing: str, inside: bool) -> tuple[str, bool]:
+    """`line` with every span from `opening` to `closing` blanked (spans may cross
+    lines: `inside` says whether one is open at the line's start, and is returned
+    for the next line)."""
+    out, i = [], 0
+    while i < len(line):
+        if inside:
+            end = line.find(closing, i)
+            stop = len(line) if end < 0 else end + len(closing)
+            out.append(" " * (stop - i))
+            inside = end < 0
+            i = stop
+            continue
+        start = line.find(opening, i)
+        if start < 0:
+            out.append(line[i:])
+            break
+        out.append(line[i:start] + " " * len(opening))
+        inside, i = True, start + len(opening)
+    return "".join(out), inside
+
+
 def _prose_lines(text: str):
     """(line number, line) of the prose, with block-level exclusions applied."""
     lines = text.splitlines()
@@ -167,40 +189,8 @@ def _prose_lines(text: str):
             fence = match.group(1)
             cell = options = bool(_CELL_FENCE.match(raw))
             continue
-        line = raw
-        # HTML comments, possibly spanning lines.
-        out, i = [], 0
-        while i < len(line):
-            if in_comment:
-                end = line.find("-->", i)
-                stop = len(line) if end < 0 else end + 3
-                out.append(" " * (stop - i))
-                in_comment = end < 0
-                i = stop
-                continue
-            start = line.find("<!--", i)
-            if start < 0:
-                out.append(line[i:])
-                break
-            out.append(line[i:start] + "    ")
-            in_comment, i = True, start + 4
-        line = "".join(out)
-        # Display math, possibly spanning lines.
-        out, i = [], 0
-        while i < len(line):
-            start = line.find("$$", i)
-            if in_math:
-                stop = len(line) if start < 0 else start + 2
-                out.append(" " * (stop - i))
-                in_math = start < 0
-                i = stop
-                continue
-            if start < 0:
-                out.append(line[i:])
-                break
-            out.append(line[i:start] + "  ")
-            in_math, i = True, start + 2
-        line = "".join(out)
+        line, in_comment = _blank_spans(raw, "<!--", "-->", in_comment)    # HTML comments
+        line, in_math = _blank_spans(line, "$$", "$$", in_math)           # display math
         if _DIV_FENCE.match(line):
             yield number, _only_shown_attributes(line)
             continue

@@ -96,11 +96,6 @@ def split_pipe_tables(text: str) -> tuple[list[tuple[list[str], list[list[str]]]
     return tables, rest
 
 
-def parse_pipe_tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
-    """All pipe tables in a Markdown string, as (header cells, body rows)."""
-    return split_pipe_tables(text)[0]
-
-
 def cell_entries(base: str, outputs) -> dict[str, str]:
     """Ledger entries for the shown outputs of one cell (see the module docstring)."""
     entries: dict[str, str] = {}

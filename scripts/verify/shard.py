@@ -3,34 +3,15 @@
     python -m scripts check --shard 2/4        # checks a quarter, writes a partial
     python -m scripts merge _build/shards/*.json   # the verdict of one whole run
 
-Plan. Each chapter has a cost: its last recorded run time (a record of the
-store's `shards` folder, written by every check and merge) when every chapter has one, else its size in
-bytes (chapters without a time are priced at the book's seconds per byte). The
-chapters are dealt longest first, each to the least loaded shard (ties: the
-lower shard, then book order), so every shard computes the same plan from the
-same inputs and the slowest shard stays close to the mean.
-
-Partial. A shard checks its chapters exactly as an unsharded check does
-(same parse, cache, execution) and records per chapter what the book-wide
-checks need: findings, labels, references, citations, the published numbers
-and whether the run failed. It does no book-wide check.
-
-Code. A partial records the digest of the checker code that made it
-(`scripts.verify.sharding` and all it imports); a merge refuses a partial of
-other code.
-
-Sources. A partial records the digest of every source file it checked
-(`Project.source_files()`: chapters, includes, _quarto.yml, references.bib,
-numbers.lock, data, the chapters' packages). Partials of two trees never merge,
-and the merge refuses partials of a tree other than its own (naming the files
-that differ).
-
-Merge. The partials must come from one plan and cover every chapter exactly
-once (else a `shard` error naming the file). Partials of other plans or trees
-(stale files left in _build/shards/ by an earlier N) are set aside, named, when
-the rest is one complete set of the current tree. The merge then runs the book-wide
-checks (cross-references, citations, duplicate labels, numbers.lock) on the
-union, in book order, so its findings equal those of one unsharded run.
+What a plan, a partial and a merge are, and what a merge refuses, is the
+README's "Sharded checks". Plan: chapters are dealt longest first (`chapter_costs`:
+the run times the last check recorded in the store's `shards` folder, else sizes) to
+the least loaded shard (ties: the lower shard, then book order), so every shard
+computes the same plan.
+A partial records the digest of the code that made it (`scripts.verify.sharding`
+and all it imports) and of every source file it checked
+(`Project.source_files()`); a merge refuses partials of other code or of another
+tree, and its findings equal those of one unsharded run.
 """
 from __future__ import annotations
 

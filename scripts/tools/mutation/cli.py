@@ -2,32 +2,11 @@
 
 `python -m scripts.tools.mutation [--root DIR] [--jobs N] [--sample N] [--seed S]` copies
 the project to a temporary directory, accepts its numbers there (`numbers`), then
-perturbs one input at a time and asks whether the check would fail:
-
-* every constant of `mlsys.constants.list_constants()`: ×0.1, ×10, sign flip,
-  and ±1 on dimensionless integer counts;
-* every `mlsys.formulas` function the chapters call: result ×0.1, ×10, negated,
-  its first two arguments swapped (two or more parameters), and +1 on each
-  integer-count argument.
-
-A mutant is *killed* by an invariant (a `check()` fails), by an error (a cell or
-inline expression raises, or publishes nothing printable) or by the ledger (a
-published number differs from the copy's numbers.lock). Mutants that survive
-must be listed, with a reason, in `scripts/tools/mutation/allowlist.toml`.
-
-Running the real checker for every mutant would take half an hour, so every
-mutant runs through a fast in-process harness: each chapter's cells and inline
-expressions as parsed by `scripts.read.qmd`, executed in document order with plain
-`exec` in a forked child (fresh state per mutant, like a fresh kernel), outputs
-turned into a `ChapterRun` and collected by `scripts.verify.ledger`. The harness is
-validated twice: its unmutated ledger must equal the numbers.lock the real
-checker wrote, and a random sample of mutants is run through the real checker
-(`python -m scripts check`), which must classify each one the same way.
-
-Constants are mutated in process by rebinding the name in every `mlsys` module
-(and its provenance row), for the real checker by rewriting the literal in
-`mlsys/constants.py`; formulas in both cases by the same wrapper appended to
-`mlsys/formulas.py` (see `FORMULA_WRAPPER`).
+perturbs one input at a time and asks whether the check would fail. What is
+perturbed, what kills a mutant, the allowlist (`allowlist.toml`) and how the fast
+in-process harness is validated against the real checker: docs/testing.md ("A
+wrong number cannot be published unnoticed"); how a mutant is applied, in
+process or to a copy's sources: mutants.py.
 """
 from __future__ import annotations
 

@@ -132,14 +132,9 @@ def unit_interval(name: str, module=None) -> bool:
 
 
 def is_sign_or_range(m: Mutant) -> bool:
-    """A mutant that makes a formula's result impossible, not merely different.
-
-    Sign: any formula result negated (no quantity of the book is negative: times,
-    rates, counts, sizes, probabilities). Range: ×10 on a result that lies in
-    [0, 1]. Such a mutant must be stopped by a claim (check()) or an error; a
-    moved number in numbers.lock alone is not enough, because `make numbers`
-    would accept it.
-    """
+    """A mutant that makes a formula's result impossible, not merely different: sign
+    (a result negated: no quantity of the book is negative) or range (×10 on a result
+    in [0, 1]); a claim or an error must stop it (docs/testing.md says why)."""
     return m.kind == "formula" and (
         m.op == "neg" or (m.op == "x10" and unit_interval(m.target)))
 

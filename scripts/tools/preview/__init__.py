@@ -2,14 +2,10 @@
 
     python -m scripts preview [--root DIR] [--port N] [--jobs N]
 
-Prints `preview: http://127.0.0.1:PORT/` once the first build is served and
-opens nothing. Watches the project (watchfiles); on each save it checks the
-book (the cache re-runs only the chapters whose results can change), rewrites
-only the affected pages (pages.py) and tells every open page to reload over
-server-sent events (server.py). A failing check leaves the last good pages in
-place: the findings go to the terminal and to a banner on every open page;
-the next good build clears it. Ctrl-C (or SIGTERM) stops the watcher and the
-server, and no kernel, fork server or temporary file survives it.
+What it does on a save, on a failing check and on Ctrl-C: the README's "Live
+preview". Here: the watch loop (watch.py), the check and render of each batch
+(session.py, pages.py) and the server telling every open page to reload over
+server-sent events (server.py).
 """
 from __future__ import annotations
 

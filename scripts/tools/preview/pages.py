@@ -12,10 +12,9 @@ and labels (the sidebar, the pager and cross-references show them). So:
 
 The first build, any configuration change and an output missing a page or
 the stylesheet (`_book/` deleted while previewing) render everything with
-`make html`'s writer; afterwards each rewritten page is written atomically
-(temp file + os.replace), so the server never serves half a page. Scratch files
-live in one temporary directory removed by `close()`; pandoc's outputs are stored
-in `make html`'s render cache (incremental.py), so each serves the other.
+`make html`'s writer; afterwards each rewritten page is written atomically, so
+the server never serves half a page. Scratch files live in one temporary
+directory removed by `close()`; pandoc's outputs are `make html`'s render cache.
 """
 from __future__ import annotations
 
