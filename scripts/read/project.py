@@ -87,7 +87,7 @@ class Project:
         images... everything under the root but what Quarto skips, outputs, caches and
         the checker's own code."""
         root = Path(self.root)
-        skip = NOT_SOURCES | {PurePosixPath(self.output_dir).parts[0] if self.output_dir else "_book"}
+        skip = NOT_SOURCES | set(PurePosixPath(self.output_dir or "_book").parts[:1])
         found: list[str] = []
         for folder, dirs, names in os.walk(root):
             rel_dir = Path(folder).relative_to(root)
@@ -136,9 +136,11 @@ def load_project(root: Path, profile: str | None = None) -> Project:
     seen: set[str] = set()
     if project.type != "book":                   # website, default: every input file
         project.chapters = [r for r in _input_files(project, config) if _validate(project, r, 0, seen)]
+        project.findings += _unsafe_output_dir(project, lines.get(("project", "output-dir"), 0))
         return project
     project.chapters = _entries(project, _child(book_node, "chapters"), seen, "chapters")
     project.appendices = _entries(project, _child(book_node, "appendices"), seen, "appendices")
+    project.findings += _unsafe_output_dir(project, lines.get(("project", "output-dir"), 0))
     if not project.chapters and not project.findings:
         project.findings.append(Finding(CONFIG, 1, Kind.YAML, "no `book: chapters:` list"))
     return project
@@ -229,6 +231,24 @@ def _resolve(project: Project, config: dict) -> None:
     verify = _mapping(config.get("verify"))
     project.literal_numbers = bool(verify.get("literal-numbers"))
     project.fig_alt = bool(verify.get("fig-alt"))
+
+
+def _unsafe_output_dir(project: Project, line: int) -> list[Finding]:
+    """A render swaps its output folder in whole, deleting the old one: refuse an
+    `output-dir` that is the project folder, holds it, or holds a source it lists
+    (Quarto writes such pages beside the sources; here they would replace them)."""
+    root = Path(project.root).resolve()
+    out = (root / project.output_dir).resolve()
+    held = [rel for rel in project.documents + project.bibliography + [CONFIG]
+            if out in (root / rel).resolve().parents]
+    if out != root and out not in root.parents and not held:
+        return []
+    what = "is the project folder" if out == root else "holds the project folder" \
+        if out in root.parents else f"holds the book's sources ({held[0]})"
+    return [Finding(CONFIG, line, Kind.OUTPUT_DIR,
+                    f"`output-dir: {project.output_dir}` {what}: a render replaces its output "
+                    f"folder whole, so give the book a folder of its own (Quarto's default "
+                    f"for a book is `_book`)")]
 
 
 def custom_callouts(config: dict) -> dict:

@@ -145,3 +145,29 @@ def test_template_quarto_yml_is_what_we_think(good_book):
     """Guard for the tests above: the edits they make hit real lines."""
     assert quarto(good_book).read_text() == QUARTO_YML.format(
         chapters="    - index.qmd\n    - contents/one.qmd")
+
+
+def source_tree(book) -> dict:
+    """Every file of the book but the checker's state, with its bytes."""
+    return {p.relative_to(book).as_posix(): p.read_bytes() for p in sorted(book.rglob("*"))
+            if p.is_file() and p.relative_to(book).parts[0] not in ("_build", "_book")}
+
+
+@pytest.mark.parametrize("output_dir, what", [
+    (".", "is the project folder"), ("..", "holds the project folder"),
+    ("contents", "holds the book's sources (contents/one.qmd)")])
+def test_an_output_dir_holding_the_sources_is_refused_and_nothing_is_deleted(
+        good_book, runner, output_dir, what):
+    """A render swaps its output folder in whole: `output-dir: .` once deleted the book."""
+    edit(quarto(good_book), "project:\n  type: book", f"project:\n  type: book\n  output-dir: {output_dir}")
+    sources = source_tree(good_book)
+    for command in ("check", "html"):
+        result = runner.cli(good_book, command)
+        assert result.code == 1, result.output
+        f = result.only("output-dir")
+        assert (f.path, f.line) == ("_quarto.yml", line_of(quarto(good_book), "output-dir:"))
+        assert what in f.reason and "`_book`" in f.reason
+        assert source_tree(good_book) == sources
+    edit(quarto(good_book), f"  output-dir: {output_dir}", "  output-dir: site")
+    assert runner.cli(good_book, "html").code == 0
+    assert (good_book / "site" / "index.html").is_file() and source_tree(good_book).keys() >= sources.keys()
