@@ -34,7 +34,7 @@ class Kind(str, Enum):
     MISSING_CHAPTER = "missing-chapter", "a chapter `_quarto.yml` lists that does not exist or cannot be read"
     CHAPTER_PATH = "chapter-path", "a chapter path that escapes the project"
     DUPLICATE_CHAPTER = "duplicate-chapter", "a chapter listed twice in `_quarto.yml`"
-    OUTPUT_DIR = "output-dir", "`project: output-dir:` is the project folder, holds it, or holds the book's sources (a render replaces its output folder whole)"
+    OUTPUT_DIR = "output-dir", "`project: output-dir:` is the project folder, or holds it, its sources or the checker's caches (a render replaces its output folder whole)"
     # running the chapters (run/)
     INVARIANT = "invariant", "a `check()` failed, at the line that called it"
     CELL_ERROR = "cell-error", "a cell raised (without `error: true`)"

@@ -235,16 +235,23 @@ def _resolve(project: Project, config: dict) -> None:
 
 def _unsafe_output_dir(project: Project, line: int) -> list[Finding]:
     """A render swaps its output folder in whole, deleting the old one: refuse an
-    `output-dir` that is the project folder, holds it, or holds a source it lists
-    (Quarto writes such pages beside the sources; here they would replace them)."""
+    `output-dir` that is the project folder, holds it, a source it lists or the
+    checker's caches (Quarto writes such pages beside the sources; here they would
+    replace them)."""
     root = Path(project.root).resolve()
     out = (root / project.output_dir).resolve()
-    held = [rel for rel in project.documents + project.bibliography + [CONFIG]
-            if out in (root / rel).resolve().parents]
-    if out != root and out not in root.parents and not held:
-        return []
-    what = "is the project folder" if out == root else "holds the project folder" \
-        if out in root.parents else f"holds the book's sources ({held[0]})"
+    inside = {f"the book's sources ({rel})": root / rel
+              for rel in project.documents + project.bibliography + [CONFIG]}
+    inside[f"the checker's caches ({store.BUILD}/)"] = root / store.BUILD / "x"
+    if out == root:
+        what = "is the project folder"
+    elif out in root.parents:
+        what = "holds the project folder"
+    else:
+        what = next((f"holds {name}" for name, path in inside.items()
+                     if out in path.resolve().parents), None)
+        if what is None:
+            return []
     return [Finding(CONFIG, line, Kind.OUTPUT_DIR,
                     f"`output-dir: {project.output_dir}` {what}: a render replaces its output "
                     f"folder whole, so give the book a folder of its own (Quarto's default "

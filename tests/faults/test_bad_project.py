@@ -155,7 +155,8 @@ def source_tree(book) -> dict:
 
 @pytest.mark.parametrize("output_dir, what", [
     (".", "is the project folder"), ("..", "holds the project folder"),
-    ("contents", "holds the book's sources (contents/one.qmd)")])
+    ("contents", "holds the book's sources (contents/one.qmd)"),
+    ("_build", "holds the checker's caches (_build/)")])
 def test_an_output_dir_holding_the_sources_is_refused_and_nothing_is_deleted(
         good_book, runner, output_dir, what):
     """A render swaps its output folder in whole: `output-dir: .` once deleted the book."""
