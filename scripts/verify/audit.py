@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import posixpath
+from collections import Counter
 from pathlib import Path
 
 from scripts import store
@@ -112,10 +113,37 @@ def _bag(tokens, expected, page_of: dict, allowed) -> None:
                 break
 
 
+#: leaks that are also words an author may write (a table cell "None"): as many as the
+#: chapter's own prose writes are the author's, only the rest leaked
+AUTHORED_WORDS = ("None", "nan")
+
+
+def _prose(parsed) -> str:
+    """The chapter's text as its author wrote it: cells and inline expressions blanked."""
+    text = list(parsed.text)
+    lines = parsed.text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    spans = [(e.start, e.end) for e in parsed.inlines]
+    spans += [(starts[c.fence_line - 1], starts[min(c.end_line, len(lines))] - 1) for c in parsed.cells]
+    for start, end in spans:
+        text[start:end] = " " * (end - start)
+    return "".join(text)
+
+
+def _spend(authored: Counter, shown: str) -> bool:
+    """True when `shown` is beyond what the author wrote (one written occurrence used up)."""
+    authored[shown] -= 1
+    return authored[shown] < 0
+
+
 def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
     """A `leak` finding for each leak in the reader's text (and each citation miss in
     the raw HTML), located at the first source line that writes it, if any."""
-    found = tok.leaks(text)
+    authored = Counter(shown for _, shown in tok.leaks(_prose(parsed)) if shown in AUTHORED_WORDS)
+    found = [(what, shown) for what, shown in tok.leaks(text)
+             if shown not in AUTHORED_WORDS or _spend(authored, shown)]
     found += [("a citation key no bibliography has", m.group(1) + "?")
               for m in tok.CITATION_MISS.finditer(raw)]
     findings = []
