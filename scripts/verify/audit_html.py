@@ -93,8 +93,8 @@ class _Reader(HTMLParser):
         if zone == "hidden":
             return
         data = visible(data)
-        if any(t == "math" for t, _ in self.stack):
-            data = f" {data} "          # <mn>10</mn><mn>9</mn> is 10 and 9, not 109
+        if any(t in ("math", "sup", "sub") for t, _ in self.stack):
+            data = f" {data} "          # <mn>10</mn><mn>9</mn>, 754<sup>10</sup>: two numbers
         self._add(data, zone)
 
     def _add(self, text: str, zone: str) -> None:

@@ -151,3 +151,11 @@ def test_numbers_the_renderer_makes_need_no_value(made):
     """Quarto numbers tables, appendices, listings, callouts and equations itself."""
     text = f"As {made} shows, a cluster of 16 nodes fails every 1,234.5 hours."
     assert account(chapter(), "one.html", text, values("16", "1,234.5"), [], []) == []
+
+
+def test_a_footnote_mark_after_a_number_is_not_glued_to_it():
+    """`IEEE 754` and footnote 10 once read as 75410, at `file.qmd:0`."""
+    page = ('<main><p>The IEEE 754<a href="#fn10" class="footnote-ref" id="fnref10" role="doc-noteref">'
+            '<sup>10</sup></a> format and 2<sup>3</sup> bits.</p></main>')
+    reader = reader_text(page)
+    assert [n for n, _, _ in number_tokens(reader.text)] == ["754", "10", "2", "3"]
