@@ -55,9 +55,9 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     for a, b, size in matcher.get_matching_blocks():
         for k in range(size):
             page_of[firm[a + k]] = b + k
-    # a cell's numbers out of order (a caption above its table), then values shown as
+    # movable numbers out of order (a caption above its table), then values shown as
     # code or math (an md_math value, a number in a code span)
-    _bag(tokens, expected, page_of, lambda t, j: not tokens[t][3] and values[expected[j][1]].cell)
+    _bag(tokens, expected, page_of, lambda t, j: not tokens[t][3] and values[expected[j][1]].movable)
     _bag(tokens, expected, page_of, lambda t, j: tokens[t][3])
     _bag(tokens, expected, page_of, lambda t, j: j >= required)
     used = set(page_of.values())

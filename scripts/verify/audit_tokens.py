@@ -104,13 +104,14 @@ def value_numbers(text: str, allowed: bool = False) -> list[str]:
 
 @dataclass
 class Value:
-    """One published value of a page: its numbers, where it comes from, and whether it is
-    a cell's output (whose parts a page may show in another order: a caption above a
-    table, a table before the text around it) or an inline value (in place)."""
+    """One published value of a page: its numbers, where it comes from, and whether the
+    page may show them out of source order (`movable`: a cell's output, whose caption
+    sits above its table, a table before the text around it; an inline value in a table
+    caption written below its table, which the page shows above it) or in place."""
     numbers: list[str]
     line: int
     where: str              # "inline `expr`" or "cell label"
-    cell: bool
+    movable: bool
     optional: list[str] = field(default_factory=list)   # allowlisted: matched if shown
 
 
@@ -143,7 +144,8 @@ def page_values(parsed, run) -> list[Value]:
         if result is not None and result.kind != "code" and expr.substitute:
             text = one_line(result.text)
             items.append((expr.start, Value(value_numbers(text), expr.line,
-                                            f"inline `{{python}} {expr.expr}`", False,
+                                            f"inline `{{python}} {expr.expr}`",
+                                            _in_caption_below_a_table(parsed.text, expr.start),
                                             value_numbers(text, allowed=True))))
     starts = [0] + [m.end() for m in re.finditer("\n", parsed.text)]
     cell_runs = {r.index: r for r in run.cells}
@@ -159,6 +161,19 @@ def page_values(parsed, run) -> list[Value]:
         items.append((offset, Value(numbers, cell.fence_line, f"cell {cell.label or cell.index + 1}",
                                     True, optional)))
     return [value for _, value in sorted(items, key=lambda item: item[0])]
+
+
+TABLE_CAPTION = re.compile(r"[ \t]*(?:Table)?:[ \t]")
+
+
+def _in_caption_below_a_table(text: str, offset: int) -> bool:
+    """Whether `offset` is on a pipe table's caption line (`: Caption {#tbl-x}`) written
+    under its table (the previous non-blank line is a table row)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    if not TABLE_CAPTION.match(text, line_start):
+        return False
+    above = [ln for ln in text[:line_start].split("\n") if ln.strip()]
+    return bool(above) and above[-1].lstrip().startswith("|")
 
 
 def source_line(parsed, number: str, after: int) -> int:

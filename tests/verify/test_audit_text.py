@@ -9,7 +9,7 @@ import pytest
 from scripts.model import CodeCell, Kind, ParsedChapter
 from scripts.verify.audit import account, audit_rendered, leak_findings
 from scripts.verify.audit_html import reader_text
-from scripts.verify.audit_tokens import Value, number_tokens
+from scripts.verify.audit_tokens import Value, number_tokens, page_values
 
 PAGE = """<html><body><nav class="sidebar"><span class="toc-number">2.1</span> 77 side</nav>
 <main class="content"><h2><span class="header-section-number">2.1</span> Rates</h2>
@@ -26,8 +26,8 @@ def chapter(text="A cluster of 16 nodes fails every 1,234.5 hours.\n"):
     return ParsedChapter(path="contents/one.qmd", text=text)
 
 
-def values(*numbers, cell=False):
-    return [Value([n], 1, f"inline `{n}`", cell) for n in numbers]
+def values(*numbers, movable=False):
+    return [Value([n], 1, f"inline `{n}`", movable) for n in numbers]
 
 
 def test_only_the_main_texts_values_are_left_to_account_for():
@@ -159,3 +159,18 @@ def test_a_footnote_mark_after_a_number_is_not_glued_to_it():
             '<sup>10</sup></a> format and 2<sup>3</sup> bits.</p></main>')
     reader = reader_text(page)
     assert [n for n, _, _ in number_tokens(reader.text)] == ["754", "10", "2", "3"]
+
+
+def test_a_caption_written_below_its_table_may_be_shown_above_it():
+    """`: Caption {#tbl-x}` under the rows: pandoc and Quarto put the caption first."""
+    from scripts.model import ChapterRun, InlineRun
+    from scripts.read.qmd import parse_chapter
+    parsed = parse_chapter("contents/one.qmd", "| n | rate |\n|---|---|\n| `{python} n` | `{python} r` |\n\n"
+                                               ": Rates at `{python} scale` GPUs {#tbl-rates}\n")
+    run = ChapterRun(path=parsed.path, inlines=[InlineRun(0, "text", "16", "16"),
+                                                InlineRun(1, "text", "0.25", "0.25"),
+                                                InlineRun(2, "text", "1,024", "1,024")])
+    shown = "Table 1.1: Rates at 1,024 GPUs n rate 16 0.25"
+    assert account(parsed, "one.html", shown, page_values(parsed, run)) == []
+    swapped = "Table 1.1: Rates at 1,024 GPUs n rate 0.25 16"       # rows stay in order
+    assert [f.kind for f in account(parsed, "one.html", swapped, page_values(parsed, run))] != []
