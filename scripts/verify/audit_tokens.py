@@ -145,7 +145,7 @@ def page_values(parsed, run) -> list[Value]:
             text = one_line(result.text)
             items.append((expr.start, Value(value_numbers(text), expr.line,
                                             f"inline `{{python}} {expr.expr}`",
-                                            _in_caption_below_a_table(parsed.text, expr.start),
+                                            _moved_by_the_renderer(parsed.text, expr.start),
                                             value_numbers(text, allowed=True))))
     starts = [0] + [m.end() for m in re.finditer("\n", parsed.text)]
     cell_runs = {r.index: r for r in run.cells}
@@ -164,16 +164,33 @@ def page_values(parsed, run) -> list[Value]:
 
 
 TABLE_CAPTION = re.compile(r"[ \t]*(?:Table)?:[ \t]")
+NOTE_DEFINITION = re.compile(r"\[\^[^\]\s]+\]:")
 
 
-def _in_caption_below_a_table(text: str, offset: int) -> bool:
-    """Whether `offset` is on a pipe table's caption line (`: Caption {#tbl-x}`) written
-    under its table (the previous non-blank line is a table row)."""
+def _moved_by_the_renderer(text: str, offset: int) -> bool:
+    """Whether pandoc shows the text at `offset` elsewhere than written: on a pipe table's
+    caption line written under its table (`: Caption {#tbl-x}`: shown above it), or in
+    a footnote (`[^n]: …` with its indented paragraphs, or `^[…]`: shown at the end)."""
     line_start = text.rfind("\n", 0, offset) + 1
-    if not TABLE_CAPTION.match(text, line_start):
+    above = text[:line_start].split("\n")[:-1]
+    rows = [ln for ln in above if ln.strip()]
+    if TABLE_CAPTION.match(text, line_start) and rows and rows[-1].lstrip().startswith("|"):
+        return True
+    paragraph_start = text.rfind("\n\n", 0, offset) + 1
+    paragraph = text[paragraph_start:offset].lstrip("\n")
+    note = paragraph.rfind("^[")
+    if note >= 0 and paragraph.count("[", note) > paragraph.count("]", note):
+        return True
+    if NOTE_DEFINITION.match(paragraph):
+        return True
+    if not paragraph.startswith(("    ", "\t")):
         return False
-    above = [ln for ln in text[:line_start].split("\n") if ln.strip()]
-    return bool(above) and above[-1].lstrip().startswith("|")
+    for line in reversed(text[:paragraph_start].split("\n")):     # an indented paragraph
+        if NOTE_DEFINITION.match(line):                            # of a footnote?
+            return True
+        if line.strip() and not line.startswith(("    ", "\t")):
+            return False
+    return False
 
 
 def source_line(parsed, number: str, after: int) -> int:

@@ -174,3 +174,21 @@ def test_a_caption_written_below_its_table_may_be_shown_above_it():
     assert account(parsed, "one.html", shown, page_values(parsed, run)) == []
     swapped = "Table 1.1: Rates at 1,024 GPUs n rate 0.25 16"       # rows stay in order
     assert [f.kind for f in account(parsed, "one.html", swapped, page_values(parsed, run))] != []
+
+
+@pytest.mark.parametrize("source", [
+    "Text `{python} a`.[^one]\n\n[^one]: At `{python} b` GPUs.\n\nMore `{python} c`.\n",
+    "Text `{python} a`.[^one]\n\n[^one]: Long note.\n\n    At `{python} b` GPUs.\n\nMore `{python} c`.\n",
+    "Text `{python} a`.^[At `{python} b` GPUs.]\n\nMore `{python} c`.\n",
+])
+def test_a_value_in_a_footnote_may_be_shown_at_the_end(source):
+    """pandoc and Quarto move footnotes to the end of the page."""
+    from scripts.model import ChapterRun, InlineRun
+    from scripts.read.qmd import parse_chapter
+    parsed = parse_chapter("contents/one.qmd", source)
+    run = ChapterRun(path=parsed.path, inlines=[InlineRun(0, "text", "16", "16"),
+                                                InlineRun(1, "text", "1,024", "1,024"),
+                                                InlineRun(2, "text", "0.25", "0.25")])
+    assert [v.movable for v in page_values(parsed, run)] == [False, True, False]
+    shown = "Text 16. 1 More 0.25. 1. At 1,024 GPUs."
+    assert account(parsed, "one.html", shown, page_values(parsed, run), exempt=[(8, 10), (22, 24)]) == []
