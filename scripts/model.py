@@ -135,6 +135,7 @@ class ParsedChapter:
     references: list[tuple[str, int, int]] = field(default_factory=list)  # (label, line, col) of @refs
     citations: list[tuple[str, int, int]] = field(default_factory=list)   # (key, line, col)
     findings: list[Finding] = field(default_factory=list)              # problems found by reading alone
+    authored: str = ""        # `text` with python cells and inline expressions blanked
     # {{< include >}} expansion: line i+1 of `text` came from line_map[i] = (file, line);
     # empty when nothing was included (then every line is the chapter's own).
     line_map: list[tuple[str, int]] = field(default_factory=list)

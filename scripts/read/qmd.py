@@ -77,10 +77,19 @@ def parse_chapter(path_rel: str, text: str) -> ParsedChapter:
     markdown = list(prose)      # like prose, but only python cells blanked: inline code runs there
     cell_starts = _fenced_blocks(chapter, lines, prose, body_start, markdown)
     _inline_exprs(chapter, "\n".join(markdown), cell_starts)
+    chapter.authored = _blank_spans("\n".join(markdown), [(e.start, e.end) for e in chapter.inlines])
     prose_text = _blank_code_spans("\n".join(prose))
     _labels_and_refs(chapter, prose_text)
     _grid_tables(chapter, lines)
     return chapter
+
+
+def _blank_spans(text: str, spans) -> str:
+    """`text` with each (start, end) span blanked (offsets kept)."""
+    out = list(text)
+    for start, end in spans:
+        out[start:end] = " " * (end - start)
+    return "".join(out)
 
 
 def _blank(line: str) -> str:

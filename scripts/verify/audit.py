@@ -118,20 +118,6 @@ def _bag(tokens, expected, page_of: dict, allowed) -> None:
 AUTHORED_WORDS = ("None", "nan")
 
 
-def _prose(parsed) -> str:
-    """The chapter's text as its author wrote it: cells and inline expressions blanked."""
-    text = list(parsed.text)
-    lines = parsed.text.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
-    spans = [(e.start, e.end) for e in parsed.inlines]
-    spans += [(starts[c.fence_line - 1], starts[min(c.end_line, len(lines))] - 1) for c in parsed.cells]
-    for start, end in spans:
-        text[start:end] = " " * (end - start)
-    return "".join(text)
-
-
 def _spend(authored: Counter, shown: str) -> bool:
     """True when `shown` is beyond what the author wrote (one written occurrence used up)."""
     authored[shown] -= 1
@@ -141,7 +127,7 @@ def _spend(authored: Counter, shown: str) -> bool:
 def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
     """A `leak` finding for each leak in the reader's text (and each citation miss in
     the raw HTML), located at the first source line that writes it, if any."""
-    authored = Counter(shown for _, shown in tok.leaks(_prose(parsed)) if shown in AUTHORED_WORDS)
+    authored = Counter(shown for _, shown in tok.leaks(parsed.authored) if shown in AUTHORED_WORDS)
     found = [(what, shown) for what, shown in tok.leaks(text)
              if shown not in AUTHORED_WORDS or _spend(authored, shown)]
     found += [("a citation key no bibliography has", m.group(1) + "?")

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from scripts.model import CodeCell, Kind, ParsedChapter
+from scripts.model import Kind, ParsedChapter
 from scripts.verify.audit import account, audit_rendered, leak_findings
 from scripts.verify.audit_html import reader_text
 from scripts.verify.audit_tokens import Value, number_tokens, page_values
@@ -138,9 +138,8 @@ def test_a_none_the_author_wrote_is_not_a_leak_and_one_more_is():
     writes it; a None a cell prints (its code blanked) is still a leak."""
     source = ("| scheme | cost |\n|---|---|\n| ASP | None |\n\n"
               "```{python}\nprint(None)\n```\n")
-    parsed = ParsedChapter(path="contents/one.qmd", text=source,
-                           cells=[CodeCell(index=0, fence_line=5, first_code_line=6, end_line=7,
-                                           source="print(None)")])
+    from scripts.read.qmd import parse_chapter
+    parsed = parse_chapter("contents/one.qmd", source)
     assert leak_findings(parsed, "one.html", "scheme cost ASP None") == []
     found = leak_findings(parsed, "one.html", "scheme cost ASP None None")
     assert [(f.kind, f.line) for f in found] == [(Kind.LEAK, 3)]
