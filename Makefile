@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+LAUNCHER := $(VENV)/bin/bookcheck
 LOCK   := requirements.lock
 BOOK   := $(PY) -m scripts
 FORCE_FLAG := $(if $(FORCE),--force,)
@@ -16,17 +17,25 @@ PARTIALS   ?= $(wildcard _build/shards/shard-*-of-*.json)
 
 .PHONY: check numbers html pdf book preview merge test test-fast bench mutate mutate-tests quarto-live clean venv lock pipe-tables
 
-venv: $(STAMP)
+venv: $(STAMP) $(LAUNCHER)
 
 # Bytecode of this project's own modules, compiled ahead: Python reads .pyc files even
 # where PYTHONDONTWRITEBYTECODE forbids writing them (this saves ~70 ms per command).
 # checked-hash pycs are verified against their source's hash on every import, so an
 # edited module never runs stale, whether or not this rule ran since the edit.
 BYTECODE := $(VENV)/.bytecode
-READY    := $(STAMP) $(BYTECODE)
+READY    := $(STAMP) $(BYTECODE) $(LAUNCHER)
 $(BYTECODE): $(STAMP) $(shell find scripts mlsys -name '*.py' 2>/dev/null)
 	$(PY) -m compileall -q --invalidation-mode checked-hash scripts mlsys
 	touch $(BYTECODE)
+
+# Another book's `_quarto.yml` runs the checker in that book's folder (`pre-render:
+# /path/to/this/.venv/bin/bookcheck pre-render`, docs/quarto-compat.md): the launcher is
+# `python -m scripts` with this checkout first on its import path (and on no other
+# process's: the kernels it starts are not given it).
+$(LAUNCHER): $(STAMP) Makefile
+	$(PY) -c 'import os, sys; open(sys.argv[1], "w").write("#!%s\nimport runpy, sys\nsys.path.insert(0, %r)\nrunpy.run_module(\"scripts\", run_name=\"__main__\", alter_sys=True)\n" % (os.path.abspath(sys.argv[2]), os.getcwd()))' $@ $(PY)
+	chmod +x $@
 
 # requirements.txt says what the book needs (ranges); requirements.lock pins the
 # exact versions it was checked with (generated from requirements.txt by `make lock`).

@@ -1,4 +1,5 @@
-"""Command line: `python -m scripts check|numbers|html|pdf|merge|preview|bench`.
+"""Command line: `python -m scripts check|numbers|html|pdf|merge|preview|bench`, and
+`pre-render|post-render` (Quarto's project scripts: render/hooks.py).
 
 Exit status: 0 when there is no finding, 1 on findings (or a failed render),
 2 on usage errors, 130 on Ctrl-C, 143 on SIGTERM.
@@ -52,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     merge.add_argument("--root", type=Path, default=Path.cwd(), help="project root")
     sub.add_parser("preview", help="serve the book and rebuild it on every save "
                                    "(options: python -m scripts preview -h)")
+    for hook in ("pre-render", "post-render"):
+        sub.add_parser(hook, help=f"Quarto's `project: {hook}:` script (docs/quarto-compat.md)")
     sub.add_parser("bench", help="print benchmark figures (options: python -m scripts bench -h)")
     return parser
 
@@ -90,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["bench"]:       # the benchmark parses its own options (--runs …)
         return _bench(argv[1:])
+    if argv[:1] in (["pre-render"], ["post-render"]):   # run by Quarto (render/hooks.py)
+        from scripts.render.hooks import main as hook_main
+        return hook_main(argv)
     if argv[:1] == ["preview"]:     # so does the preview (--port …)
         from scripts.tools.preview import main as preview_main
         return int(preview_main(argv[1:]) or 0)

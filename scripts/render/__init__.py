@@ -82,26 +82,28 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
     return pdfs[0]
 
 
+def incomplete_pages(result, dest: Path) -> list[str]:
+    """The pages Quarto left empty or out of its search index (a Quarto 1.7 race:
+    render/quarto_search.py), each with the reason: "contents/x.html (empty)"."""
+    from . import quarto_search
+    pages = [posixpath.splitext(doc)[0] + ".html" for doc in result.project.documents
+             if getattr(result.parsed.get(doc), "search", True)]
+    return [f"{page} (empty)" for page in quarto_search.empty_pages(dest, pages)] + \
+        [f"{page} (no search entry)" for page in quarto_search.unindexed_pages(dest, pages)]
+
+
 def _render_again_if_incomplete(result, dest: Path, frozen: bool, log: str) -> str:
     """Render once more when Quarto left a page empty or out of its search index (a
     Quarto 1.7 race: render/quarto_search.py); raise if the second render does too.
     Returns the log of the render kept."""
-    from . import quarto_search
-    pages = [posixpath.splitext(doc)[0] + ".html" for doc in result.project.documents
-             if getattr(result.parsed.get(doc), "search", True)]
-
-    def incomplete() -> list[str]:
-        return [f"{page} (empty)" for page in quarto_search.empty_pages(dest, pages)] + \
-            [f"{page} (no search entry)" for page in quarto_search.unindexed_pages(dest, pages)]
-
-    missing = incomplete()
+    missing = incomplete_pages(result, dest)
     if not missing:
         return log
     print(f"Quarto left {', '.join(missing)} (Quarto 1.7 indexes pages it is still "
           "rewriting): rendering once more", file=sys.stderr)
     log = quarto.render(Path(result.project.root), "html", dest, result.project.formats,
                         frozen=frozen, profiles=result.project.profiles)
-    missing = incomplete()
+    missing = incomplete_pages(result, dest)
     if missing:
         raise RenderError(f"quarto left {', '.join(missing)}, twice: the book would be "
                           "incomplete")

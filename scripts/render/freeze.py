@@ -76,7 +76,8 @@ def needs_entry(parsed) -> bool:
     return bool(parsed.cells) and parsed.execute
 
 
-def _changed_since_check(root: Path, parsed, raw: str) -> bool:
+def changed_since_check(root: Path, parsed, raw: str) -> bool:
+    """The document's text (includes expanded) is not the one the check read."""
     if parsed.includes or parsed.line_map:
         return expand(root, parsed.path, raw).text != parsed.text
     return raw != parsed.text
@@ -105,7 +106,7 @@ def write_entries(result, documents: list[str] | None = None) -> tuple[list[str]
         except (OSError, UnicodeDecodeError) as exc:
             findings.append(Finding(rel, 0, Kind.FREEZE, f"cannot read the source: {exc}"))
             continue
-        if _changed_since_check(root, parsed, raw):
+        if changed_since_check(root, parsed, raw):
             findings.append(Finding(rel, 0, Kind.FREEZE, "changed since it was checked: Quarto "
                                     "would execute it (run `make check` again)"))
             continue
