@@ -11,9 +11,9 @@ FORCE_FLAG := $(if $(FORCE),--force,)
 # make check AUDIT=1: execute every chapter and report any the cache would have served stale
 AUDIT_FLAG := $(if $(AUDIT),--audit,)
 # make check SHARD=2/4 [SHARD_OUT=path]: check a quarter of the chapters, write a
-# partial result (default _build/shards/shard-2-of-4.json); make merge combines them.
+# partial result (default _bookcheck/shards/shard-2-of-4.json); make merge combines them.
 SHARD_FLAG := $(if $(SHARD),--shard $(SHARD),) $(if $(SHARD_OUT),--out $(SHARD_OUT),)
-PARTIALS   ?= $(wildcard _build/shards/shard-*-of-*.json)
+PARTIALS   ?= $(wildcard _bookcheck/shards/shard-*-of-*.json)
 
 .PHONY: check numbers html pdf book preview merge test test-fast bench mutate mutate-tests quarto-live clean venv lock pipe-tables
 
@@ -116,5 +116,5 @@ quarto-live: $(READY)
 	QUARTO_CONFORMANCE_LIVE=1 $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests/conformance tests/quarto
 
 clean:
-	rm -rf _book _build .pytest_cache .hypothesis $(BYTECODE)
+	rm -rf _book _bookcheck .pytest_cache .hypothesis $(BYTECODE)
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +

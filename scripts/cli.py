@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
                            help="check only the I-th of N balanced shards; write a partial result")
             p.add_argument("--out", type=Path, default=None, metavar="PATH",
                            help="with --shard: where to write the partial result "
-                                "(default _build/shards/shard-I-of-N.json)")
+                                "(default _bookcheck/shards/shard-I-of-N.json)")
     merge = sub.add_parser("merge", help="combine the partial results of `check --shard`")
     merge.add_argument("partials", type=Path, nargs="+", metavar="PARTIAL")
     merge.add_argument("--root", type=Path, default=Path.cwd(), help="project root")

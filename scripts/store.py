@@ -27,7 +27,11 @@ from pathlib import Path
 
 from scripts.files import atomic_write
 
-BUILD = "_build"
+# The checker's state in a book's folder (caches, stamps, records; numbers.lock is the
+# book's own file, beside _quarto.yml). A name of its own: a book's `output-dir` is
+# often `_build/...` (the upstream book's `_build/html`), which Quarto empties on a full
+# render; `_` keeps Quarto from rendering or publishing anything inside.
+BUILD = "_bookcheck"
 PROJECT = Path(__file__).resolve().parents[1]       # where `scripts` and `mlsys` live
 PACKAGES = ("scripts", "mlsys")
 IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)"

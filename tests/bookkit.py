@@ -55,7 +55,7 @@ def write_book(root: Path, chapters: dict[str, str], *, appendices: dict[str, st
 
 
 def copy_book(dest: Path, names=BOOK_SOURCES) -> Path:
-    """A copy of the real book's sources `names` (no _build, _book or caches) at `dest`."""
+    """A copy of the real book's sources `names` (no _bookcheck, _book or caches) at `dest`."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in names:
         item = REPO / name

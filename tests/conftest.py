@@ -117,7 +117,7 @@ def minibook(tmp_path_factory, minibook_result):
 def real_book_result(tmp_path_factory):
     """The project's own book, copied to a temporary directory and checked.
 
-    The copy keeps the repository clean (no _book/, _build/ or ledger
+    The copy keeps the repository clean (no _book/, _bookcheck/ or ledger
     writes). Ledger differences are accepted in the copy (they do not
     matter for rendering); any other finding fails the test.
     """

@@ -1,5 +1,5 @@
 """A copy of this repository as a fresh clone has it: its git-tracked files, as they are
-in the work tree (no .venv, _build, _book or caches). Tests that run the book's own
+in the work tree (no .venv, _bookcheck, _book or caches). Tests that run the book's own
 workflow or recipe on a copy start here."""
 from __future__ import annotations
 

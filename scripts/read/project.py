@@ -245,6 +245,8 @@ def _unsafe_output_dir(project: Project, line: int) -> list[Finding]:
     inside[f"the checker's caches ({store.BUILD}/)"] = root / store.BUILD / "x"
     if out == root:
         what = "is the project folder"
+    elif (root / store.BUILD).resolve() in out.parents:
+        what = f"is inside the checker's caches ({store.BUILD}/)"
     elif out in root.parents:
         what = "holds the project folder"
     else:

@@ -1,4 +1,4 @@
-"""Per-chapter cache of executed results under `_build/cache/`.
+"""Per-chapter cache of executed results under `_bookcheck/cache/`.
 
 A chapter's key is a sha256 over everything its results can depend on that is
 known before it runs:
@@ -22,7 +22,7 @@ entry (`ChapterRun.deps`) and compared before reuse (`deps.changed`). A
 prose-only edit keeps the key; the cached findings move to the new lines
 (`fingerprint.remap_run`).
 
-An entry `_build/cache/<key>` is a `scripts.store` entry holding the run's
+An entry `_bookcheck/cache/<key>` is a `scripts.store` entry holding the run's
 canonical JSON: one that is damaged, of another key's run or not a run is
 deleted and treated as missing, never trusted; writes are atomic. After a
 complete run, entries no chapter used are pruned.

@@ -10,7 +10,8 @@ while every fact it recorded still has the recorded value. Kinds:
 - ``link P``: P itself, not followed (lstat, readlink, islink): "link <target>"
   for a symbolic link, else the ``path`` fact;
 - ``list P``: the sorted names and types (d, f, l, o) of directory P (None: not one),
-  leaving out SKIP_NAMES (``_build`` appears when the checker first writes its cache);
+  leaving out SKIP_NAMES (``_bookcheck``, scripts.store.BUILD, appears when the checker
+  first writes its cache);
 - ``find P``: [digest, names]: the entries of directory P a lookup of any of
   `names` as a module would find (`name`, `name.*`), None when P is no directory;
 - ``meta P``: the package metadata folders (``*.dist-info``, ``*.egg-info``) in P:
@@ -28,8 +29,9 @@ import os
 import stat as _stat
 
 MAX_FILE_BYTES = 64 << 20       # a larger input makes its run opaque (never reused)
-# Not inputs: the book package (keyed as a whole), build and output folders.
-SKIP_NAMES = ("mlsys", "_build", "_book", ".git", ".venv")
+# Not inputs: the book package (keyed as a whole), the checker's state (scripts.store.BUILD,
+# spelled here: this runs in the kernel), build and output folders.
+SKIP_NAMES = ("mlsys", "_bookcheck", "_build", "_book", ".git", ".venv")
 # Set by the shell, the kernel or this checker, and different from run to run by design:
 # never facts (a chapter may read them; they never make its entry unusable).
 VOLATILE_ENV = frozenset({"PWD", "OLDPWD", "_", "SHLVL", "TERM", "PAGER", "GIT_PAGER",

@@ -11,7 +11,7 @@ line; the list of what is observed, and what is opaque, is docs/performance.md's
 
 Not inputs: files of the interpreter (the stdlib: the Python version is part of
 the key; site-packages: the distribution's version is a fact), the skipped
-folders (``mlsys/`` is keyed whole; ``_build``, ``.git`` …), ``__pycache__``.
+folders (``mlsys/`` is keyed whole; ``_bookcheck``, ``.git`` …), ``__pycache__``.
 Events of threads that existed before observing began (the kernel's own) are
 ignored. Stdlib only; paths are reported as facts_side stores them.
 """

@@ -112,7 +112,7 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
             try:
                 cache.store(root, run.cache_key, run)
             except OSError:
-                pass        # an unwritable _build/ costs speed, not correctness
+                pass        # an unwritable _bookcheck/ costs speed, not correctness
 
     again: set[str] = set()
     wave = todo

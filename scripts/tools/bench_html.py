@@ -6,10 +6,10 @@ check + Quarto executing is printed); and the per-chapter overhead of a cold che
     per-chapter overhead = (cold check - floor) / chapters
 
 `python -m scripts html` is run in the benchmark's copy of the book (never the
-project itself); cold removes `_book/` and `_build/` (so it includes the cold
+project itself); cold removes `_book/` and `_bookcheck/` (so it includes the cold
 check); the prose edit appends a sentence to the book's last document (the
 appendix, when there is one). Each figure is followed by the audit's share of it
-(`_build/audit/seconds-html.txt`, written by every audited render).
+(`_bookcheck/audit/seconds-html.txt`, written by every audited render).
 """
 from __future__ import annotations
 

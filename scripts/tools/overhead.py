@@ -10,7 +10,7 @@ spent in each phase, summed over chapters and per chapter:
     steps           the chapter's one request: every cell and inline expression
                     (incl. their own code) and the report of what it read
     shutdown        killing the kernel, removing its connection file
-    cache store     writing each ChapterRun to _build/cache/
+    cache store     writing each ChapterRun to _bookcheck/cache/
 
 The chapters' own code time is the floor (`scripts.tools.floor`, the same code
 in one plain process); `steps - floor` is the messaging overhead.

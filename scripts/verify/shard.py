@@ -1,7 +1,7 @@
 """Sharded checks: split the chapters over N runners, merge the partial results.
 
     python -m scripts check --shard 2/4        # checks a quarter, writes a partial
-    python -m scripts merge _build/shards/*.json   # the verdict of one whole run
+    python -m scripts merge _bookcheck/shards/*.json   # the verdict of one whole run
 
 What a plan, a partial and a merge are, and what a merge refuses, is the
 README's "Sharded checks". Plan: chapters are dealt longest first (`chapter_costs`:

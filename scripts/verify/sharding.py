@@ -23,7 +23,7 @@ from scripts.verify.generated import with_generated
 def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | None = None,
                 timeout_s: float | None = None, out: Path | None = None,
                 profile: str | None = None) -> sh.ShardOutcome:
-    """Check the chapters of `shard` and write its partial result (default under _build/shards/)."""
+    """Check the chapters of `shard` and write its partial result (default under _bookcheck/shards/)."""
     started = time.perf_counter()
     book = read_book(Path(root), profile)
     project = book.project

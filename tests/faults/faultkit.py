@@ -248,7 +248,7 @@ def ledger_lines(result: Result) -> list[str]:
 
 
 def cache_entries(root: Path) -> list[Path]:
-    folder = root / "_build" / "cache"
+    folder = root / "_bookcheck" / "cache"
     return sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.is_dir() else []
 
 

@@ -150,13 +150,14 @@ def test_template_quarto_yml_is_what_we_think(good_book):
 def source_tree(book) -> dict:
     """Every file of the book but the checker's state, with its bytes."""
     return {p.relative_to(book).as_posix(): p.read_bytes() for p in sorted(book.rglob("*"))
-            if p.is_file() and p.relative_to(book).parts[0] not in ("_build", "_book")}
+            if p.is_file() and p.relative_to(book).parts[0] not in ("_bookcheck", "_book")}
 
 
 @pytest.mark.parametrize("output_dir, what", [
     (".", "is the project folder"), ("..", "holds the project folder"),
     ("contents", "holds the book's sources (contents/one.qmd)"),
-    ("_build", "holds the checker's caches (_build/)")])
+    ("_bookcheck", "holds the checker's caches (_bookcheck/)"),
+    ("_bookcheck/html", "is inside the checker's caches (_bookcheck/)")])
 def test_an_output_dir_holding_the_sources_is_refused_and_nothing_is_deleted(
         good_book, runner, output_dir, what):
     """A render swaps its output folder in whole: `output-dir: .` once deleted the book."""
@@ -172,3 +173,14 @@ def test_an_output_dir_holding_the_sources_is_refused_and_nothing_is_deleted(
     edit(quarto(good_book), f"  output-dir: {output_dir}", "  output-dir: site")
     assert runner.cli(good_book, "html").code == 0
     assert (good_book / "site" / "index.html").is_file() and source_tree(good_book).keys() >= sources.keys()
+
+
+def test_an_output_dir_under_build_publishes_and_the_checker_state_stays_out(good_book, runner):
+    """`output-dir: _build/html` (the upstream book's): rendered there, and nothing of the
+    checker's (scripts.store.BUILD) lies inside or above it."""
+    from scripts import store
+    edit(quarto(good_book), "project:\n  type: book", "project:\n  type: book\n  output-dir: _build/html")
+    assert runner.cli(good_book, "html").code == 0
+    assert (good_book / "_build" / "html" / "index.html").is_file()
+    assert (good_book / store.BUILD / "cache").is_dir()
+    assert sorted(p.name for p in (good_book / "_build").iterdir()) == ["html"]

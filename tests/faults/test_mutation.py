@@ -2,7 +2,7 @@
 
 Runs `python -m scripts.tools.mutation` (its own process: it imports a mutated copy's
 `mlsys`). The kill rate is printed (`pytest -s`) and written to
-_build/mutation-report.txt. See scripts/tools/mutation/ for how mutants are made and
+_bookcheck/mutation-report.txt. See scripts/tools/mutation/ for how mutants are made and
 run, and scripts/tools/mutation/allowlist.toml for the reviewed survivors.
 """
 from __future__ import annotations
@@ -68,7 +68,7 @@ def test_every_mutant_of_the_book_is_killed_or_allowlisted(tmp_path):
     assert code == 0
     # the book's claims are guarded: many mutants die by a broken check(), not only the ledger
     assert sum(v == "invariant" for v in verdicts.values()) >= len(verdicts) // 4
-    assert (REPO / "_build" / "mutation-report.txt").is_file()
+    assert (REPO / "_bookcheck" / "mutation-report.txt").is_file()
 
 
 CHAPTER = """\

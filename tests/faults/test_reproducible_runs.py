@@ -1,6 +1,6 @@
 """Every run of a chapter gives the same bytes, so the cache audit can trust a cached run.
 
-The GitHub `test` job restores `_build/cache` and runs `make check AUDIT=1`: with a
+The GitHub `test` job restores `_bookcheck/cache` and runs `make check AUDIT=1`: with a
 figure stamped with the time of its run, every run after the first failed. These
 tests run that sequence on the book itself, and plant what used to break it.
 """

@@ -170,7 +170,7 @@ def test_unused_entries_are_pruned(good_book, runner):
     now = {p.name for p in cache_entries(good_book)}
     assert len(now) == 3, now                  # one entry per chapter: the old one is gone
     assert len(now - old) == 1
-    assert not list((good_book / "_build" / "cache").glob("*.tmp"))
+    assert not list((good_book / "_bookcheck" / "cache").glob("*.tmp"))
 
 
 def test_chapters_that_finished_before_ctrl_c_are_cached(good_book, runner):

@@ -6,6 +6,8 @@ import ast
 import re
 from pathlib import Path
 
+from scripts import store
+
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 STAGES = ["read", "run", "verify", "render"]          # earlier -> later
 MAX_LINES = 400
@@ -188,9 +190,10 @@ def _called(node: ast.Call) -> str:
 
 
 def store_violations(root: Path = SCRIPTS) -> list[str]:
-    """Modules outside scripts/store.py that spell the build folder (a string "_build"
-    or "_build/…" that is not a docstring) or write JSON their own way (one function
-    both serialising JSON and writing a file atomically): every cache is a store's.
+    """Modules outside scripts/store.py that spell the build folder (a string that is
+    store.BUILD or starts with "BUILD/", not a docstring) or write JSON their own way
+    (one function both serialising JSON and writing a file atomically): every cache
+    is a store's.
     Kernel-side modules (`*_side.py`) are exempt: they run in the kernel, on the
     book's import path, and import nothing of scripts."""
     bad = []
@@ -204,7 +207,7 @@ def store_violations(root: Path = SCRIPTS) -> list[str]:
                       and n.body and isinstance(n.body[0], ast.Expr)}
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and id(node) not in docstrings and node.value.split("/")[0] == "_build":
+                    and id(node) not in docstrings and node.value.split("/")[0] == store.BUILD:
                 bad.append(f"{rel}:{node.lineno}: spells {node.value!r} (scripts.store.BUILD)")
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 calls = {_called(c) for c in ast.walk(node) if isinstance(c, ast.Call)}
@@ -223,14 +226,14 @@ def test_the_store_check_bites(tmp_path):
     fake = tmp_path / "scripts" / "render"
     fake.mkdir(parents=True)
     (fake / "bad.py").write_text(
-        '"""Writes _build/x."""\nimport json\nfrom pathlib import Path\n'
+        '"""Writes _bookcheck/x."""\nimport json\nfrom pathlib import Path\n'
         'from scripts.files import atomic_write\n'
-        'STAMP = Path("_build") / "stamp.json"\n\n\n'
+        'STAMP = Path("_bookcheck") / "stamp.json"\n\n\n'
         'def save(root, data):\n    atomic_write(root / "stamp.json", json.dumps(data))\n')
     assert store_violations(tmp_path / "scripts") == [
-        "scripts/render/bad.py:5: spells '_build' (scripts.store.BUILD)",
+        "scripts/render/bad.py:5: spells '_bookcheck' (scripts.store.BUILD)",
         "scripts/render/bad.py:8: save() writes JSON its own way (a scripts.store.Store)"]
-    (fake / "bad.py").write_text('"""Writes _build/x."""\nfrom scripts import store\n'
+    (fake / "bad.py").write_text('"""Writes _bookcheck/x."""\nfrom scripts import store\n'
                                  'STAMP = store.build_dir(".") / "stamp"\n')
     assert store_violations(tmp_path / "scripts") == []
 

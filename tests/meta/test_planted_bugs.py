@@ -23,7 +23,7 @@ import pytest
 from tests.meta.planted_bugs import PLANTS
 
 ROOT = Path(__file__).resolve().parents[2]
-COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "_build", "_book", "__pycache__",
+COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "_bookcheck", "_book", "__pycache__",
                                      ".pytest_cache", ".hypothesis", "*.pyc")
 RUN_ALL = os.environ.get("PLANTED_BUGS") == "all"
 SELECTED = [p for p in PLANTS if RUN_ALL or p.ci]

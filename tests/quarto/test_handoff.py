@@ -143,7 +143,7 @@ def test_an_edited_source_is_a_finding_not_a_second_run(handed, tmp_path, quarto
     from scripts.render import RenderError, render_book
     src, result, _, _ = handed
     root = tmp_path / "book"
-    shutil.copytree(src, root, ignore=shutil.ignore_patterns("_book", ".quarto", "_build"))
+    shutil.copytree(src, root, ignore=shutil.ignore_patterns("_book", ".quarto", "_bookcheck"))
     from dataclasses import replace
     moved = replace(result, project=replace(result.project, root=str(root)))
     (root / "ch.qmd").write_text(BOOK["ch.qmd"] + "\nAn edit after the check.\n")
@@ -162,7 +162,7 @@ def test_a_search_index_missing_a_page_is_rendered_once_more(handed, tmp_path, q
     from scripts.render import quarto_search, render_book
     src, result, _, _ = handed
     root = tmp_path / "book"
-    shutil.copytree(src, root, ignore=shutil.ignore_patterns("_book", ".quarto", "_build"))
+    shutil.copytree(src, root, ignore=shutil.ignore_patterns("_book", ".quarto", "_bookcheck"))
     moved = replace(result, project=replace(result.project, root=str(root)))
     real, asked = quarto_search.unindexed_pages, []
 

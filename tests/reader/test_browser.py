@@ -5,7 +5,7 @@ Checks and renders a copy of the project's own book (built-in path), serves
 driven by playwright: no console error, no request leaving localhost, no
 broken internal link, anchor or image, the expected numbered tables and
 figures, MathML for equations. A screenshot of each page is saved under
-`_build/screenshots/` of the repository.
+`_bookcheck/screenshots/` of the repository.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from scripts.render.book import page_for
 from tests import REPO
 
 CHROMIUM = shutil.which("chromium")
-SCREENSHOTS = REPO / "_build" / "screenshots"
+SCREENSHOTS = REPO / "_bookcheck" / "screenshots"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
 

@@ -6,7 +6,7 @@ chromium through playwright, served from a local HTTP server (Pagefind
 search) and from file:// (the fallback index). axe-core is the axe.min.js
 shipped by the PyPI package axe-playwright-python, injected into each page.
 Screenshots of the index, a chapter and an appendix at 1400 px and 390 px
-go to `_build/screenshots/`.
+go to `_bookcheck/screenshots/`.
 """
 from __future__ import annotations
 

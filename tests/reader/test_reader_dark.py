@@ -4,7 +4,7 @@ background, every figure sits on a light plate (figures are drawn black on
 white), axe-core finds no serious or critical violation with its
 color-contrast rule checking the text, and the search panel, the on-page
 search marks, a hover preview and the focus ring stay readable.
-Screenshots of every page go to `_build/screenshots/` beside the light ones
+Screenshots of every page go to `_bookcheck/screenshots/` beside the light ones
 (`<page>-<width>-dark.png`). The text contrast axe-core cannot judge (table
 cells over the scroll shadows' gradient, popups) is measured here, in the
 light scheme too.

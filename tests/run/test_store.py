@@ -48,8 +48,15 @@ def test_json_records_round_trip_and_prune_keeps_them(entries):
 
 
 def test_nothing_but_the_store_names_the_build_folder(tmp_path):
-    assert store.build_dir(tmp_path) == tmp_path / "_build"
-    assert store.Store(tmp_path, "x").dir == tmp_path / "_build" / "x"
+    assert store.build_dir(tmp_path) == tmp_path / "_bookcheck"
+    assert store.Store(tmp_path, "x").dir == tmp_path / "_bookcheck" / "x"
+
+
+def test_the_kernel_lists_no_folder_of_the_checker_state():
+    """The kernel-side observer spells the build folder itself (it imports nothing of
+    scripts): the two names must agree, or every cached run sees its folder appear."""
+    from scripts.run.facts_side import SKIP_NAMES
+    assert store.BUILD in SKIP_NAMES
 
 
 # ------------------------------------------------------------------ code digests

@@ -51,9 +51,9 @@ def test_broadcast_wakes_waiters_and_closes():
 
 def copy_warm_book(dest: Path) -> Path:
     copy_book(dest)
-    cache = ROOT / "_build" / "cache"       # a warm start when the repository was checked
+    cache = ROOT / "_bookcheck" / "cache"       # a warm start when the repository was checked
     if cache.is_dir():
-        shutil.copytree(cache, dest / "_build" / "cache")
+        shutil.copytree(cache, dest / "_bookcheck" / "cache")
     return dest
 
 

@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="run a targeted subset of N mutants (reviewed, sign/range, one per "
                              "formula, then at random with the seed); default: all")
     parser.add_argument("--report", type=Path, default=None,
-                        help="full report (default: ROOT/_build/mutation-report.txt)")
+                        help="full report (default: ROOT/_bookcheck/mutation-report.txt)")
     parser.add_argument("--json", type=Path, default=None, help="write a summary as JSON")
     args = parser.parse_args(argv)
     root = args.root.resolve()
