@@ -233,9 +233,9 @@ def measure_nbconvert(book: BookBench, runs: int) -> Step:
 
 # ---------------------------------------------------------------- the books
 
-def copy_project(dest: Path) -> Path:
-    """A copy of the real book (sources, mlsys, ledger) to benchmark on."""
-    return load_project(PROJECT_ROOT).copy_to(dest)
+def copy_project(dest: Path, book: Path | None = None) -> Path:
+    """A copy of the real book (sources, mlsys, ledger), or of `book`, to benchmark on."""
+    return load_project(book or PROJECT_ROOT).copy_to(dest)
 
 
 def chapter_with_most_cells(root: Path) -> str:
@@ -328,6 +328,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="runs of the nbconvert reference (0 skips it)")
     parser.add_argument("--chapters", type=int, default=60, help="chapters of the synthetic book")
     parser.add_argument("--only", choices=("real", "synthetic"), help="benchmark one book only")
+    parser.add_argument("--book", type=Path, help="benchmark a copy of this book as the real one")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the temporary books")
     parser.add_argument("--floor-of", type=Path, help=argparse.SUPPRESS)
@@ -349,8 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.only in (None, "real"):
             try:
-                root = copy_project(workdir / "real")
-                books.append(bench_book(BookBench("real book", root), args.runs,
+                root = copy_project(workdir / "real", args.book)
+                books.append(bench_book(BookBench(str(args.book or "real book"), root), args.runs,
                                         args.reference_runs, accept=False))
             except Exception as exc:  # noqa: BLE001
                 books.append(BookBench("real book", workdir / "real",
