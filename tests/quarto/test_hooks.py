@@ -75,6 +75,16 @@ def test_quarto_render_publishes_the_checked_run(rendered):
     assert "The answer is 42." in (root / "_build" / "html" / "ch.html").read_text(encoding="utf-8")
 
 
+def test_the_checker_state_stays_out_of_the_output_dir(rendered):
+    """`output-dir: _build/html`: the checker's state is in its own folder, not inside
+    or above the site Quarto publishes."""
+    from scripts import store
+    root = rendered[0]
+    assert (root / store.BUILD / "hooks").is_dir()
+    assert sorted(p.name for p in (root / "_build").iterdir()) == ["html"]
+    assert not list((root / "_build" / "html").rglob(store.BUILD))
+
+
 def test_a_check_finding_fails_quarto_render(rendered, tmp_path, quarto_exe):
     """A number that moved since numbers.lock: Quarto stops before rendering a page
     (and exits 1); the check's report is in its log."""
