@@ -173,6 +173,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--root", type=Path, default=Path.cwd(),
                         help="project root (default: the current folder, where Quarto runs it)")
     args = parser.parse_args(argv)
+    from .quarto import BUILDING
+    if os.environ.get(BUILDING):
+        print(f"{args.command}: skipped, `python -m scripts html` runs this Quarto and checks "
+              "and audits the book itself")
+        return 0
     if not (args.root / CONFIG).is_file():
         print(f"error: no {CONFIG} in {args.root}", file=sys.stderr)
         return 2

@@ -87,6 +87,12 @@ def warnings(log: str) -> list[str]:
     return [ln.strip() for ln in ANSI.sub("", log).splitlines() if ln.strip().startswith("WARN")]
 
 
+# Set for the `quarto render` this pipeline runs: a book whose `_quarto.yml` also runs the
+# pipeline as its pre-render/post-render scripts (render/hooks.py) is not checked and
+# audited twice.
+BUILDING = "BOOKCHECK_BUILDING"
+
+
 def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
            frozen: bool = False, profiles: list[str] = ()) -> str:
     """Run `quarto render` for the whole project into `dest`; return Quarto's log.
@@ -103,7 +109,7 @@ def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
     if frozen:
         cmd.append("--use-freezer")
     try:
-        env = {**os.environ, "QUARTO_PROFILE": ",".join(profiles)} if profiles else None
+        env = {**os.environ, BUILDING: "1", **({"QUARTO_PROFILE": ",".join(profiles)} if profiles else {})}
         proc = _run(cmd, root, RENDER_TIMEOUT_S, env)
     except OSError as exc:
         raise RenderError(f"could not run quarto: {exc}") from exc

@@ -111,3 +111,16 @@ def test_an_audit_finding_fails_quarto_render(rendered, tmp_path, quarto_exe):
     assert f"ch.qmd:{line}: missing-value: ch.html does not show '42'" in log
     assert "shows '43'" in log
     assert "The answer is 43." in (root / "_build" / "html" / "ch.html").read_text(encoding="utf-8")
+
+
+def test_make_html_on_a_hooked_book_checks_and_audits_once(tmp_path, quarto_exe):
+    """`python -m scripts html` runs Quarto itself: the book's own pre-render/post-render
+    lines then skip (quarto.BUILDING), so the chapter runs once, not twice."""
+    from scripts.cli import main
+    from .quartokit import quarto_on_path
+    root = write(tmp_path / "book")
+    before = runs(root)
+    with quarto_on_path(quarto_exe):
+        assert main(["html", "--root", str(root)]) == 0
+    assert runs(root) == before + 1
+    assert "The answer is 42." in (root / "_build" / "html" / "ch.html").read_text(encoding="utf-8")
