@@ -1,0 +1,184 @@
+"""Math in a chapter's source, found as pandoc finds it, and the inline values inside it.
+
+`math_spans(parsed)`: every `$…$` and `$$…$$` of the chapter's Markdown (pandoc's
+`tex_math_dollars`: an opening `$` not followed by a space, a closing `$` not after a
+space nor before a digit, no blank line inside; `\\$` is a dollar; not in code, code
+spans or HTML comments), with each inline `{python}` expression standing for its value.
+
+`inline_math(parsed, run)`: an inline value inside math that Quarto would insert
+escaped (a `str`: `11,025` -> `11\\,025`, `0.50` -> `0\\.50`; scripts.run.inline_values)
+breaks the formula: an `inline-math` finding at the expression, naming the way out
+that works in Quarto 1.7.34 (docs/quarto-compat.md).
+
+`formula_leaks(parsed, page, text, spans)`: a `leak` for each formula a page shows as
+raw TeX (pandoc's `$TeX$` when it cannot convert one), at the line of its formula in
+the source (`formula_line`), not at the first line that names one of its macros.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from scripts.model import Finding, Kind
+from scripts.read.qmd import FENCE_ANY
+
+HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+BACKTICKS = re.compile(r"`+")
+FIX = ("return the value as Markdown, which Quarto inserts verbatim: "
+       "`{{python}} Markdown({expr})` (from IPython.display import Markdown), or build the "
+       "whole formula in the cell (Markdown(f\"$…$\")), or write the value outside the math")
+
+
+@dataclass(frozen=True)
+class Math:
+    start: int          # offsets in the chapter's text, delimiters included
+    end: int
+    display: bool
+
+
+def _code_blanked(parsed) -> str:
+    """The chapter's Markdown as pandoc reads it for math: python cells and other fenced
+    blocks and HTML comments blanked, each inline expression a placeholder word."""
+    chars = list(parsed.authored or parsed.text)
+    for expr in parsed.inlines:
+        chars[expr.start:expr.end] = "x" * (expr.end - expr.start)
+    text = "".join(chars)
+    text = HTML_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    lines, fence = text.split("\n"), None
+    for i, line in enumerate(lines):
+        m = FENCE_ANY.match(line)
+        if fence is None and m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
+            fence = m.group(2)
+        elif fence is not None and re.fullmatch(r"\s*" + re.escape(fence[0]) + "{%d,}\\s*" % len(fence), line):
+            lines[i], fence = " " * len(line), None
+        if fence is not None:
+            lines[i] = " " * len(line)
+    return "\n".join(lines)
+
+
+def _code_span_end(text: str, i: int) -> int:
+    """Past the code span opening at `i` (or past its backticks when it is never closed)."""
+    ticks = BACKTICKS.match(text, i).group(0)
+    for m in BACKTICKS.finditer(text, i + len(ticks)):
+        if "\n\n" in re.sub(r"\n[ \t]+", "\n", text[i:m.start()]):
+            break
+        if m.group(0) == ticks:
+            return m.end()
+    return i + len(ticks)
+
+
+def _inline_end(text: str, i: int) -> int | None:
+    """The end of the `$…$` opening at `i`, None when pandoc reads no math there."""
+    n, k = len(text), i + 1
+    if k >= n or text[k].isspace():
+        return None
+    while k < n:
+        ch = text[k]
+        if ch == "\\":
+            k += 2
+        elif ch == "$":
+            return None if k + 1 < n and text[k + 1].isdigit() else k + 1
+        elif ch.isspace():
+            run = re.match(r"\s+", text[k:]).group(0)
+            if "\n\n" in re.sub(r"[ \t]+", "", run) or text[k + len(run):k + len(run) + 1] == "$":
+                return None
+            k += len(run)
+        else:
+            k += 1
+    return None
+
+
+def _display_end(text: str, i: int) -> int | None:
+    close = text.find("$$", i + 2)
+    if close < 0 or re.search(r"\n[ \t]*\n", text[i:close]):
+        return None
+    return close + 2
+
+
+def math_spans(parsed) -> list[Math]:
+    """Every formula of the chapter's Markdown, in order (pandoc's `$` rules)."""
+    text, found, i = _code_blanked(parsed), [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+        elif ch == "`":
+            i = _code_span_end(text, i)
+        elif ch == "$":
+            display = text.startswith("$$", i)
+            end = _display_end(text, i) if display else _inline_end(text, i)
+            if end is None:
+                i += 2 if display else 1
+                continue
+            found.append(Math(i, end, display))
+            i = end
+        else:
+            i += 1
+    return found
+
+
+def inline_math(parsed, run) -> list[Finding]:
+    """An `inline-math` finding for each inline value inside math that Quarto escapes."""
+    if run is None:
+        return []
+    spans = math_spans(parsed)
+    runs = {r.index: r for r in run.inlines}
+    findings = []
+    for expr in parsed.inlines:
+        inside = next((m for m in spans if m.start < expr.start < m.end), None)
+        value = runs.get(expr.index)
+        if inside is None or value is None or not expr.substitute:
+            continue
+        if value.kind == "text" and value.markdown != value.text:
+            why = f"Quarto inserts this str escaped as Markdown ({value.markdown!r})"
+        elif value.kind == "markdown" and "$" in value.markdown:
+            why = f"its Markdown holds `$` ({value.markdown[:40]!r}): a formula inside a formula"
+        else:
+            continue
+        delimiter = "$$…$$" if inside.display else "$…$"
+        findings.append(Finding(
+            parsed.path, expr.line, Kind.INLINE_MATH,
+            f"inline value inside {delimiter} math: {why}, which breaks the formula; "
+            + FIX.format(expr=expr.expr), col=expr.col, detail=f"`{{python}} {expr.expr}`"))
+    return findings
+
+
+def _pattern(source: str, inlines) -> re.Pattern:
+    """A formula's source as a pattern of what a page may show of it: each inline
+    expression any text, spacing free, an equation number (`\\tag{1.1}`) after it."""
+    parts, pos = [], 0
+    for start, end in [*inlines, (len(source), len(source))]:
+        parts += [r"\s*".join(map(re.escape, source[pos:start].split())), ".*?"]
+        pos = end
+    body = r"\s*".join(p for p in parts[:-1] if p)
+    return re.compile(r"\s*" + body + r"\s*(?:\\tag\{[^}]*\}|\\qquad\([^)]*\))?\s*", re.S)
+
+
+#: the delimiters a page may show around a formula's TeX
+DELIMITERS = re.compile(r"^\s*(?:\$\$?|\\[(\[])(.*?)(?:\$\$?|\\[)\]])\s*$", re.S)
+
+
+def formula_line(parsed, tex: str) -> int:
+    """The line of the chapter's formula a page shows as `tex` (with its delimiters
+    `$`, `\\(`, `\\[` or none), else 0."""
+    m = DELIMITERS.match(tex)
+    shown = m.group(1) if m else tex
+    for span in math_spans(parsed):
+        cut = 2 if span.display else 1
+        start, end = span.start + cut, span.end - cut
+        inlines = [(e.start - start, e.end - start) for e in parsed.inlines if start <= e.start < end]
+        if _pattern(parsed.text[start:end], inlines).fullmatch(shown):
+            return parsed.text.count("\n", 0, span.start) + 1
+    return 0
+
+
+def formula_leaks(parsed, page: str, text: str, spans) -> list[Finding]:
+    """A `leak` for each formula of a page shown as raw TeX, at its source formula's line."""
+    findings = []
+    for a, b in spans:
+        tex = " ".join(text[a:b].split())
+        findings.append(parsed.relocate(Finding(
+            parsed.path, formula_line(parsed, tex), Kind.LEAK,
+            f"{page} shows {tex[:80]!r}: raw TeX, a formula the renderer could not convert "
+            "(an inline value escaped inside it? `make check` says: inline-math)")))
+    return findings
