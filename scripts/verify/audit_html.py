@@ -1,4 +1,4 @@
-"""The text a reader sees of one HTML page, with the spans the renderer made.
+r"""The text a reader sees of one HTML page, with the spans the renderer made.
 
 `reader_text(html)` returns a `ReaderText`: the visible text of the page's
 `<main>` (docs/audit.md, "What a page is"), and two kinds of spans in it:

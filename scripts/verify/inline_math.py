@@ -12,7 +12,7 @@ that works in Quarto 1.7.34 (docs/quarto-compat.md).
 
 `formula_leaks(parsed, page, text, spans)`: a `leak` for each formula a page shows as
 raw TeX (pandoc's `$TeX$` when it cannot convert one), at the line of its formula in
-the source (`formula_line`), not at the first line that names one of its macros.
+the source (`formula_of`), not at the first line that names one of its macros.
 """
 from __future__ import annotations
 
@@ -158,9 +158,9 @@ def _pattern(source: str, inlines) -> re.Pattern:
 DELIMITERS = re.compile(r"^\s*(?:\$\$?|\\[(\[])(.*?)(?:\$\$?|\\[)\]])\s*$", re.S)
 
 
-def formula_line(parsed, tex: str) -> int:
-    """The line of the chapter's formula a page shows as `tex` (with its delimiters
-    `$`, `\\(`, `\\[` or none), else 0."""
+def formula_of(parsed, tex: str) -> tuple[int, bool]:
+    """(line, holds an inline value) of the chapter's formula a page shows as `tex`
+    (with its delimiters `$`, `\\(`, `\\[` or none); (0, False) when none is."""
     m = DELIMITERS.match(tex)
     shown = m.group(1) if m else tex
     for span in math_spans(parsed):
@@ -168,8 +168,8 @@ def formula_line(parsed, tex: str) -> int:
         start, end = span.start + cut, span.end - cut
         inlines = [(e.start - start, e.end - start) for e in parsed.inlines if start <= e.start < end]
         if _pattern(parsed.text[start:end], inlines).fullmatch(shown):
-            return parsed.text.count("\n", 0, span.start) + 1
-    return 0
+            return parsed.text.count("\n", 0, span.start) + 1, bool(inlines)
+    return 0, False
 
 
 def formula_leaks(parsed, page: str, text: str, spans) -> list[Finding]:
@@ -177,8 +177,10 @@ def formula_leaks(parsed, page: str, text: str, spans) -> list[Finding]:
     findings = []
     for a, b in spans:
         tex = " ".join(text[a:b].split())
+        line, valued = formula_of(parsed, tex)
+        why = ("an inline value inside it was escaped (`make check`: inline-math)" if valued else
+               "TeX the renderer's converter does not support")
         findings.append(parsed.relocate(Finding(
-            parsed.path, formula_line(parsed, tex), Kind.LEAK,
-            f"{page} shows {tex[:80]!r}: raw TeX, a formula the renderer could not convert "
-            "(an inline value escaped inside it? `make check` says: inline-math)")))
+            parsed.path, line, Kind.LEAK,
+            f"{page} shows raw TeX “{tex[:80]}”: a formula the renderer could not convert ({why})")))
     return findings
