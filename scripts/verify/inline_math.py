@@ -24,6 +24,7 @@ from scripts.read.qmd import FENCE_ANY
 
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 BACKTICKS = re.compile(r"`+")
+COMMAND = re.compile(r"\\[A-Za-z]+(?=\{)")
 FIX = ("return the value as Markdown, which Quarto inserts verbatim: "
        "`{{python}} Markdown({expr})` (from IPython.display import Markdown), or build the "
        "whole formula in the cell (Markdown(f\"$…$\")), or write the value outside the math")
@@ -67,6 +68,16 @@ def _code_span_end(text: str, i: int) -> int:
     return i + len(ticks)
 
 
+def _braces_end(text: str, i: int) -> int:
+    """Past the balanced `{…}` opening at `i` (a `\\text{…}` may hold `$`)."""
+    depth = 0
+    for k in range(i, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[k], 0)
+        if depth == 0:
+            return k + 1
+    return len(text)
+
+
 def _inline_end(text: str, i: int) -> int | None:
     """The end of the `$…$` opening at `i`, None when pandoc reads no math there."""
     n, k = len(text), i + 1
@@ -75,7 +86,7 @@ def _inline_end(text: str, i: int) -> int | None:
     while k < n:
         ch = text[k]
         if ch == "\\":
-            k += 2
+            k = _braces_end(text, k + 5) if text.startswith("text{", k + 1) else k + 2
         elif ch == "$":
             return None if k + 1 < n and text[k + 1].isdigit() else k + 1
         elif ch.isspace():
@@ -95,13 +106,25 @@ def _display_end(text: str, i: int) -> int | None:
     return close + 2
 
 
+def _raw_tex_end(text: str, i: int) -> int:
+    """Past the escape or the raw LaTeX command (`\\index{…}`, its braces) at `i`:
+    pandoc reads no math inside either."""
+    m = COMMAND.match(text, i)
+    if not m:
+        return i + 2
+    end = m.end()
+    while text.startswith("{", end):
+        end = _braces_end(text, end)
+    return end
+
+
 def math_spans(parsed) -> list[Math]:
     """Every formula of the chapter's Markdown, in order (pandoc's `$` rules)."""
     text, found, i = _code_blanked(parsed), [], 0
     while i < len(text):
         ch = text[i]
         if ch == "\\":
-            i += 2
+            i = _raw_tex_end(text, i)
         elif ch == "`":
             i = _code_span_end(text, i)
         elif ch == "$":
