@@ -39,7 +39,9 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     `typed_ok`: a number written in the chapter's source is the author's (a project
     that does not ask for the literal-number check, `verify: literal-numbers`).
     """
-    exempt = list(exempt) + tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text)
+    # a "(0.99)" in a formula's TeX is no equation number: the renderer's labels are not in math
+    exempt = list(exempt) + [(a, b) for a, b in tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text)
+                             if not tok.inside(a, soft)]
     tokens = [(n, s, e, tok.inside(s, soft)) for n, s, e in tok.number_tokens(text)
               if not tok.inside(s, exempt)]
     if glued:

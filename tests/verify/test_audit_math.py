@@ -131,3 +131,10 @@ def test_a_formula_left_as_raw_tex_is_one_leak_at_its_formula():
     found = formula_leaks(parsed, "m.html", reader.text, reader.raw_math)
     assert [(f.kind, f.line) for f in found] == [(Kind.LEAK, 4)]
     assert r"\text{share} = 0\.5" in found[0].reason
+
+
+def test_a_parenthesised_number_in_a_formula_is_no_equation_number():
+    """MathJax's TeX `(0.99)^{100}` is a value, not a renderer's "(1.2)"."""
+    reader = reader_text(r'<main><p>P is <span class="math inline">\(1 - (0.99)^{100}\)</span></p></main>')
+    assert account(parse_chapter("m.qmd", "P is `{python} p`\n"), "m.html", reader.text,
+                   [Value(["1", "0.99", "100"], 1, "p", False)], reader.exempt, reader.soft) == []
