@@ -35,6 +35,7 @@ class Kind(str, Enum):
     CHAPTER_PATH = "chapter-path", "a chapter path that escapes the project"
     DUPLICATE_CHAPTER = "duplicate-chapter", "a chapter listed twice in `_quarto.yml`"
     OUTPUT_DIR = "output-dir", "`project: output-dir:` is the project folder, or holds it, its sources or the checker's caches (a render replaces its output folder whole)"
+    MATH_METHOD = "math-method", "an `html-math-method` the renderers cannot honour (unknown, or gladtex: readers would see raw TeX)"
     # running the chapters (run/)
     INVARIANT = "invariant", "a `check()` failed, at the line that called it"
     CELL_ERROR = "cell-error", "a cell raised (without `error: true`)"
