@@ -15,7 +15,8 @@ Math as Quarto 1.7.34 and pandoc write it (tests/verify/test_audit_math.py):
 mathml `<math>` (the TeX in `<annotation>`, hidden); mathjax `<span class="math
 inline">\(…\)</span>` (display `\[…\]`), katex the same span with the bare TeX,
 plain the span with HTML (`<em>x</em><sup>2</sup>`); webtex `<img class="math …"
-alt="TeX">`; gladtex `<eq env="math">TeX</eq>`. In math a number's thousands
+alt="TeX">`; gladtex `<eq env="math">TeX</eq>`, raw TeX to a reader (the GladTeX program
+that would replace it is not run; read/project.py refuses the method). In math a number's thousands
 separator may stand apart (`<mn>961</mn><mo>,</mo><mn>538</mn>`) or be TeX's `{,}`:
 it reads as the one number `961,538`.
 
@@ -69,7 +70,7 @@ class _Reader(HTMLParser):
         self.parts: list[str] = []
         self.size = 0
         self.stack: list[tuple[str, str]] = []   # (tag, zone: "" | hidden | exempt | soft | output)
-        self.formulas: list[tuple[int, int, int]] = []   # open math: (depth, offset, part)
+        self.formulas: list[tuple] = []     # open math: (depth, offset, part, raw TeX?)
         self.math: list[tuple[int, int]] = []
         self.only_main = only_main
         self.out = ReaderText()
@@ -107,7 +108,7 @@ class _Reader(HTMLParser):
         if tag == "details" and "page-toc" in classes:
             zone = "hidden"
         if is_math(tag, classes):
-            self.formulas.append((len(self.stack), self.size, len(self.parts)))
+            self.formulas.append((len(self.stack), self.size, len(self.parts), tag == "eq"))
         self.stack.append((tag, zone))
 
     def handle_endtag(self, tag):
@@ -129,10 +130,11 @@ class _Reader(HTMLParser):
             data = f" {data} "          # <mn>10</mn><mn>9</mn>, 754<sup>10</sup>: two numbers
         self._add(data, zone)
 
-    def _formula(self, start: int, part: int) -> None:
-        """A formula ends: pandoc's fallback (`$TeX$`) is raw TeX, not math."""
+    def _formula(self, start: int, part: int, tex: bool) -> None:
+        """A formula ends: pandoc's fallback (`$TeX$`) and gladtex's `<eq>` (TeX for a
+        program nobody runs) are raw TeX, not math."""
         shown = "".join(self.parts[part:]).strip()
-        if len(shown) > 1 and shown[0] == shown[-1] == "$":
+        if tex or len(shown) > 1 and shown[0] == shown[-1] == "$":
             self.out.soft = [(a, b) for a, b in self.out.soft if not start <= a < self.size]
             self.out.raw_math.append((start, self.size))
         else:

@@ -67,7 +67,10 @@ RECORDED = {
 }
 METHODS = sorted(RECORDED)
 #: the formulas pandoc left as TeX (mathml, plain: it converts no `\frac`, no `\.`)
-RAW = {"mathml": [r"$b = 0\.50$"], "plain": [r"$\frac{1}{2}$", r"$b = 0\.50$"]}
+RAW = {"mathml": [r"$b = 0\.50$"], "plain": [r"$\frac{1}{2}$", r"$b = 0\.50$"],
+       # gladtex: every formula, TeX for a program neither Quarto nor this renderer runs
+       "gladtex": [r"x^2 + 3 = 12", r"\frac{1}{2}", r"T = 42 \text{ ms} \qquad(1.1)", r"a = 11\,025",
+                   r"b = 0\.50", "c = 1024", "d = 11,025", "e = 0.50"]}
 
 
 def page(method: str, drop: str = "") -> str:
