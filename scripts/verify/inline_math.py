@@ -152,7 +152,7 @@ def inline_math(parsed, run) -> list[Finding]:
         value = runs.get(expr.index)
         if inside is None or value is None or not expr.substitute:
             continue
-        if value.kind == "text" and value.markdown != value.text:
+        if value.kind == "text" and value.markdown and value.markdown != value.text:
             why = f"Quarto inserts this str escaped as Markdown ({value.markdown!r})"
         elif value.kind == "markdown" and "$" in value.markdown:
             why = f"its Markdown holds `$` ({value.markdown[:40]!r}): a formula inside a formula"
