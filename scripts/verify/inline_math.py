@@ -16,6 +16,7 @@ the source (`formula_of`), not at the first line that names one of its macros.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -25,6 +26,9 @@ from scripts.read.qmd import FENCE_ANY
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 BACKTICKS = re.compile(r"`+")
 COMMAND = re.compile(r"\\[A-Za-z]+(?=\{)")
+SPACES = re.compile(r"\s+")
+MARKS = re.compile(r"[\\`$]")            # where code, an escape or math may start
+MATH_MARKS = re.compile(r"[\\$\s]")     # inside `$…$`: an escape, the end, spacing
 FIX = ("return the value as Markdown, which Quarto inserts verbatim: "
        "`{{python}} Markdown({expr})` (from IPython.display import Markdown), or build the "
        "whole formula in the cell (Markdown(f\"$…$\")), or write the value outside the math")
@@ -83,20 +87,20 @@ def _inline_end(text: str, i: int) -> int | None:
     n, k = len(text), i + 1
     if k >= n or text[k].isspace():
         return None
-    while k < n:
-        ch = text[k]
+    while True:
+        m = MATH_MARKS.search(text, k)
+        if m is None:
+            return None
+        k, ch = m.start(), m.group(0)
         if ch == "\\":
             k = _braces_end(text, k + 5) if text.startswith("text{", k + 1) else k + 2
         elif ch == "$":
             return None if k + 1 < n and text[k + 1].isdigit() else k + 1
         elif ch.isspace():
-            run = re.match(r"\s+", text[k:]).group(0)
+            run = SPACES.match(text, k).group(0)
             if "\n\n" in re.sub(r"[ \t]+", "", run) or text[k + len(run):k + len(run) + 1] == "$":
                 return None
             k += len(run)
-        else:
-            k += 1
-    return None
 
 
 def _display_end(text: str, i: int) -> int | None:
@@ -121,8 +125,11 @@ def _raw_tex_end(text: str, i: int) -> int:
 def math_spans(parsed) -> list[Math]:
     """Every formula of the chapter's Markdown, in order (pandoc's `$` rules)."""
     text, found, i = _code_blanked(parsed), [], 0
-    while i < len(text):
-        ch = text[i]
+    while True:
+        m = MARKS.search(text, i)
+        if m is None:
+            return found
+        i, ch = m.start(), m.group(0)
         if ch == "\\":
             i = _raw_tex_end(text, i)
         elif ch == "`":
@@ -135,29 +142,35 @@ def math_spans(parsed) -> list[Math]:
                 continue
             found.append(Math(i, end, display))
             i = end
-        else:
-            i += 1
-    return found
+
+
+def _escaped(value) -> bool:
+    """Whether Quarto's insertion of this inline value would break a formula around it."""
+    if value.kind == "text":
+        return bool(value.markdown) and value.markdown != value.text
+    return value.kind == "markdown" and "$" in value.markdown
 
 
 def inline_math(parsed, run) -> list[Finding]:
     """An `inline-math` finding for each inline value inside math that Quarto escapes."""
-    if run is None:
-        return []
+    values = {r.index: r for r in run.inlines} if run is not None else {}
+    text = parsed.text
+    if not any(_escaped(values[e.index]) and "$" in text[text.rfind("\n\n", 0, e.start) + 1:e.start]
+               for e in parsed.inlines if e.index in values):
+        return []            # no such value after a `$` in its paragraph: no math to scan
     spans = math_spans(parsed)
-    runs = {r.index: r for r in run.inlines}
+    starts = [m.start for m in spans]
     findings = []
     for expr in parsed.inlines:
-        inside = next((m for m in spans if m.start < expr.start < m.end), None)
-        value = runs.get(expr.index)
-        if inside is None or value is None or not expr.substitute:
+        inside = spans[bisect.bisect(starts, expr.start) - 1] if starts else None
+        if inside is not None and not inside.start < expr.start < inside.end:
+            inside = None
+        value = values.get(expr.index)
+        if inside is None or value is None or not expr.substitute or not _escaped(value):
             continue
-        if value.kind == "text" and value.markdown and value.markdown != value.text:
-            why = f"Quarto inserts this str escaped as Markdown ({value.markdown!r})"
-        elif value.kind == "markdown" and "$" in value.markdown:
-            why = f"its Markdown holds `$` ({value.markdown[:40]!r}): a formula inside a formula"
-        else:
-            continue
+        why = (f"Quarto inserts this str escaped as Markdown ({value.markdown!r})"
+               if value.kind == "text" else
+               f"its Markdown holds `$` ({value.markdown[:40]!r}): a formula inside a formula")
         delimiter = "$$…$$" if inside.display else "$…$"
         findings.append(Finding(
             parsed.path, expr.line, Kind.INLINE_MATH,
