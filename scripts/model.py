@@ -48,7 +48,9 @@ class Kind(str, Enum):
     UNSTABLE_OUTPUT = "unstable-output", "`check --audit`: an output differs between two runs of the same inputs"
     # checking the results (verify/)
     UNKNOWN_REF = "unknown-ref", "an `@label` no chapter defines"
-    DUPLICATE_LABEL = "duplicate-label", "a label defined twice in the book"
+    DUPLICATE_LABEL = "duplicate-label", "a label defined twice in the book (in a website: on one page)"
+    WEBSITE_REF = "website-ref", ("an `@label` of another page in a website (or a project not a "
+                                  "book): Quarto leaves it unresolved, `?@label`")
     UNKNOWN_CITATION = "unknown-citation", "an `@key` the bibliography does not have"
     BIBLIOGRAPHY = "bibliography", "a bibliography file `_quarto.yml` names that does not exist"
     LEDGER = "ledger", "a published value new, changed or gone against `numbers.lock`, or a `numbers.lock` that cannot be read"
