@@ -14,7 +14,8 @@ normalizeSidebarItem, website/website-sidebar-auto.ts):
   capitalised), entries sorted by their front matter's `order:`, then pages before
   folders, then name (case-insensitive); the root `index` page is left out.
 
-`page_order(sidebars, inputs)`: the pages in sidebar order, then the others.
+`page_order(sidebars, inputs)`: the pages in sidebar order, then the others (the home
+page first when no sidebar lists it).
 """
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def sidebars(root: Path, config: dict, inputs: list[str]) -> list[tuple[NavItem,
 
 
 def page_order(bars: list[tuple[NavItem, ...]], inputs: list[str]) -> list[str]:
-    """The pages `inputs` in the order the sidebars show them, then every other one."""
+    """The pages `inputs` in the order the sidebars show them, then every other one; the
+    home page (`index`, which the sidebar's title links to) first when no sidebar lists it."""
     listed: list[str] = []
 
     def walk(items) -> None:
@@ -59,7 +61,8 @@ def page_order(bars: list[tuple[NavItem, ...]], inputs: list[str]) -> list[str]:
 
     for bar in bars:
         walk(bar)
-    return listed + [rel for rel in inputs if rel not in listed]
+    home = [rel for rel in inputs if re.fullmatch(r"index\.\w+", rel) and rel not in listed]
+    return home + listed + [rel for rel in inputs if rel not in listed + home]
 
 
 def _items(root: Path, contents, inputs: list[str]) -> list[NavItem]:
