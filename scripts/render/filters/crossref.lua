@@ -92,6 +92,7 @@ local function collect(doc)
         id = h.identifier,
         level = h.level,
         unnumbered = is_unnumbered(h),
+        title = h.classes:includes("title"),
         text = pandoc.utils.stringify(h.content),
       })
     end,
@@ -380,6 +381,16 @@ end
 --- page as the level-1 title (the text before it stays; the other headings keep
 --- their levels). A chapter with no heading at all gets none.
 local function ensure_title(doc)
+  if ctx.website then
+    -- a website's page (each page its own document): its `title:` above its headings
+    -- (Quarto's title block), none without one
+    if doc.meta.title then
+      local title = doc.meta.title
+      doc.blocks:insert(1, pandoc.Header(1, pandoc.utils.type(title) == "Inlines" and title
+        or pandoc.Inlines({ pandoc.Str(pandoc.utils.stringify(title)) }), pandoc.Attr("", { "title" })))
+    end
+    return doc
+  end
   local first = nil
   for i, block in ipairs(doc.blocks) do
     if block.t == "Header" then
