@@ -82,3 +82,13 @@ def test_a_website_renders_as_quarto_numbers_it(tmp_path):
     assert re.findall(r'<a href="([^"]+)"', nav[:nav.index("</nav>")]) == ["index.html", "z.html", "a.html"]
     assert '<p class="toc-part">Part</p>' in nav
     assert 'rel="next" href="a.html"' in z                 # the pager follows the sidebar
+
+
+def test_another_pages_label_is_left_unresolved_as_quarto_does(tmp_path):
+    """A website-ref the author accepted (a baseline) renders as Quarto's `?@sec-a`."""
+    root = make_book(tmp_path, {**PAGES, "z.qmd": "---\ntitle: Zed\n---\n\nSee @sec-a.\n"}, SITE)
+    result = check_book(root)
+    assert [(f.path, f.kind) for f in result.findings] == [("z.qmd", "website-ref")]
+    result.findings = []                                  # accepted, as a baseline would
+    render_book(result, "html", use_quarto=False, audited=False)   # (the audit sees it too)
+    assert "<strong>?@sec-a</strong>" in (root / "_site" / "z.html").read_text("utf-8")
