@@ -152,6 +152,8 @@ class ParsedChapter:
     search: bool = True       # False: `search: false` (left out of the search index)
     cache_inputs: list[str] = field(default_factory=list)  # `cache-inputs:` (ours) paths/globs
     kernel: tuple | None = None  # (`jupyter:` value, file, line) in force, or None
+    title_heading: int = 0    # the heading Quarto's Jupyter engine makes the page's title
+                              # outside a book (read/jupyter_title.py), its line; 0: none
 
     def source_of(self, line: int) -> tuple[str, int]:
         """(file, line) a line of `text` was written at (includes resolved)."""

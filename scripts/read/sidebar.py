@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from scripts.read.jupyter_title import HEADING, heading_text
 from scripts.read.yamlio import YAMLError, load_yaml
 
 DIVIDER = re.compile(r"^-{3}[-\s]*$")
@@ -165,27 +166,32 @@ def _folder_title(name: str) -> str:
     return " ".join(w[:1].upper() + w[1:] for w in re.split(r"[_\-]+", name) if w)
 
 
-def _front_matter(root: Path, rel: str) -> dict:
+def _front_matter(root: Path, rel: str) -> tuple[dict, str]:
+    """(a page's front matter, the text after it)."""
     try:
         text = (root / rel).read_text("utf-8", errors="replace")
     except OSError:
-        return {}
+        return {}, ""
     match = re.match(r"---[ \t]*\n(.*?\n)---[ \t]*(\n|$)", text, re.S)
     try:
         data = load_yaml(match.group(1)) if match else None
     except YAMLError:
-        return {}
-    return data if isinstance(data, dict) else {}
+        data = None
+    return (data if isinstance(data, dict) else {}), text[match.end():] if match else text
 
 
 def _title(root: Path, rel: str) -> str:
-    """A page's front-matter title, or "" (the renderer then takes its first heading)."""
-    title = _front_matter(root, rel).get("title")
-    return str(title) if title else ""
+    """A page's title as its sidebar entry shows it (Quarto's project index): its
+    `title:`, else its first `#` line (pandoc-partition.ts), else "" (the renderer's)."""
+    data, body = _front_matter(root, rel)
+    if data.get("title"):
+        return str(data["title"])
+    first = next((ln for ln in body.splitlines() if HEADING.match(ln)), "")
+    return heading_text(first) if first else ""
 
 
 def _order(root: Path, rel: str):
-    value = _front_matter(root, rel).get("order")
+    value = _front_matter(root, rel)[0].get("order")
     try:
         return float(value) if value is not None else None
     except (TypeError, ValueError):

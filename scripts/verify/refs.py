@@ -30,8 +30,12 @@ def cross_references(parsed: dict[str, ParsedChapter], project_type: str = "book
     first: dict[tuple[str, str], tuple[str, int]] = {}      # (namespace, label) -> where
     pages: dict[str, list[tuple[str, int]]] = {}            # label -> every (page, line)
     findings: list[Finding] = []
+    titles = {(c.path, label): line for c in parsed.values() for label, line in c.labels
+              if c.title_heading and line == c.title_heading}
     for chapter in parsed.values():
         for label, line in chapter.labels:
+            if (chapter.path, label) in titles:
+                continue                # Quarto made the heading the page's title: gone
             key = ("", label) if book else (chapter.path, label)
             if key in first:
                 path0, line0 = first[key]
@@ -47,7 +51,10 @@ def cross_references(parsed: dict[str, ParsedChapter], project_type: str = "book
         for label, line, col in chapter.references:
             if (here, label) in first:
                 continue
-            if label in pages:
+            if (chapter.path, label) in titles:
+                findings.append(Finding(chapter.path, line, Kind.WEBSITE_REF,
+                                        _title_heading(label, titles[chapter.path, label]), col=col))
+            elif label in pages:
                 findings.append(Finding(chapter.path, line, Kind.WEBSITE_REF,
                                         _other_page(chapter.path, label, pages[label], project_type),
                                         col=col))
@@ -58,6 +65,13 @@ def cross_references(parsed: dict[str, ParsedChapter], project_type: str = "book
                                         f"{did_you_mean(label, known)}",
                                         col=col))
     return findings
+
+
+def _title_heading(label: str, line: int) -> str:
+    """What a reference to the heading Quarto made the page's title gets (read/jupyter_title.py)."""
+    return (f"@{label} is the heading at line {line}, which Quarto makes this page's title "
+            f"(a page run by Jupyter without `title:` outside a book) and drops with its label "
+            f"(Quarto shows ?@{label}): give the page a `title:` in its front matter")
 
 
 def _other_page(page: str, label: str, where: list[tuple[str, int]], project_type: str) -> str:

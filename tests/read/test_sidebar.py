@@ -26,7 +26,7 @@ website:
 PAGES = {"index.qmd": "---\ntitle: Home\n---\n", "alpha.qmd": "# A\n", "beta.qmd": "# B\n",
          "zeta.qmd": "---\ntitle: Zed\n---\n# Z\n",
          "notes/b-two.qmd": "---\ntitle: Aaa\n---\n", "notes/a-one.qmd": "---\ntitle: Zzz\n---\n",
-         "notes/deep/x.qmd": "# X\n", "notes/late.qmd": "---\ntitle: Late\norder: 1\n---\n"}
+         "notes/deep/x.qmd": "Text.\n\n# X {#sec-x}\n", "notes/late.qmd": "---\ntitle: Late\norder: 1\n---\n"}
 
 
 def test_a_websites_pages_are_in_sidebar_order_then_the_others(tmp_path):
@@ -47,7 +47,7 @@ def test_the_sidebar_items_as_quarto_shows_them(tmp_path):
             NavItem("Late", "notes/late.qmd"),          # `order:` first
             NavItem("Zzz", "notes/a-one.qmd"),           # then by file name, not title
             NavItem("Aaa", "notes/b-two.qmd"),
-            NavItem("Deep", section=True, contents=(NavItem("", "notes/deep/x.qmd"),)))),
+            NavItem("Deep", section=True, contents=(NavItem("X", "notes/deep/x.qmd"),)))),  # its `#`
         NavItem("Plain words"))]
 
 
@@ -59,7 +59,7 @@ def test_contents_auto_and_a_section_page(tmp_path):
                                                 "part/c.qmd": "# C\n"}))
     assert project.chapters == ["index.qmd", "a.qmd", "b.qmd", "part/index.qmd", "part/c.qmd"]
     assert project.sidebars[0][2] == NavItem("P", "part/index.qmd", section=True,
-                                             contents=(NavItem("", "part/c.qmd"),))
+                                             contents=(NavItem("C", "part/c.qmd"),))
 
 
 def test_a_website_without_sidebar_keeps_quartos_file_order(tmp_path):
