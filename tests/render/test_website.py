@@ -92,3 +92,17 @@ def test_another_pages_label_is_left_unresolved_as_quarto_does(tmp_path):
     result.findings = []                                  # accepted, as a baseline would
     render_book(result, "html", use_quarto=False, audited=False)   # (the audit sees it too)
     assert "<strong>?@sec-a</strong>" in (root / "_site" / "z.html").read_text("utf-8")
+
+
+def test_the_heading_quarto_makes_the_title_is_the_title_and_not_numbered(tmp_path):
+    """Quarto 1.7.34: `# Top`, a cell, `## Second`, `## Third` (no `title:`): the title
+    block says "Second", Third is Section 1.1."""
+    page = ("---\nengine: jupyter\n---\n\n# Top {#sec-top}\n\n```{python}\nx = 1\n```\n\n"
+            "## Second {#sec-s}\n\n## Third {#sec-t}\n\n@sec-top @sec-t\n")
+    root = make_book(tmp_path, {"index.qmd": "# Home\n", "a.qmd": page}, "project:\n  type: website\n")
+    result = check_book(root)
+    assert result.findings == []
+    render_book(result, "html", use_quarto=False, audited=False)
+    a = (root / "_site" / "a.html").read_text("utf-8")
+    assert re.findall(r"<h[12][^>]*>(.*?)</h[12]>", a) == ["Second", "Top", "Third"]
+    assert re.findall(r'class="quarto-xref">(.*?)</a>', a) == ["Section\u00a01", "Section\u00a01.1"]

@@ -69,3 +69,13 @@ def test_check_book_reads_a_website_as_a_website(tmp_path):
     book = make_book(tmp_path / "book", pages, "book:\n  chapters:\n    - index.qmd\n    - a.qmd\n"
                                                "    - b.qmd\n")
     assert [(f.path, f.kind) for f in check_book(book).findings] == [("b.qmd", "duplicate-label")]
+
+
+def test_a_reference_to_the_heading_quarto_made_the_title_is_unresolved():
+    """Quarto 1.7.34 drops that heading's label with it (read/jupyter_title.py)."""
+    parsed = {"b.qmd": ParsedChapter(path="b.qmd", text="", labels=[("sec-b", 1), ("sec-c", 7)],
+                                     references=[("sec-b", 9, 3), ("sec-c", 9, 12)], title_heading=1)}
+    assert [(f.line, f.col, f.kind, f.reason) for f in cross_references(parsed, "website")] == [
+        (9, 3, "website-ref", "@sec-b is the heading at line 1, which Quarto makes this page's "
+         "title (a page run by Jupyter without `title:` outside a book) and drops with its label "
+         "(Quarto shows ?@sec-b): give the page a `title:` in its front matter")]
