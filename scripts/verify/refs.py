@@ -34,8 +34,9 @@ def cross_references(parsed: dict[str, ParsedChapter], project_type: str = "book
               if c.title_heading and line == c.title_heading}
     for chapter in parsed.values():
         for label, line in chapter.labels:
-            if (chapter.path, label) in titles:
-                continue                # Quarto made the heading the page's title: gone
+            if (chapter.path, label) in titles:     # Quarto made the heading the page's
+                pages.setdefault(label, []).append((chapter.path, line))   # title: gone here
+                continue
             key = ("", label) if book else (chapter.path, label)
             if key in first:
                 path0, line0 = first[key]
