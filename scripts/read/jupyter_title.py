@@ -11,6 +11,7 @@ is left unresolved; without front matter, `# Top` itself is the title.
 """
 from __future__ import annotations
 
+import json
 import re
 
 from scripts.model import ParsedChapter
@@ -46,3 +47,12 @@ def heading_text(line: str) -> str:
     """`## Title {#sec-x}` -> `Title`."""
     found = HEADING.match(line)
     return found.group(1) if found else line.strip()
+
+
+def title_edits(text: str, line: int, line_start) -> list[tuple[int, int, str]]:
+    """The edits of the engine Markdown `text` (render/engine_md.py) that move heading
+    `line` into the front matter's `title:`, as fixupFrontMatter does; `line_start(n)`:
+    the offset of line n."""
+    title = f"title: {json.dumps(heading_text(text[line_start(line):line_start(line + 1)]))}\n"
+    head = (line_start(2), line_start(2), title) if text.startswith("---") else (0, 0, f"---\n{title}---\n\n")
+    return [head, (line_start(line), line_start(line + 1), "")]

@@ -36,7 +36,7 @@ from pathlib import Path, PurePosixPath
 
 from scripts.model import ChapterRun, CodeCell, Output, ParsedChapter
 from scripts.read.figures import figure_options
-from scripts.read.jupyter_title import heading_text
+from scripts.read.jupyter_title import title_edits
 from scripts.read.options import effective_options
 from scripts.verify.published import escape_pipes, in_pipe_table
 
@@ -376,7 +376,7 @@ def engine_markdown(parsed: ParsedChapter, run: ChapterRun | None, root=None,
         at = line_start(line) if line <= len(parsed.line_map) else len(text)
         edits.append((at, at, include_newlines(raw, nested)))
     if parsed.title_heading:        # Quarto's Jupyter engine makes it the title (read/jupyter_title.py)
-        edits += _title_from_heading(text, parsed.title_heading, line_start)
+        edits += title_edits(text, parsed.title_heading, line_start)
     # an include on the chapter's last line takes the place of the final newline
     ends_in_include = any(line >= len(parsed.line_map) for line, _, nested in
                           include_ends(parsed) if not nested)
@@ -391,10 +391,3 @@ def engine_markdown(parsed: ParsedChapter, run: ChapterRun | None, root=None,
     final = "" if ends_in_include else "\n"        # the last Markdown cell's newline
     return EngineMarkdown("".join(out) + final, files)
 
-
-def _title_from_heading(text: str, line: int, line_start) -> list[tuple[int, int, str]]:
-    """The edits that move heading `line` into the front matter's `title:`, as the
-    Jupyter engine's fixupFrontMatter does outside a book."""
-    title = f"title: {_json(heading_text(text[line_start(line):line_start(line + 1)]))}\n"
-    head = (line_start(2), line_start(2), title) if text.startswith("---") else (0, 0, f"---\n{title}---\n\n")
-    return [head, (line_start(line), line_start(line + 1), "")]
