@@ -26,7 +26,7 @@ from .incremental import (Job, RenderCache, context_for_key, files_digest, looku
                           run_missing)
 from .engine_md import engine_markdown
 from .numbering import ChapterInfo, Ref, number_book
-from .website import number_pages
+from .website import nav_titles, number_pages
 from . import citations, pandoc
 
 FILTERS = ("cells", "callouts", "crossref")
@@ -284,6 +284,9 @@ def number(book: Book) -> None:
     website's pages each on its own: book.page_refs)."""
     if book.per_page:
         book.refs, book.page_refs = {}, number_pages([c.info for c in book.chapters])
+        named = nav_titles(book.sidebars)           # the sidebar's names, the pager's too
+        for c in book.chapters:
+            c.info.title = named.get(c.path) or c.info.title
         return
     book.refs = number_book([c.info for c in book.chapters],
                             str(book.crossref.get("appendix-title", "Appendix")))

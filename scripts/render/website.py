@@ -101,3 +101,19 @@ def sidebar_html(bars: list, here: str, titles: dict[str, str], link) -> str:
 
 def _paths(items) -> set[str]:
     return {p for item in items for p in ({item.path} | _paths(item.contents)) if p}
+
+
+def nav_titles(bars: list) -> dict[str, str]:
+    """Each page's name in the sidebars (its `text:`, else its title as Quarto's index
+    has it: read/sidebar.py), which its sidebar entry and the pager show."""
+    found: dict[str, str] = {}
+
+    def walk(items) -> None:
+        for item in items:
+            if item.path and item.text:
+                found.setdefault(item.path, item.text)
+            walk(item.contents)
+
+    for bar in bars:
+        walk(bar)
+    return found

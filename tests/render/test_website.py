@@ -59,7 +59,8 @@ website:
       - section: Part
         contents:
           - z.qmd
-          - a.qmd
+          - text: First
+            href: a.qmd
 """
 PAGES = {"index.qmd": "---\ntitle: Home\n---\n\nWelcome.\n",
          "a.qmd": "---\ntitle: Page A\n---\n\n# Alpha {#sec-a}\n\n## Sub {#sec-a1}\n\n"
@@ -82,6 +83,7 @@ def test_a_website_renders_as_quarto_numbers_it(tmp_path):
     assert re.findall(r'<a href="([^"]+)"', nav[:nav.index("</nav>")]) == ["index.html", "z.html", "a.html"]
     assert '<p class="toc-part">Part</p>' in nav
     assert 'rel="next" href="a.html"' in z                 # the pager follows the sidebar
+    assert '<span class="dir">Next →</span> First</a>' in z   # named as the sidebar names it
 
 
 def test_another_pages_label_is_left_unresolved_as_quarto_does(tmp_path):
