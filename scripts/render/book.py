@@ -271,7 +271,7 @@ def new_book(project, chapters: list[Chapter], work: Path) -> Book:
                 crossref=dict(project.crossref), output_file=project.output_file,
                 custom_callouts=dict(getattr(project, "custom_callouts", {})),
                 parts=frozenset(getattr(project, "parts", ())),
-                math=(getattr(project, "html_math", ""), getattr(project, "html_math_url", "",
+                math=(getattr(project, "html_math", ""), getattr(project, "html_math_url", "")),
                 per_page=getattr(project, "type", "book") != "book",
                 sidebars=list(getattr(project, "sidebars", ())))
 
