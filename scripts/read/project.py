@@ -156,9 +156,9 @@ def _input_files(project: Project, config: dict) -> list[str]:
 
 
 def _candidate_inputs(project: Project) -> list[str]:
-    """Every .qmd/.md of source_files() Quarto would take for a document: not `_*` or
+    """Every .qmd/.md/.ipynb of source_files() Quarto would take for a document: not `_*` or
     `.*` (files or folders), not README; index.qmd first."""
-    found = [rel for rel in project.source_files() if rel.endswith((".qmd", ".md"))
+    found = [rel for rel in project.source_files() if rel.endswith((".qmd", ".md", ".ipynb"))
              and not any(part.startswith(("_", ".")) for part in rel.split("/"))
              and rel.rsplit("/", 1)[-1].lower() not in ("readme.md", "readme.qmd")]
     return sorted(found, key=lambda r: (r.count("/"), r != "index.qmd", r))
