@@ -52,7 +52,7 @@ def read_book(root: Path, profile: str | None = None) -> ReadBook:
         if notebook and notebook.stored_outputs and not parsed.execute:
             parsed.findings.append(Finding(rel, 1, Kind.NOTEBOOK_OUTPUTS, (
                 f"Quarto does not run a notebook unless told to: it publishes the outputs "
-                f"stored in {rel} (of {notebook.stored_outputs} code cell{"s" if notebook.stored_outputs != 1 else ""}), which nothing "
+                f"stored in {rel} (of {notebook.stored_outputs} code cell{'s' if notebook.stored_outputs != 1 else ''}), which nothing "
                 f"checks. Set `execute: enabled: true` in its front matter (a raw cell "
                 f"`---` at the top) or in _quarto.yml, so that it runs like a .qmd chapter, "
                 f"or make it one: `quarto convert {rel}`")))
