@@ -1,7 +1,9 @@
-"""A `.ipynb` chapter Quarto is told to run (`execute: enabled: true`) is checked like a
-.qmd and handed to real Quarto 1.7.34 through the freezer: Quarto runs it zero times and
-publishes the checked outputs, not the ones stored in the file; the built-in page shows
-the same (local-only)."""
+"""Documents that are not a book's .qmd chapters, published through real Quarto 1.7.34
+(local-only): a `.ipynb` chapter Quarto is told to run (`execute: enabled: true`) is
+checked like a .qmd and handed over through the freezer, so Quarto runs it zero times and
+publishes the checked outputs, not the ones stored in the file (the built-in page shows
+the same); a lone-document project (`project: type: default`, or no type) publishes
+`x.html` for its `x.qmd`, as Quarto writes it."""
 from __future__ import annotations
 
 import json
@@ -40,3 +42,19 @@ def test_a_run_notebook_publishes_its_checked_outputs(by_quarto, quarto_exe, tmp
     page = (root / "_book" / "nb.html").read_text(encoding="utf-8")
     assert "The answer is 42" in page and "printed 42" in page and "printed 41" not in page
     assert (root / "runs.txt").read_text() == "run\n"        # the checker's run alone
+
+
+LONE = "---\ntitle: Lone\n---\n\n```{python}\n" + COUNT + "x = 6 * 7\n```\n\nThe answer is `{python} x`.\n"
+
+
+@pytest.mark.parametrize("config", ["project:\n  type: default\n", "title: Lone\n"])
+def test_a_lone_document_project_publishes_its_page(config, quarto_exe, tmp_path):
+    from scripts.render import render_book
+    root = make_book(tmp_path / "doc", {"_quarto.yml": config, "paper.qmd": LONE})
+    result = check(root)
+    assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
+    with quarto_on_path(quarto_exe):
+        main = render_book(result, "html", use_quarto=True)
+    assert main == root / "_book" / "paper.html"
+    assert "The answer is 42" in main.read_text(encoding="utf-8")
+    assert (root / "runs.txt").read_text() == "run\n"        # Quarto ran nothing
