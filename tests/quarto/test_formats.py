@@ -58,3 +58,31 @@ def test_a_lone_document_project_publishes_its_page(config, quarto_exe, tmp_path
     assert main == root / "_book" / "paper.html"
     assert "The answer is 42" in main.read_text(encoding="utf-8")
     assert (root / "runs.txt").read_text() == "run\n"        # Quarto ran nothing
+
+
+FOLDERS = {
+    "_quarto.yml": "project:\n  type: book\nbook:\n  title: M\n  chapters:\n"
+                   "    - index.qmd\n    - off/ch.qmd\n    - quiet/ch.qmd\n",
+    "index.qmd": "# Preface\n",
+    "off/_metadata.yml": "execute:\n  eval: false\n",
+    "off/ch.qmd": "# Off\n\n```{python}\n" + COUNT + "print('off ' + 'printed')\n```\n",
+    "quiet/_metadata.yml": "execute:\n  echo: false\n",
+    "quiet/ch.qmd": "# Quiet\n\n```{python}\nshown_code = 'quiet'\nprint(shown_code, 'printed')\n```\n",
+}
+
+
+@pytest.mark.parametrize("by_quarto", [True, False])
+def test_a_folders_metadata_file_sets_its_chapters_cells(by_quarto, quarto_exe, tmp_path):
+    """`off/_metadata.yml` (`eval: false`): the cell is never run, its code shown and
+    nothing printed; `quiet/_metadata.yml` (`echo: false`): its output without its code."""
+    from scripts.render import render_book
+    root = make_book(tmp_path / "book", FOLDERS)
+    result = check(root)
+    assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
+    with quarto_on_path(quarto_exe):
+        render_book(result, "html", use_quarto=by_quarto)
+    off = (root / "_book" / "off" / "ch.html").read_text(encoding="utf-8")
+    quiet = (root / "_book" / "quiet" / "ch.html").read_text(encoding="utf-8")
+    assert "runs.txt" in off and "off printed" not in off
+    assert "quiet printed" in quiet and "shown_code" not in quiet
+    assert not (root / "runs.txt").exists()
