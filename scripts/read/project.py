@@ -39,7 +39,7 @@ class Project:
     No other module reads _quarto.yml: stages take these fields.
     """
     root: Path
-    title: str = ""
+    title: str = ""                                          # `book:`/`website: title:`, else `title:`
     subtitle: str = ""
     chapters: list[str] = field(default_factory=list)
     appendices: list[str] = field(default_factory=list)
@@ -68,6 +68,8 @@ class Project:
     profiles: list[str] = field(default_factory=list)       # the active Quarto profiles
     jupyter: object = None                                   # `jupyter:` as written (kernel)
     jupyter_line: int = 0                                    # its line in _quarto.yml
+    page_footer: dict = field(default_factory=dict)          # `book:`/`website: page-footer:`:
+                                                             # left/center/right -> Markdown or nav items
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -202,7 +204,9 @@ def _as_list(value) -> list:
 def _resolve(project: Project, config: dict) -> None:
     """Every option the later stages use, resolved from the raw mapping."""
     book = _mapping(config.get("book"))
-    project.title = str(book.get("title") or config.get("title") or "")
+    site = _mapping(config.get("website"))
+    project.title = str(book.get("title") or site.get("title") or config.get("title") or "")
+    project.page_footer = page_footer(book.get("page-footer", site.get("page-footer")))
     project.subtitle = str(book.get("subtitle") or config.get("subtitle") or "")
     project.execute = _mapping(config.get("execute"))
     project.timeout_s = _timeout(project.execute.get("timeout"))
@@ -256,6 +260,17 @@ def _unsafe_output_dir(project: Project, line: int) -> list[Finding]:
                     f"`output-dir: {project.output_dir}` {what}: a render replaces its output "
                     f"folder whole, so give the book a folder of its own (Quarto's default "
                     f"for a book is `_book`)")]
+
+
+def page_footer(value) -> dict:
+    """Quarto's resolvePageFooter (src/project/types/website/website-shared.ts): a string
+    is the footer's center; a mapping's `left`, `center`, `right` each Markdown text or a
+    list of navigation items (`text`, `href`, `icon`)."""
+    if isinstance(value, str):
+        return {"center": value}
+    sides = _mapping(value)
+    return {side: sides[side] for side in ("left", "center", "right")
+            if isinstance(sides.get(side), (str, list)) and sides[side]}
 
 
 def custom_callouts(config: dict) -> dict:

@@ -27,6 +27,7 @@ from .incremental import (Job, RenderCache, context_for_key, files_digest, looku
 from .engine_md import engine_markdown
 from .numbering import ChapterInfo, Ref, number_book
 from . import citations, pandoc
+from .footer import footer_sides
 
 FILTERS = ("cells", "callouts", "crossref")
 READER = "markdown"
@@ -71,6 +72,7 @@ class Book:
     custom_callouts: dict = field(default_factory=dict)   # an extension's callout types (callouts.lua)
     output_file: str = ""                            # _quarto.yml `book: output-file:`
     parts: frozenset = frozenset()                   # `- part: file.qmd` pages: unnumbered
+    footer: dict = field(default_factory=dict)       # `page-footer:` sides, HTML-ready (footer.py)
     cache: RenderCache | None = None                 # stored pandoc outputs (incremental.py)
 
 
@@ -263,7 +265,8 @@ def new_book(project, chapters: list[Chapter], work: Path) -> Book:
                 lang=project.lang, subtitle=project.subtitle, authors=list(project.authors),
                 crossref=dict(project.crossref), output_file=project.output_file,
                 custom_callouts=dict(getattr(project, "custom_callouts", {})),
-                parts=frozenset(getattr(project, "parts", ())))
+                parts=frozenset(getattr(project, "parts", ())),
+                footer=footer_sides(getattr(project, "page_footer", {})))
 
 
 def chapter_info(book: Book, chapter: Chapter, found) -> ChapterInfo:

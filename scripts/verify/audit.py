@@ -186,8 +186,10 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
     `page_of(path)` gives a chapter's page relative to `out_dir` (default: the
     source path with .html, Quarto's layout). A page that is missing is a finding.
     """
+    from scripts.verify.audit_chrome import audit_chrome, split_chrome
     from scripts.verify.audit_html import reader_text
     page_of = page_of or (lambda p: posixpath.splitext(p)[0] + ".html")
+    first = _documents(result)[0] if result.project.type == "book" and _documents(result) else None
     seen = Seen(result.project.root, "html")
     typed_ok = not getattr(result.project, "literal_numbers", False)
     findings: list[Finding] = []
@@ -207,7 +209,7 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
             continue
         AUDITED.append(page)
         html = raw.decode("utf-8", errors="replace")
-        reader = reader_text(html)
+        reader = reader_text(split_chrome(html, book_index=path == first)[0])   # audit_chrome.py
         found = account(parsed, page, reader.text, values[path], reader.exempt, reader.soft,
                         typed_ok=typed_ok)
         blank = _blank(reader.text, reader.soft)
@@ -219,7 +221,7 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         else:
             seen.passed(digest)
     seen.save()
-    return findings
+    return findings + audit_chrome(result, out_dir, page_of)
 
 
 def _blank(text: str, ranges) -> str:
