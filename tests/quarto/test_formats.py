@@ -86,3 +86,32 @@ def test_a_folders_metadata_file_sets_its_chapters_cells(by_quarto, quarto_exe, 
     assert "runs.txt" in off and "off printed" not in off
     assert "quiet printed" in quiet and "shown_code" not in quiet
     assert not (root / "runs.txt").exists()
+
+
+FOOTED = {"_quarto.yml": "project:\n  type: book\nbook:\n  title: \"Book 3\"\n  page-footer:\n"
+                         "    left: \"Licensed **CC BY 4.0**\"\n    right:\n      - text: \"Version 1.2\"\n"
+                         "        href: https://example.org/v\n  chapters:\n    - index.qmd\n",
+          "index.qmd": "# Preface\n\nHi.\n"}
+
+
+def footer_sides(page: str) -> dict[str, str]:
+    import re
+    footer = re.search(r'<footer class="footer">(.*?)</footer>', page, re.S).group(1)
+    parts = re.split(r'<div class="nav-footer-(left|center|right)">', footer)[1:]
+    return {side: " ".join(re.sub(r"<[^>]+>", " ", html).replace("&nbsp;", " ").split())
+            for side, html in zip(parts[::2], parts[1::2])}
+
+
+def test_the_page_footer_reads_as_quartos(quarto_exe, tmp_path):
+    """The same footer text, side by side, on Quarto's page and on the built-in one;
+    both audited clean (the book title's 3 and the footer's numbers are typed in
+    _quarto.yml)."""
+    from scripts.render import render_book
+    shown = []
+    for by_quarto in (True, False):
+        root = make_book(tmp_path / f"book-{by_quarto}", FOOTED)
+        result = check(root)
+        with quarto_on_path(quarto_exe):
+            render_book(result, "html", use_quarto=by_quarto)
+        shown.append(footer_sides((root / "_book" / "index.html").read_text(encoding="utf-8")))
+    assert shown[0] == shown[1] == {"left": "Licensed CC BY 4.0", "center": "", "right": "Version 1.2"}
