@@ -50,14 +50,19 @@ def read_book(root: Path, profile: str | None = None) -> ReadBook:
         book.findings += [p for p in problems if p not in book.findings]     # once per file
         resolve(project, parsed, folder)
         if notebook and notebook.stored_outputs and not parsed.execute:
-            parsed.findings.append(Finding(rel, 1, Kind.NOTEBOOK_OUTPUTS, (
-                f"Quarto does not run a notebook unless told to: it publishes the outputs "
-                f"stored in {rel} (of {notebook.stored_outputs} code cell{'s' if notebook.stored_outputs != 1 else ''}), which nothing "
-                f"checks. Set `execute: enabled: true` in its front matter (a raw cell "
-                f"`---` at the top) or in _quarto.yml, so that it runs like a .qmd chapter, "
-                f"or make it one: `quarto convert {rel}`")))
+            parsed.findings.append(_unchecked(rel, notebook.stored_outputs))
         book.parsed[rel] = parsed
     return book
+
+
+def _unchecked(rel: str, cells: int) -> Finding:
+    """A notebook Quarto does not run, whose stored outputs it publishes."""
+    return Finding(rel, 1, Kind.NOTEBOOK_OUTPUTS, (
+        f"Quarto does not run a notebook unless told to: it publishes the outputs stored "
+        f"in {rel} (of {cells} code cell{'s' if cells != 1 else ''}), which nothing checks. "
+        f"Set `execute: enabled: true` in its front matter (a raw cell `---` at the top) "
+        f"or in _quarto.yml, so that it runs like a .qmd chapter, or make it one: "
+        f"`quarto convert {rel}`"))
 
 
 def source_text(root: Path, rel: str, data: bytes) -> tuple[Expanded, Notebook | None]:

@@ -5,7 +5,8 @@ nav-footer-section.ejs) puts `<footer class="footer"><div class="nav-footer">` a
 the page's content, with a left, a center and a right `<div>`: a side written as
 Markdown is rendered as Markdown blocks (`<p>…</p>`), a list of navigation items as a
 `<ul class="footer-items">` of links (`text`, `href`, `icon`: a Bootstrap icon, which
-the offline built-in page names in words), an empty side as `&nbsp;`. The page audit reads it (scripts/verify/audit_html.py).
+the offline built-in page names in words), an empty side as `&nbsp;`. The page audit
+reads it (scripts/verify/audit_chrome.py).
 """
 from __future__ import annotations
 

@@ -21,7 +21,8 @@ CELLS = [
     {"cell_type": "code", "execution_count": 1, "metadata": {},
      "outputs": [{"output_type": "stream", "name": "stdout", "text": ["printed 41\n"]}],
      "source": [*COUNT.splitlines(keepends=True), "answer = 42\n", "print('printed', answer)"]},
-    {"cell_type": "markdown", "metadata": {}, "source": ["# Notebook\n", "\n", "The answer is `{python} answer`."]},
+    {"cell_type": "markdown", "metadata": {},
+     "source": ["# Notebook\n", "\n", "The answer is `{python} answer`."]},
 ]
 NOTEBOOK = json.dumps({"cells": CELLS, "metadata": {"kernelspec": {
     "name": "python3", "display_name": "Python 3", "language": "python"}},
