@@ -189,7 +189,8 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
     from scripts.verify.audit_chrome import audit_chrome, split_chrome
     from scripts.verify.audit_html import reader_text
     page_of = page_of or (lambda p: posixpath.splitext(p)[0] + ".html")
-    first = _documents(result)[0] if result.project.type == "book" and _documents(result) else None
+    book = getattr(result.project, "type", "book") == "book"
+    first = _documents(result)[0] if book and _documents(result) else None
     seen = Seen(result.project.root, "html")
     typed_ok = not getattr(result.project, "literal_numbers", False)
     findings: list[Finding] = []

@@ -80,9 +80,10 @@ def audit_chrome(result, out_dir: Path, page_of=None) -> list[Finding]:
     """The title and page footer of the first page, audited against `_quarto.yml`."""
     from scripts.verify.audit import account, leak_findings
     from scripts.verify.audit_html import reader_text
-    documents = list(result.project.documents)
+    project = result.project
+    documents = list(project.chapters) + list(project.appendices)
     try:
-        config = (Path(result.project.root) / CONFIG).read_text(encoding="utf-8")
+        config = (Path(project.root) / CONFIG).read_text(encoding="utf-8")
     except OSError:
         return []
     page = (page_of or (lambda p: posixpath.splitext(p)[0] + ".html"))(documents[0]) if documents else ""
@@ -90,10 +91,10 @@ def audit_chrome(result, out_dir: Path, page_of=None) -> list[Finding]:
         html = (Path(out_dir) / page).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []                       # a missing page is the page audit's finding
-    _, chrome = split_chrome(html, book_index=result.project.type == "book")
+    _, chrome = split_chrome(html, book_index=getattr(project, "type", "book") == "book")
     reader = reader_text(chrome, whole_page=True)
     source = ParsedChapter(path=CONFIG, text=config, authored=config)
-    typed_ok = not getattr(result.project, "literal_numbers", False)
+    typed_ok = not getattr(project, "literal_numbers", False)
     raw = [Finding(CONFIG, next((i for i, ln in enumerate(config.splitlines(), 1) if code in ln), 0),
                    Kind.LEAK, f"{page} shows {code!r}: a shortcode left as written (this renderer "
                    f"does not expand it in the title or the page footer: write the text itself)")

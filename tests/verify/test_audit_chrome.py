@@ -28,7 +28,8 @@ def page(footer: str, title: str = "Book 3") -> str:
 
 
 def result(root, literal=False, kind="book"):
-    project = SimpleNamespace(root=root, documents=["index.qmd"], type=kind, literal_numbers=literal)
+    project = SimpleNamespace(root=root, chapters=["index.qmd"], appendices=[], type=kind,
+                              literal_numbers=literal)
     return SimpleNamespace(project=project)
 
 
