@@ -2,7 +2,8 @@
 
 Quarto renders a notebook from its cells (src/core/jupyter/jupyter.ts, jupyterToMarkdown;
 src/command/convert/jupyter.ts for `quarto convert`): a first raw cell holding `---` YAML
-is the front matter; markdown and other raw cells are Markdown; a code cell is a
+is the front matter; markdown cells are Markdown, raw cells too unless their
+`raw_mimetype` makes them a raw block (```` ```{=html} ````, `{=latex}`); a code cell is a
 ```` ```{python} ```` cell whose own `#|` lines are its options, over the options of its
 cell metadata and its tags (`remove-cell`: `include: false`, ...). The text made here is
 parsed as any .qmd chapter (read/qmd.py), and `line_map` sends each of its lines back to
@@ -22,10 +23,12 @@ from scripts.model import Finding, Kind
 
 # Quarto's tagMapping (src/core/jupyter/jupyter.ts): a cell tag -> the options it sets
 TAG_OPTIONS = {"hide-cell": {"include": False}, "remove-cell": {"include": False},
-               "hide-input": {"echo": False}, "remove-input": {"echo": False},
-               "hide-output": {"output": False}, "remove-output": {"output": False},
+               "hide-code": {"echo": False}, "hide-output": {"output": False},
                "hide-warnings": {"warning": False}, "show-code": {"echo": True},
                "show-output": {"output": True}, "show-warnings": {"warning": True}}
+# a raw cell's `raw_mimetype` -> the raw block Quarto writes it as (mdRawOutput)
+RAW_FORMATS = {"text/html": "html", "text/latex": "latex", "text/restructuredtext": "rst",
+               "application/rtf": "rtf"}
 OPTION_KEY = re.compile(r"^#\s*\|\s*([^\s:#][^:]*?)\s*:")
 
 
@@ -76,6 +79,12 @@ def read_notebook(rel: str, data: bytes, cell_options) -> Notebook:
             body, own, added = _code_cell(text, language, cell.get("metadata") or {}, cell_options)
             first, end = (located[0], located[-1]) if located else (where.last, where.last)
             located = [first] + located[:own] + [first] * added + located[own:] + [end]
+        elif cell.get("cell_type") == "raw" and RAW_FORMATS.get(
+                (cell.get("metadata") or {}).get("raw_mimetype")):   # Quarto's mdRawOutput
+            fmt = RAW_FORMATS[cell["metadata"]["raw_mimetype"]]
+            body = ["```{=" + fmt + "}"] + text.split("\n") + ["```"]
+            first, end = (located[0], located[-1]) if located else (where.last, where.last)
+            located = [first] + located + [end]
         else:
             body = text.split("\n")
         lines += body

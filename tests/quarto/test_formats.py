@@ -1,8 +1,8 @@
 """Documents that are not a book's .qmd chapters, published through real Quarto 1.7.34
 (local-only): a `.ipynb` chapter Quarto is told to run (`execute: enabled: true`) is
 checked like a .qmd and handed over through the freezer, so Quarto runs it zero times and
-publishes the checked outputs, not the ones stored in the file (the built-in page shows
-the same); a lone-document project (`project: type: default`, or no type) publishes
+publishes the checked outputs, not the ones stored in the file, its raw HTML cell as
+HTML and its `hide-code` cell without code (the built-in page shows the same); a lone-document project (`project: type: default`, or no type) publishes
 `x.html` for its `x.qmd`, as Quarto writes it."""
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ pytestmark = pytest.mark.slow
 COUNT = "with open('runs.txt', 'a') as f:\n    f.write('run\\n')\n"
 CELLS = [
     {"cell_type": "raw", "metadata": {}, "source": ["---\n", "execute:\n", "  enabled: true\n", "---"]},
-    {"cell_type": "code", "execution_count": 1, "metadata": {},
+    {"cell_type": "raw", "metadata": {"raw_mimetype": "text/html"}, "source": ["<b>raw-html</b>"]},
+    {"cell_type": "code", "execution_count": 1, "metadata": {"tags": ["hide-code"]},
      "outputs": [{"output_type": "stream", "name": "stdout", "text": ["printed 41\n"]}],
      "source": [*COUNT.splitlines(keepends=True), "answer = 42\n", "print('printed', answer)"]},
     {"cell_type": "markdown", "metadata": {},
@@ -42,6 +43,7 @@ def test_a_run_notebook_publishes_its_checked_outputs(by_quarto, quarto_exe, tmp
         render_book(result, "html", use_quarto=by_quarto)
     page = (root / "_book" / "nb.html").read_text(encoding="utf-8")
     assert "The answer is 42" in page and "printed 42" in page and "printed 41" not in page
+    assert "<b>raw-html</b>" in page and "answer = 42" not in page       # the tag hides the code
     assert (root / "runs.txt").read_text() == "run\n"        # the checker's run alone
 
 

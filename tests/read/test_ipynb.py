@@ -51,9 +51,10 @@ def json_line(text: str, needle: str) -> int:
 
 def test_a_notebook_is_its_cells_with_findings_at_its_json_lines(tmp_path):
     nb = notebook([raw("---\n", "title: N\n", "execute:\n", "  enabled: true\n", "---"),
-                   code("#| label: tbl-x\n", "x = 2\n", "print(x)", tags=["remove-input"],
-                        outputs=[STORED]),
-                   markdown("# N {#sec-n}\n", "\n", "See @tbl-x and `{python}  x`.")])
+                   code("#| label: tbl-x\n", "x = 2\n", "print(x)", outputs=[STORED],
+                        tags=["hide-code", "remove-input"]),    # Quarto's tag, and not one
+                   markdown("# N {#sec-n}\n", "\n", "See @tbl-x and `{python}  x`."),
+                   {"cell_type": "raw", "metadata": {"raw_mimetype": "text/html"}, "source": ["<b>x</b>"]}])
     make_book(tmp_path, {"index.qmd": "# I\n", "nb.ipynb": nb}, BOOK)
     parsed = read_book(tmp_path).parsed["nb.ipynb"]
     assert parsed.front_matter["title"] == "N" and parsed.execute is True
@@ -65,6 +66,7 @@ def test_a_notebook_is_its_cells_with_findings_at_its_json_lines(tmp_path):
     assert [(f.path, f.line) for f in syntax] == [("nb.ipynb", json_line(nb, "See @tbl-x"))]
     assert parsed.source_of(parsed.cells[0].fence_line + 3) == ("nb.ipynb", json_line(nb, '"x = 2'))
     assert parsed.kernel == ("python3", "nb.ipynb", json_line(nb, '"kernelspec"'))
+    assert parsed.text.endswith("\n\n```{=html}\n<b>x</b>\n```")          # Quarto's raw block
 
 
 def test_a_notebook_quarto_does_not_run_is_a_finding_only_when_it_stores_outputs(tmp_path):
