@@ -19,8 +19,8 @@ from urllib.parse import quote
 
 from . import downloads, search
 from .book import Book, Chapter, apply_job, write_files
-from .footer import page_footer
 from .incremental import Job, run_jobs
+from .footer import page_footer
 
 ASSETS = Path(__file__).with_name("assets")
 CSS = "book.css"
