@@ -3,10 +3,10 @@
 Pandoc writes each chapter's body (MathML math, citeproc references); this module
 wraps it in our page (book title, search box, table of contents with the current
 page highlighted, "On this page", the PDF link when one was rendered, previous/next,
-a light/dark button; the `page-footer:` as Quarto writes it: footer.py), with book.css
-(light and dark schemes; the math font under fonts/) and three small scripts (book.js:
-menus, light/dark, "On this page" highlight; search.js: see search.py; scheme.js: a
-kept light/dark choice, applied before the page is drawn). No external resource: the pages work offline and from file://.
+a light/dark button), with book.css (light and dark schemes; the math font under
+fonts/) and three small scripts (book.js: menus, light/dark, "On this page"
+highlight; search.js: see search.py; scheme.js: a kept light/dark choice, applied
+before the page is drawn). No external resource: the pages work offline and from file://.
 """
 from __future__ import annotations
 
