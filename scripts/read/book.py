@@ -11,12 +11,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from scripts.model import Finding, Kind, ParsedChapter
-from scripts.read.includes import Expanded, expand
-from scripts.read.ipynb import Notebook, read_notebook
-from scripts.read.options import SCHEMA, resolve
+from scripts.read.includes import expand
+from scripts.read.options import resolve
 from scripts.read.profiles import directory_metadata
 from scripts.read.project import Project, load_project
 from scripts.read.qmd import decode, parse_chapter
+from scripts.read.includes import Expanded
+from scripts.read.ipynb import Notebook, read_notebook
 
 
 @dataclass
@@ -49,9 +50,9 @@ def read_book(root: Path, profile: str | None = None) -> ReadBook:
         *folder, problems = directory_metadata(project.root, rel)
         book.findings += [p for p in problems if p not in book.findings]     # once per file
         resolve(project, parsed, folder)
+        book.parsed[rel] = parsed
         if notebook and notebook.stored_outputs and not parsed.execute:
             parsed.findings.append(_unchecked(rel, notebook.stored_outputs))
-        book.parsed[rel] = parsed
     return book
 
 
@@ -70,7 +71,7 @@ def source_text(root: Path, rel: str, data: bytes) -> tuple[Expanded, Notebook |
     read/ipynb.py; includes expanded), its line map back to the files, and the
     notebook read (None for a .qmd/.md)."""
     if rel.endswith(".ipynb"):
-        notebook = read_notebook(rel, data, SCHEMA["cell"])
+        notebook = read_notebook(rel, data)
         text, problems = notebook.text, notebook.findings
     else:
         notebook, (text, problems) = None, decode(rel, data)

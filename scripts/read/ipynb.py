@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from scripts.model import Finding, Kind
+from scripts.read.options import SCHEMA
 
 # Quarto's tagMapping (src/core/jupyter/jupyter.ts): a cell tag -> the options it sets
 TAG_OPTIONS = {"hide-cell": {"include": False}, "remove-cell": {"include": False},
@@ -42,9 +43,8 @@ class Notebook:
     findings: list[Finding] = field(default_factory=list)
 
 
-def read_notebook(rel: str, data: bytes, cell_options) -> Notebook:
-    """The notebook `rel` (its bytes) as chapter text; `cell_options`: the names Quarto
-    takes from a code cell's metadata (Quarto's cell option schema)."""
+def read_notebook(rel: str, data: bytes) -> Notebook:
+    """The notebook `rel` (its bytes) as chapter text."""
     book = Notebook()
     raw = data.decode("utf-8", errors="replace")
     try:
@@ -76,7 +76,7 @@ def read_notebook(rel: str, data: bytes, cell_options) -> Notebook:
             book.line_map.append(book.line_map[-1])
         if cell.get("cell_type") == "code":
             book.stored_outputs += bool(cell.get("outputs"))
-            body, own, added = _code_cell(text, language, cell.get("metadata") or {}, cell_options)
+            body, own, added = _code_cell(text, language, cell.get("metadata") or {})
             first, end = (located[0], located[-1]) if located else (where.last, where.last)
             located = [first] + located[:own] + [first] * added + located[own:] + [end]
         elif cell.get("cell_type") == "raw" and RAW_FORMATS.get(
@@ -93,7 +93,7 @@ def read_notebook(rel: str, data: bytes, cell_options) -> Notebook:
     return book
 
 
-def _code_cell(source: str, language: str, metadata: dict, cell_options) -> tuple[list[str], int, int]:
+def _code_cell(source: str, language: str, metadata: dict) -> tuple[list[str], int, int]:
     """(the cell as Quarto's Markdown: its fence, its own `#|` lines, the options of its
     metadata and tags that these do not set, its code, the closing fence; the number of
     its own option lines; the number added)."""
@@ -103,7 +103,8 @@ def _code_cell(source: str, language: str, metadata: dict, cell_options) -> tupl
     extra = {}
     for tag in metadata.get("tags") or []:
         extra.update(TAG_OPTIONS.get(str(tag), {}))
-    extra.update({k: v for k, v in metadata.items() if k in cell_options and k != "tags"})
+    # the metadata keys Quarto reads as options (its cell option schema)
+    extra.update({k: v for k, v in metadata.items() if k in SCHEMA["cell"] and k != "tags"})
     added = [f"#| {k}: {json.dumps(v, ensure_ascii=False)}" for k, v in extra.items() if k not in own]
     ticks = "`" * max([3] + [len(re.match(r"`*", ln).group(0)) + 1 for ln in code])
     return [ticks + "{" + language + "}"] + code[:n_own] + added + code[n_own:] + [ticks], n_own, len(added)
