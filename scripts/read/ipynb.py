@@ -90,6 +90,7 @@ def read_notebook(rel: str, data: bytes) -> Notebook:
         lines += body
         book.line_map += [(rel, n) for n in located]
     book.text = "\n".join(lines)
+    book.line_map = book.line_map or [(rel, 1)]      # an empty notebook: one empty line
     return book
 
 
