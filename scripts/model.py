@@ -34,6 +34,8 @@ class Kind(str, Enum):
     MISSING_CHAPTER = "missing-chapter", "a chapter `_quarto.yml` lists that does not exist or cannot be read"
     CHAPTER_PATH = "chapter-path", "a chapter path that escapes the project"
     DUPLICATE_CHAPTER = "duplicate-chapter", "a chapter listed twice in `_quarto.yml`"
+    NOTEBOOK = "notebook", "a `.ipynb` chapter Quarto cannot read (not nbformat JSON with a `cells` list)"
+    NOTEBOOK_OUTPUTS = "notebook-outputs", "a `.ipynb` chapter Quarto does not run: it publishes the outputs stored in the file, unchecked"
     OUTPUT_DIR = "output-dir", "`project: output-dir:` is the project folder, or holds it, its sources or the checker's caches (a render replaces its output folder whole)"
     MATH_METHOD = "math-method", "an `html-math-method` the renderers cannot honour (unknown, or gladtex: readers would see raw TeX)"
     # running the chapters (run/)

@@ -89,6 +89,8 @@ def resolve(project, parsed: ParsedChapter, directory: tuple[dict, list[str]] = 
     execute, found = check(execute, "execute", lambda name: where("execute", name))
     merged = {**project.execute, **execute}
     parsed.execute = merged.get("enabled", True) is not False
+    if parsed.path.endswith(".ipynb"):    # Quarto runs a notebook only when told to
+        parsed.execute = merged.get("ipynb", merged.get("enabled")) is True
     defaults = {k: v for k, v in merged.items() if k in CELL_DEFAULTS}
     for cell in parsed.cells:
         own, problems = check(cell.options, "cell", lambda name: (

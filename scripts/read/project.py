@@ -40,7 +40,7 @@ class Project:
     No other module reads _quarto.yml: stages take these fields.
     """
     root: Path
-    title: str = ""
+    title: str = ""                                          # `book:`/`website: title:`, else `title:`
     subtitle: str = ""
     chapters: list[str] = field(default_factory=list)
     appendices: list[str] = field(default_factory=list)
@@ -72,6 +72,8 @@ class Project:
     sidebars: list = field(default_factory=list)            # a website's `sidebar:`s (read/sidebar.py)
     jupyter: object = None                                   # `jupyter:` as written (kernel)
     jupyter_line: int = 0                                    # its line in _quarto.yml
+    page_footer: dict = field(default_factory=dict)          # `book:`/`website: page-footer:`:
+                                                             # left/center/right -> Markdown or nav items
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -164,9 +166,9 @@ def _input_files(project: Project, config: dict) -> list[str]:
 
 
 def _candidate_inputs(project: Project) -> list[str]:
-    """Every .qmd/.md of source_files() Quarto would take for a document: not `_*` or
+    """Every .qmd/.md/.ipynb of source_files() Quarto would take for a document: not `_*` or
     `.*` (files or folders), not README; index.qmd first."""
-    found = [rel for rel in project.source_files() if rel.endswith((".qmd", ".md"))
+    found = [rel for rel in project.source_files() if rel.endswith((".qmd", ".md", ".ipynb"))
              and not any(part.startswith(("_", ".")) for part in rel.split("/"))
              and rel.rsplit("/", 1)[-1].lower() not in ("readme.md", "readme.qmd")]
     return sorted(found, key=lambda r: (r.count("/"), r != "index.qmd", r))
@@ -210,7 +212,9 @@ def _as_list(value) -> list:
 def _resolve(project: Project, config: dict) -> None:
     """Every option the later stages use, resolved from the raw mapping."""
     book = _mapping(config.get("book"))
-    project.title = str(book.get("title") or config.get("title") or "")
+    site = _mapping(config.get("website"))
+    project.title = str(book.get("title") or site.get("title") or config.get("title") or "")
+    project.page_footer = page_footer(book.get("page-footer", site.get("page-footer")))
     project.subtitle = str(book.get("subtitle") or config.get("subtitle") or "")
     project.execute = _mapping(config.get("execute"))
     project.timeout_s = _timeout(project.execute.get("timeout"))
@@ -268,6 +272,17 @@ def _unsafe_output_dir(project: Project, line: int) -> list[Finding]:
                     f"`output-dir: {project.output_dir}` {what}: a render replaces its output "
                     f"folder whole, so give the book a folder of its own (Quarto's default "
                     f"for a book is `_book`)")]
+
+
+def page_footer(value) -> dict:
+    """Quarto's resolvePageFooter (src/project/types/website/website-shared.ts): a string
+    is the footer's center; a mapping's `left`, `center`, `right` each Markdown text or a
+    list of navigation items (`text`, `href`, `icon`)."""
+    if isinstance(value, str):
+        return {"center": value}
+    sides = _mapping(value)
+    return {side: sides[side] for side in ("left", "center", "right")
+            if isinstance(sides.get(side), (str, list)) and sides[side]}
 
 
 def custom_callouts(config: dict) -> dict:

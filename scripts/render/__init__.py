@@ -71,10 +71,13 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
         log = _render_again_if_incomplete(result, dest, frozen, log)
     for line in quarto.warnings(log):
         print(f"quarto: {line}", file=sys.stderr)
-    if fmt == "html":
+    if fmt == "html":   # a project without index.qmd (a lone document): x.qmd -> x.html
+        first = result.project.documents[:1]
         index = dest / "index.html"
+        if not index.is_file() and first:
+            index = dest / (posixpath.splitext(first[0])[0] + ".html")
         if not index.is_file():
-            raise RenderError("quarto produced no index.html")
+            raise RenderError(f"quarto produced no {index.relative_to(dest).as_posix()}")
         return index
     pdfs = sorted(dest.rglob("*.pdf"))
     if not pdfs:

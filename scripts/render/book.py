@@ -22,6 +22,7 @@ from urllib.parse import quote
 from typing import Callable
 
 from .errors import RenderError
+from .footer import footer_sides
 from .incremental import (Job, RenderCache, context_for_key, files_digest, lookup,
                           run_missing)
 from .engine_md import engine_markdown
@@ -67,6 +68,7 @@ class Book:
     work: Path                      # scratch directory for markdown/context files
     lang: str = "en"
     subtitle: str = ""
+    footer: dict = field(default_factory=dict)       # `page-footer:` sides, HTML-ready (footer.py)
     authors: list[str] = field(default_factory=list)
     crossref: dict = field(default_factory=dict)     # _quarto.yml `crossref:` options
     custom_callouts: dict = field(default_factory=dict)   # an extension's callout types (callouts.lua)
@@ -267,6 +269,7 @@ def new_book(project, chapters: list[Chapter], work: Path) -> Book:
     return Book(root=Path(project.root), title=str(project.title or "Book"), chapters=chapters,
                 refs={}, bibliography=_bibliography(project),
                 csl=Path(project.root) / project.csl if project.csl else None, work=work,
+                footer=footer_sides(getattr(project, "page_footer", {})),
                 lang=project.lang, subtitle=project.subtitle, authors=list(project.authors),
                 crossref=dict(project.crossref), output_file=project.output_file,
                 custom_callouts=dict(getattr(project, "custom_callouts", {})),

@@ -23,6 +23,7 @@ from . import downloads, search
 from .book import Book, Chapter, apply_job, page_for, write_files
 from .website import sidebar_html
 from .incremental import Job, run_jobs
+from .footer import page_footer
 
 ASSETS = Path(__file__).with_name("assets")
 CSS = "book.css"
@@ -177,6 +178,7 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 {pager(book, index)}
 </main>
 </div>
+{page_footer(book.footer, here.page)}
 </body>
 </html>
 """

@@ -188,9 +188,12 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
     `page_of(path)` gives a chapter's page relative to `out_dir` (default: the
     source path with .html, Quarto's layout). A page that is missing is a finding.
     """
+    from scripts.verify.audit_chrome import audit_chrome, split_chrome
     from scripts.verify.audit_html import reader_text
     from scripts.verify.inline_math import formula_leaks
     page_of = page_of or (lambda p: posixpath.splitext(p)[0] + ".html")
+    book = getattr(result.project, "type", "book") == "book"
+    first = _documents(result)[0] if book and _documents(result) else None
     seen = Seen(result.project.root, "html")
     typed_ok = not getattr(result.project, "literal_numbers", False)
     findings: list[Finding] = []
@@ -210,7 +213,7 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
             continue
         AUDITED.append(page)
         html = raw.decode("utf-8", errors="replace")
-        reader = reader_text(html)
+        reader = reader_text(split_chrome(html, book_index=path == first)[0])   # audit_chrome.py
         found = account(parsed, page, reader.text, values[path], reader.exempt, reader.soft,
                         typed_ok=typed_ok)
         found += formula_leaks(parsed, page, reader.text, reader.raw_math)
@@ -223,7 +226,7 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         else:
             seen.passed(digest)
     seen.save()
-    return findings
+    return findings + audit_chrome(result, out_dir, page_of)
 
 
 def _blank(text: str, ranges) -> str:
