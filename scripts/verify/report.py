@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import sys
 from typing import TextIO
 
@@ -94,18 +96,69 @@ def new_values_line(n: int) -> str:
             f"{'it' if n == 1 else 'them'}")
 
 
+def _lines(numbers: list[int]) -> str:
+    return f"line{'s' * (len(numbers) != 1)} {', '.join(map(str, numbers))}"
+
+
+def _root_option(root) -> str:
+    """`--root R` as the reader types it from here ('.' for the current folder)."""
+    if root is None:
+        return ""
+    shown = os.path.relpath(root) if not os.path.relpath(root).startswith("..") else str(root)
+    return f" --root {shlex.quote(shown)}"
+
+
+# How the text report says a construct's findings in one line (Finding.within), by kind.
+GROUPED = {
+    Kind.GRID_TABLE_INLINE: lambda n, lines, path, root: (
+        f"this grid table holds {n} inline value{'s' * (n != 1)} ({lines}); Quarto inserts "
+        "each value's text without re-aligning the borders and garbles the table; convert it "
+        f"with: python -m scripts pipe-tables{_root_option(root)} {shlex.quote(path)}"),
+}
+
+
+def grouped(findings: list[Finding], root=None) -> list[Finding]:
+    """`findings` with those of one construct (same path, kind and `within`) as one
+    finding at the construct's first line, in the place of its first (the JSON report
+    keeps every finding)."""
+    members: dict[tuple, list[Finding]] = {}
+    for f in findings:
+        if f.within and f.kind in GROUPED:
+            members.setdefault((f.path, f.kind, f.within), []).append(f)
+    out, done = [], set()
+    for f in findings:
+        key = (f.path, f.kind, f.within)
+        if key not in members:
+            out.append(f)
+        elif key not in done:
+            done.add(key)
+            group = members[key]
+            reason = GROUPED[f.kind](len(group), _lines(sorted({g.line for g in group})), f.path, root)
+            out.append(Finding(f.path, f.within, f.kind, reason, within=f.within))
+    return out
+
+
+def result_root(result):
+    """The project root of a BookResult or a merged shard result (None if neither)."""
+    project = getattr(result, "project", None)
+    return getattr(project, "root", None) or getattr(result, "root", None)
+
+
 def print_report(result, out: TextIO = sys.stdout) -> None:
     """Findings first (ledger differences grouped last), then the summary."""
-    print_findings(result.findings, getattr(result, "ledger_skipped", []), out)
+    print_findings(result.findings, getattr(result, "ledger_skipped", []), out,
+                   root=result_root(result))
     for note in getattr(result, "notes", []):
         print(f"note: {note}", file=out)
     print(summary(result), file=out)
 
 
-def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sys.stdout) -> None:
-    """Each finding, ledger differences grouped last, new published values as one line;
-    then the chapters left out of numbers.lock."""
+def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sys.stdout,
+                   root=None) -> None:
+    """Each finding (a construct's as one: `grouped`), ledger differences grouped last,
+    new published values as one line; then the chapters left out of numbers.lock."""
     findings, new = split_new_values(findings)
+    findings = grouped(findings, root)
     findings = sorted(findings, key=lambda f: f.kind == Kind.LEDGER)
     moved = sum(1 for f in findings if f.kind == Kind.LEDGER and "→" in f.reason)
     ledger_header = False

@@ -44,7 +44,7 @@ def run_merge(root: Path, paths: list[Path], stream: TextIO = sys.stdout) -> int
               f"{'s' * (len(result.set_aside) != 1)} of another plan or source tree "
               f"(stale; delete {'them' if len(result.set_aside) != 1 else 'it'}): "
               f"{', '.join(map(str, result.set_aside))}", file=sys.stderr)
-    print_findings(result.findings, result.ledger_skipped, stream)
+    print_findings(result.findings, result.ledger_skipped, stream, root=result.root)
     line = merged_summary(result)
     print(line, file=stream)
     github.report(result, line)
