@@ -1,4 +1,4 @@
-"""Command line: `python -m scripts check|numbers|html|pdf|merge|preview|bench`.
+"""Command line: `python -m scripts check|numbers|html|pdf|merge|pipe-tables|preview|bench`.
 
 Exit status: 0 when there is no finding, 1 on findings (or a failed render),
 2 on usage errors, 130 on Ctrl-C, 143 on SIGTERM.
@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("preview", help="serve the book and rebuild it on every save "
                                    "(options: python -m scripts preview -h)")
     sub.add_parser("bench", help="print benchmark figures (options: python -m scripts bench -h)")
+    sub.add_parser("pipe-tables", help="rewrite grid tables holding inline values as pipe "
+                                       "tables (options: python -m scripts pipe-tables -h)")
     return parser
 
 
@@ -90,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["bench"]:       # the benchmark parses its own options (--runs …)
         return _bench(argv[1:])
+    if argv[:1] == ["pipe-tables"]:     # and the grid-table rewriter (--check …)
+        from scripts.tools.grid_tables import main as pipe_tables
+        return pipe_tables(argv[1:])
     if argv[:1] == ["preview"]:     # so does the preview (--port …)
         from scripts.tools.preview import main as preview_main
         return int(preview_main(argv[1:]) or 0)
