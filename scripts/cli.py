@@ -38,6 +38,12 @@ def _parser() -> argparse.ArgumentParser:
                             "(default: QUARTO_PROFILE; `quarto render` is given it too)")
         p.add_argument("--json", action="store_true",
                        help="print findings and the summary as JSON instead of text")
+        known = p.add_mutually_exclusive_group()
+        known.add_argument("--write-baseline", dest="baseline_mode", action="store_const",
+                           const="write", help="record every finding as known in "
+                           "findings-baseline.json (review its diff; docs/adopting.md)")
+        known.add_argument("--prune-baseline", dest="baseline_mode", action="store_const",
+                           const="prune", help="drop the baseline's entries no finding matches")
         if name == "check":
             p.add_argument("--audit", action="store_true",
                            help="execute every chapter and report any the cache would have "
@@ -166,7 +172,8 @@ def _check(args):
     from scripts.verify.report import print_json, print_report, summary
     result = check_book(args.root, force=args.force, jobs=args.jobs,
                         update_ledger=args.command == "numbers", timeout_s=args.timeout,
-                        audit=getattr(args, "audit", False), profile=args.profile)
+                        audit=getattr(args, "audit", False), profile=args.profile,
+                        baseline_mode=args.baseline_mode)
     if args.json:
         print_json(result)
     else:
@@ -185,7 +192,7 @@ def _html(args) -> int:
     from scripts.render import uptodate
     options = {"command": "html", "root": str(args.root), "timeout": args.timeout,
                "jobs": args.jobs, "force": args.force, "json": args.json, "profile": args.profile}
-    if not uptodate.usable(options):
+    if not uptodate.usable(options) or args.baseline_mode:
         uptodate.forget(args.root)
         result = _check(args)
         return _render(result, "html") if result.ok else EXIT_FINDINGS

@@ -8,6 +8,7 @@ import sys
 from typing import TextIO
 
 from scripts.model import Finding, Kind
+from scripts.verify.baseline import FILE as BASELINE_FILE
 from scripts.verify.ledger import SEP, is_new_value
 
 
@@ -73,7 +74,39 @@ def summary(result) -> str:
     status = "ok" if result.ok else "FAILED"
     return (f"{status}: {chapters} chapter{'s' * (chapters != 1)} checked "
             f"({cached} from cache), {cells} cells, {inlines} inline expressions, "
-            f"{invariants} invariants, {count_findings(result.findings)}, {result.seconds:.2f} s")
+            f"{invariants} invariants, {count_findings(result.findings)}"
+            f"{accepted(getattr(result, 'verdict', None))}, {result.seconds:.2f} s")
+
+
+def accepted(verdict) -> str:
+    """` (496 in the baseline, 3 suppressed)`: the findings not counted, or ''."""
+    if verdict is None or not (verdict.baselined or verdict.suppressed):
+        return ""
+    return f" ({len(verdict.baselined)} in the baseline, {len(verdict.suppressed)} suppressed)"
+
+
+def verdict_lines(verdict, root=None, command: str = "check") -> list[str]:
+    """What the baseline and the suppressions hold, for every report: how many known
+    findings the baseline holds, each entry gone, each finding suppressed and why."""
+    if verdict is None:
+        return []
+    lines = [verdict.wrote] if verdict.wrote else []
+    if verdict.exists and (verdict.entries or verdict.gone):
+        n, gone = len(verdict.baselined), verdict.gone
+        head = (f"baseline {BASELINE_FILE}: {n} known finding{'s' * (n != 1)} not shown "
+                f"({verdict.entries} entr{'ies' if verdict.entries != 1 else 'y'})")
+        if gone:
+            head += (f"; {len(gone)} entr{'ies' if len(gone) != 1 else 'y'} gone (fixed, or "
+                     f"the line edited): `python -m scripts {command} --prune-baseline"
+                     f"{_root_option(root)}` drops {'them' if len(gone) != 1 else 'it'}:")
+        lines.append(head)
+        lines += [f"  {e['path']}:{e.get('line', 0)} {e['kind']}: {e.get('message', '')}"
+                  for e in gone]
+    if verdict.suppressed:
+        lines.append(f"{len(verdict.suppressed)} suppressed in the source:")
+        lines += [f"  {f.location()} {f.kind}: {f.reason} (suppressed at {m.path}:{m.line}: "
+                  f"{m.reason})" for f, m in verdict.suppressed]
+    return lines
 
 
 def split_new_values(findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
@@ -150,6 +183,8 @@ def print_report(result, out: TextIO = sys.stdout) -> None:
                    root=result_root(result))
     for note in getattr(result, "notes", []):
         print(f"note: {note}", file=out)
+    for line in verdict_lines(getattr(result, "verdict", None), result_root(result)):
+        print(line, file=out)
     print(summary(result), file=out)
 
 
@@ -218,6 +253,21 @@ def json_report(result) -> dict:
             "ledger_skipped": list(result.ledger_skipped),
         },
         "notes": list(getattr(result, "notes", [])),
+        **accepted_records(getattr(result, "verdict", None), documents),
+    }
+
+
+def accepted_records(verdict, documents: list[str]) -> dict:
+    """The findings the baseline and the suppressions accept, and the gone entries."""
+    if verdict is None:
+        return {}
+    return {
+        "suppressed": [{**finding_record(f, documents),
+                        "suppression": {"path": m.path, "line": m.line, "reason": m.reason}}
+                       for f, m in verdict.suppressed],
+        "baselined": [finding_record(f, documents) for f in verdict.baselined],
+        "baseline": {"file": BASELINE_FILE if verdict.exists else None,
+                     "entries": verdict.entries, "gone": list(verdict.gone)},
     }
 
 
