@@ -207,12 +207,15 @@ def _entry(finding: Finding, sources: _Sources, stage: str) -> dict:
 
 
 def _write(root: Path, entries: list[dict]) -> None:
-    """The baseline file: one entry a line (a reviewable diff), in file order."""
+    """The baseline file (a reviewed project file, as numbers.lock is: not a cache)."""
+    atomic_write(Path(root) / FILE, baseline_text(entries))
+
+
+def baseline_text(entries: list[dict]) -> str:
+    """The baseline's JSON: one entry a line (a reviewable diff), in file order."""
     entries = sorted(entries, key=lambda e: (e.get("stage", CHECK) != CHECK, e["path"],
                                              e.get("line", 0), e["kind"], e["fingerprint"]))
     rows = ",\n".join("  " + json.dumps(e, ensure_ascii=False) for e in entries)
-    atomic_write(Path(root) / FILE,
-                 '{"about": "known findings accepted for now (docs/adopting.md); '
-                 'written by python -m scripts check --write-baseline: review its diff",\n'
-                 f' "findings": [\n{rows}\n ]}}\n' if rows else
-                 '{"about": "known findings accepted for now (docs/adopting.md)",\n "findings": []}\n')
+    about = ('{"about": "known findings accepted for now (docs/adopting.md); written by '
+             'python -m scripts check --write-baseline: review its diff",\n')
+    return about + (f' "findings": [\n{rows}\n ]}}\n' if rows else ' "findings": []}\n')
