@@ -261,7 +261,14 @@ local function apply_cite(cite)
   for _, c in ipairs(cite.citations) do
     -- `@Fig-x` is Quarto's capitalised form of `@fig-x`
     local id = c.id:gsub("^%u", string.lower)
-    if label_kind(id) then
+    if label_kind(id) and not ctx.refs[id] then
+      -- an unknown label the check's baseline accepts: Quarto's `?@id` (the audit sees it)
+      if #links > 0 then
+        links:insert(pandoc.Str(","))
+        links:insert(pandoc.Space())
+      end
+      links:insert(pandoc.Strong({ pandoc.Str("?@" .. id) }))
+    elseif label_kind(id) then
       local entry = lookup(id)
       local text = label_inlines(entry)
       if c.mode == "SuppressAuthor" then
