@@ -7,7 +7,6 @@ import pytest
 
 from scripts.render import pandoc
 from scripts.render.book import FILTERS
-from scripts.render.errors import RenderError
 
 REFS = {
     "fig-x": {"text": "Figure 1.1", "number": "1.1", "href": "a.html#fig-x", "kind": "fig"},
