@@ -31,7 +31,6 @@ from scripts.model import Finding, Kind
 FILE = "findings-baseline.json"
 CHECK = "check"                 # the stage of the check's findings (the audit's: its format)
 MARK = re.compile(r"(?:<!--|#)\s*mlsys:\s*ignore\b(?P<rest>.*?)\s*(?:-->\s*)?$")
-ALONE = re.compile(r"^\s*(?:<!--.*-->|#.*)\s*$")
 LINE_REF = re.compile(r"(?<=:)\d+(?::\d+)?|(?<=\bline )\d+|(?<=\blines )\d+(?:(?:,| and) \d+)*")
 KINDS = {str(kind) for kind in Kind}
 
@@ -101,7 +100,7 @@ def parse_mark(path: str, number: int, line: str) -> Suppression | Finding | Non
         return Finding(path, number, Kind.SUPPRESSION,
                        f"suppression of {', '.join(kinds)} without a reason: write why after "
                        "` -- ` (it suppresses nothing until then)", col=col)
-    target = number + 1 if ALONE.match(line) else number
+    target = number + 1 if not line[:m.start()].strip() else number    # alone: the next line
     return Suppression(path, number, target, kinds, reason.strip())
 
 

@@ -267,7 +267,8 @@ def accepted_records(verdict, documents: list[str]) -> dict:
                        for f, m in verdict.suppressed],
         "baselined": [finding_record(f, documents) for f in verdict.baselined],
         "baseline": {"file": BASELINE_FILE if verdict.exists else None,
-                     "entries": verdict.entries, "gone": list(verdict.gone)},
+                     "entries": verdict.entries, "gone": list(verdict.gone),
+                     "written": verdict.wrote or None},
     }
 
 

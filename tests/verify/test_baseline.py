@@ -90,7 +90,7 @@ def test_an_unreadable_baseline_is_a_finding(tmp_path):
                                                            (FILE, Kind.BASELINE)]
 
 
-SUPPRESSED = """# One
+SUPPRESSED = """# One <!-- mlsys: ignore unknown-ref -- the heading's own -->
 
 <!-- mlsys: ignore unknown-ref -- the chapter it names is not in this excerpt -->
 See @sec-gone here.
@@ -106,16 +106,19 @@ Then @sec-bare.
 
 def test_a_suppression_with_a_reason_on_the_line_or_the_line_above(tmp_path):
     root = _book(tmp_path, SUPPRESSED)
-    verdict = judge(root, [_ref(4, "sec-gone"), _ref(6, "sec-also"), _ref(9, "sec-bare")],
-                    paths=["ch.qmd"])
+    verdict = judge(root, [_ref(1, "sec-h"), _ref(2, "sec-blank"), _ref(4, "sec-gone"),
+                           _ref(6, "sec-also"), _ref(9, "sec-bare")], paths=["ch.qmd"])
     assert [(f.line, m.line, m.reason) for f, m in verdict.suppressed] == [
-        (4, 3, "the chapter it names is not in this excerpt"), (6, 6, "written later")]
+        (1, 1, "the heading's own"), (4, 3, "the chapter it names is not in this excerpt"),
+        (6, 6, "written later")]
+    assert verdict.active[0] == _ref(2, "sec-blank")
+    verdict.active.pop(0)
     assert [(f.line, f.kind) for f in verdict.active] == [
         (9, Kind.UNKNOWN_REF), (8, Kind.SUPPRESSION), (11, Kind.SUPPRESSION)]
     assert "without a reason" in verdict.active[1].reason
     assert "no kind unknown-rfe" in verdict.active[2].reason
-    assert verdict_lines(verdict)[0] == "2 suppressed in the source:"
-    assert verdict_lines(verdict)[1] == ("  ch.qmd:4 unknown-ref: @sec-gone: no such label "
+    assert verdict_lines(verdict)[0] == "3 suppressed in the source:"
+    assert verdict_lines(verdict)[2] == ("  ch.qmd:4 unknown-ref: @sec-gone: no such label "
                                          "(suppressed at ch.qmd:3: the chapter it names is not "
                                          "in this excerpt)")
 
@@ -142,4 +145,4 @@ def test_the_json_report_lists_what_is_accepted(tmp_path):
     assert [f["line"] for f in data["baselined"]] == [9]
     assert data["suppressed"][0]["suppression"] == {
         "path": "ch.qmd", "line": 3, "reason": "the chapter it names is not in this excerpt"}
-    assert data["baseline"] == {"file": FILE, "entries": 1, "gone": []}
+    assert data["baseline"] == {"file": FILE, "entries": 1, "gone": [], "written": None}
