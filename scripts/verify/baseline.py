@@ -11,7 +11,7 @@ lists what these hold (verify/report.py), and only the other findings fail.
   the audit of `html`/`pdf`): each stage matches and rewrites only its own.
 * A suppression: a comment `<!-- mlsys: ignore KIND[, KIND] -- reason -->` (`#` in a
   cell or YAML: `# mlsys: ignore KIND -- reason`) at the end of the finding's line, or
-  alone on the line above it. Without a reason, or naming no kind, it suppresses
+  alone on the line above it (above a grid table: every value in it). Without a reason, or naming no kind, it suppresses
   nothing and is a finding itself (`suppression`).
 
 numbers.lock differences are never accepted here: `make numbers` accepts them.
@@ -195,8 +195,11 @@ def judge(root: Path, findings: list[Finding], stage: str = CHECK, paths: list[s
 
 
 def _suppression(finding: Finding, marks: dict) -> Suppression | None:
-    return next((m for m in marks.get((finding.path, finding.line), [])
-                 if str(finding.kind) in m.kinds), None)
+    """The suppression of the finding's line, or of the first line of the construct it
+    is one of (a comment above a grid table covers its values)."""
+    here = marks.get((finding.path, finding.line), [])
+    above = marks.get((finding.path, finding.within), []) if finding.within else []
+    return next((m for m in here + above if str(finding.kind) in m.kinds), None)
 
 
 def _entry(finding: Finding, sources: _Sources, stage: str) -> dict:

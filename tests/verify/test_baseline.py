@@ -146,3 +146,15 @@ def test_the_json_report_lists_what_is_accepted(tmp_path):
     assert data["suppressed"][0]["suppression"] == {
         "path": "ch.qmd", "line": 3, "reason": "the chapter it names is not in this excerpt"}
     assert data["baseline"] == {"file": FILE, "entries": 1, "gone": [], "written": None}
+
+
+def test_a_suppression_above_a_grid_table_covers_its_values(tmp_path):
+    from scripts.read.qmd import parse_chapter
+    text = ("# T\n\n<!-- mlsys: ignore grid-table-inline -- converted in the next edition -->\n"
+            "+-----+-----+\n| a   | b   |\n+=====+=====+\n| `{python} x` | `{python} y` |\n"
+            "+-----+-----+\n\n+-----+\n| c   |\n+=====+\n| `{python} z` |\n+-----+\n")
+    root = _book(tmp_path, text)
+    found = [f for f in parse_chapter("ch.qmd", text).findings if f.kind == Kind.GRID_TABLE_INLINE]
+    verdict = judge(root, found)
+    assert [(f.line, f.col) for f, _ in verdict.suppressed] == [(7, 3), (7, 18)]
+    assert [(f.line, f.within) for f in verdict.active] == [(13, 10)]    # the other table
