@@ -35,6 +35,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scripts.read import CONFIG
+
 BORDER = re.compile(r"^(?P<indent>[ \t]*)\+(?:[-=:]+\+)+[ \t]*$")
 FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 INLINE = re.compile(r"`\{python\}[ \t]")
@@ -248,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from scripts.files import atomic_write
     root = args.root.resolve()
+    if not args.paths and not (root / CONFIG).is_file() and not any(root.glob("*.qmd")):
+        print(f"error: no {CONFIG} in {root} (name the files to rewrite)", file=sys.stderr)
+        return 2
     failed = rewritten = review = kept = 0
     for path in _targets(root, args.paths):
         shown = path.relative_to(root) if path.is_relative_to(root) else path
