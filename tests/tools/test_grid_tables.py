@@ -162,7 +162,8 @@ def test_command_rewrites_files_and_exits_0_when_it_did_its_job(tmp_path, capsys
     assert main(["--root", str(tmp_path), "good.qmd", "bad.qmd"]) == 0
     assert good.read_text() == EXPECTED
     assert main(["--root", str(tmp_path), "missing.qmd"]) == 1
-    assert main(["--root", str(tmp_path)]) == 2                  # no _quarto.yml, no files named
+    (tmp_path / "empty").mkdir()
+    assert main(["--root", str(tmp_path / "empty")]) == 2      # no project, no files named
     out = capsys.readouterr().out
     assert "good.qmd:3: would rewrite the grid table as a pipe table\n" in out
     assert "good.qmd:3: rewrote the grid table as a pipe table\n" in out
