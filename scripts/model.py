@@ -56,7 +56,7 @@ class Kind(str, Enum):
     FIG_ALT = "fig-alt", "a figure without alt text (`verify: fig-alt`)"
     CAPTION_INLINE = "caption-inline", "an inline value inside a caption option, which Quarto leaves as code"
     SUPPRESSION = "suppression", "an `mlsys: ignore` comment without a reason or naming no finding kind (it suppresses nothing; docs/adopting.md)"
-    BASELINE = "baseline", "`findings-baseline.json` cannot be read (docs/adopting.md)"
+    BASELINE = "baseline", "`findings-baseline.json` cannot be read or written (docs/adopting.md)"
     CONTROL = "control", "a control file (`_quarto.yml`, `numbers.lock`, a bibliography, a source) changed while the chapters ran"
     # the audit of a render (docs/audit.md)
     UNACCOUNTED_NUMBER = "unaccounted-number", "a rendered page shows a number no value, renderer or allowlist accounts for"

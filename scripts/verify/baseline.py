@@ -163,9 +163,12 @@ def judge(root: Path, findings: list[Finding], stage: str = CHECK, paths: list[s
     if mode == "write" and not unreadable:
         mine = [_entry(f, sources, stage) for f in findings if acceptable(f)
                 and _suppression(f, marks) is None]
-        _write(root, kept + mine)
-        verdict.wrote = f"wrote {FILE}: {len(mine)} known finding{'s' * (len(mine) != 1)} ({stage})"
-        entries, verdict.exists = kept + mine, True
+        failed = _write(root, kept + mine)
+        if failed:
+            findings.append(failed)
+        else:
+            verdict.wrote = f"wrote {FILE}: {len(mine)} known finding{'s' * (len(mine) != 1)} ({stage})"
+            entries, verdict.exists = kept + mine, True
     own = [e for e in entries or [] if e.get("stage", CHECK) == stage]
     verdict.entries = len(own)
     pool = Counter(_key(e) for e in own)
@@ -186,11 +189,14 @@ def judge(root: Path, findings: list[Finding], stage: str = CHECK, paths: list[s
             verdict.gone.append(e)
     if mode == "prune" and verdict.gone and not unreadable:
         gone = {id(e) for e in verdict.gone}
-        _write(root, kept + [e for e in own if id(e) not in gone])
-        verdict.wrote = (f"pruned {FILE}: dropped {len(verdict.gone)} gone "
-                         f"entr{'ies' if len(verdict.gone) != 1 else 'y'} ({stage})")
-        verdict.entries -= len(verdict.gone)
-        verdict.gone = []
+        failed = _write(root, kept + [e for e in own if id(e) not in gone])
+        if failed:
+            verdict.active.append(failed)
+        else:
+            verdict.wrote = (f"pruned {FILE}: dropped {len(verdict.gone)} gone "
+                             f"entr{'ies' if len(verdict.gone) != 1 else 'y'} ({stage})")
+            verdict.entries -= len(verdict.gone)
+            verdict.gone = []
     return verdict
 
 
@@ -208,9 +214,14 @@ def _entry(finding: Finding, sources: _Sources, stage: str) -> dict:
             "stage": stage, "line": finding.line, "message": finding.reason}
 
 
-def _write(root: Path, entries: list[dict]) -> None:
-    """The baseline file (a reviewed project file, as numbers.lock is: not a cache)."""
-    atomic_write(Path(root) / FILE, baseline_text(entries))
+def _write(root: Path, entries: list[dict]) -> Finding | None:
+    """Write the baseline file (a reviewed project file, as numbers.lock is: not a
+    cache); a finding when it cannot be written."""
+    try:
+        atomic_write(Path(root) / FILE, baseline_text(entries))
+    except OSError as exc:
+        return Finding(FILE, 0, Kind.BASELINE, f"cannot write {FILE}: {exc}")
+    return None
 
 
 def baseline_text(entries: list[dict]) -> str:

@@ -82,6 +82,19 @@ def test_each_stage_matches_and_rewrites_only_its_own_entries(tmp_path):
         "check", "html"]
 
 
+def test_a_baseline_that_cannot_be_written_is_a_finding(tmp_path, monkeypatch):
+    from scripts.verify import baseline
+
+    def refuse(path, data):
+        raise PermissionError(13, "Permission denied")
+    root = _book(tmp_path)
+    monkeypatch.setattr(baseline, "atomic_write", refuse)
+    verdict = judge(root, [_ref(3, "sec-gone")], mode="write")
+    assert [(f.path, f.kind) for f in verdict.active] == [("ch.qmd", Kind.UNKNOWN_REF),
+                                                           (FILE, Kind.BASELINE)]
+    assert "cannot write" in verdict.active[1].reason and verdict.wrote == ""
+
+
 def test_an_unreadable_baseline_is_a_finding(tmp_path):
     root = _book(tmp_path)
     (root / FILE).write_text("{not json")
