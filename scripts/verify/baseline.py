@@ -54,6 +54,7 @@ class Verdict:
     entries: int = 0            # the stage's entries in the baseline file
     exists: bool = False        # there is a baseline file
     wrote: str = ""             # what --write-baseline / --prune-baseline did
+    marks: list[Suppression] = field(default_factory=list)     # every suppression read
 
 
 class _Sources:
@@ -157,7 +158,8 @@ def judge(root: Path, findings: list[Finding], stage: str = CHECK, paths: list[s
     sources = _Sources(root)
     marks, problems = suppressions(sources, list(paths) + [f.path for f in findings])
     entries, unreadable = _read(root)
-    verdict = Verdict(exists=entries is not None)
+    verdict = Verdict(exists=entries is not None,
+                      marks=[m for found in marks.values() for m in found])
     findings = list(findings) + problems + ([unreadable] if unreadable else [])
     kept = [e for e in entries or [] if e.get("stage", CHECK) != stage]
     if mode == "write" and not unreadable:
@@ -198,6 +200,13 @@ def judge(root: Path, findings: list[Finding], stage: str = CHECK, paths: list[s
             verdict.entries -= len(verdict.gone)
             verdict.gone = []
     return verdict
+
+
+def unused(*verdicts: Verdict) -> list[Suppression]:
+    """The suppressions the verdicts read that none of them used (the check's and the
+    audit's together: a suppression may be for either)."""
+    used = {m for v in verdicts for _, m in v.suppressed}
+    return [m for m in dict.fromkeys(m for v in verdicts for m in v.marks) if m not in used]
 
 
 def _suppression(finding: Finding, marks: dict) -> Suppression | None:

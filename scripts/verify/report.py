@@ -85,6 +85,15 @@ def accepted(verdict) -> str:
     return f" ({len(verdict.baselined)} in the baseline, {len(verdict.suppressed)} suppressed)"
 
 
+def unused_lines(marks) -> list[str]:
+    """The suppressions that matched no finding of the check nor of the audit."""
+    if not marks:
+        return []
+    return [f"{len(marks)} suppression{'s' * (len(marks) != 1)} matched no finding (remove "
+            f"{'them' if len(marks) != 1 else 'it'}):"] + [
+        f"  {m.path}:{m.line} {', '.join(m.kinds)}: {m.reason}" for m in marks]
+
+
 def verdict_lines(verdict, root=None, command: str = "check") -> list[str]:
     """What the baseline and the suppressions hold, for every report: how many known
     findings the baseline holds, each entry gone, each finding suppressed and why."""

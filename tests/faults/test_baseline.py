@@ -113,7 +113,11 @@ def test_the_audit_holds_every_finding_not_in_the_baseline(good_book, capsys):
     with pytest.raises(AuditError):                               # a new number: not known
         render_book(check_book(good_book), "html", use_quarto=False)
     path.write_text(path.read_text().replace(
-        "<p>Planted", "<!-- mlsys: ignore unaccounted-number -- a demo value -->\n<p>Planted"))
+        "<p>Planted", "<!-- mlsys: ignore unaccounted-number -- a demo value -->\n<p>Planted")
+        + "\n<!-- mlsys: ignore unknown-ref -- stale -->\nNo reference here.\n")
     render_book(check_book(good_book), "html", use_quarto=False)
     out = capsys.readouterr().out
     assert "audit: 1 suppressed in the source:" in out and "a demo value" in out
+    stale = line_of(path, "-- stale")
+    assert (f"audit: 1 suppression matched no finding (remove it):\n"
+            f"audit:   contents/one.qmd:{stale} unknown-ref: stale\n") in out

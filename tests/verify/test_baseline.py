@@ -171,3 +171,15 @@ def test_a_suppression_above_a_grid_table_covers_its_values(tmp_path):
     verdict = judge(root, found)
     assert [(f.line, f.col) for f, _ in verdict.suppressed] == [(7, 3), (7, 18)]
     assert [(f.line, f.within) for f in verdict.active] == [(13, 10)]    # the other table
+
+
+def test_a_suppression_neither_the_check_nor_the_audit_used_is_listed(tmp_path):
+    from scripts.verify.baseline import unused
+    from scripts.verify.report import unused_lines
+    root = _book(tmp_path, SUPPRESSED)
+    check = judge(root, [_ref(4, "sec-gone")], paths=["ch.qmd"])
+    audit = judge(root, [Finding("ch.qmd", 6, Kind.LEAK, "shows ?@sec-also")], "html")
+    assert [m.line for m in unused(check)] == [1, 6]
+    assert unused_lines(unused(check, audit)) == [
+        "1 suppression matched no finding (remove it):",
+        "  ch.qmd:1 unknown-ref: the heading's own"]
