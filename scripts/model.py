@@ -30,7 +30,7 @@ class Kind(str, Enum):
     UNCLOSED_FENCE = "unclosed-fence", "a code block or div opened and never closed (it swallows the rest of the file)"
     INCLUDE = "include", "an `{{< include >}}` that is malformed, escapes the project, forms a cycle or cannot be read"
     INLINE_SYNTAX = "inline-syntax", "an inline expression Quarto evaluates but leaves as code (spacing, a line break)"
-    GRID_TABLE_INLINE = "grid-table-inline", "an inline expression inside a grid table (Quarto garbles it: use a pipe table)"
+    GRID_TABLE_INLINE = "grid-table-inline", "an inline expression inside a grid table (Quarto garbles it: `python -m scripts pipe-tables` converts it to a pipe table)"
     MISSING_CHAPTER = "missing-chapter", "a chapter `_quarto.yml` lists that does not exist or cannot be read"
     CHAPTER_PATH = "chapter-path", "a chapter path that escapes the project"
     DUPLICATE_CHAPTER = "duplicate-chapter", "a chapter listed twice in `_quarto.yml`"
@@ -61,6 +61,8 @@ class Kind(str, Enum):
     FIG_ALT = "fig-alt", "a figure without alt text (`verify: fig-alt`)"
     INLINE_MATH = "inline-math", "an inline value inside `$…$`/`$$…$$` that Quarto inserts escaped as Markdown (`11\\,025`): the formula breaks"
     CAPTION_INLINE = "caption-inline", "an inline value inside a caption option, which Quarto leaves as code"
+    SUPPRESSION = "suppression", "an `mlsys: ignore` comment without a reason or naming no finding kind (it suppresses nothing; docs/adopting.md)"
+    BASELINE = "baseline", "`findings-baseline.json` cannot be read or written (docs/adopting.md)"
     CONTROL = "control", "a control file (`_quarto.yml`, `numbers.lock`, a bibliography, a source) changed while the chapters ran"
     # the audit of a render (docs/audit.md)
     UNACCOUNTED_NUMBER = "unaccounted-number", "a rendered page shows a number no value, renderer or allowlist accounts for"
@@ -88,6 +90,8 @@ class Finding:
     old: str | None = None    # ledger findings: the value in numbers.lock (None: new key)
     new: str | None = None    # ledger findings: the published value (None: removed key)
     key: str | None = None    # ledger findings: `chapter · name`
+    within: int = 0           # first line of the construct it is one of (a grid table's
+                              # values): the text report shows the construct as one line
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -170,7 +174,8 @@ class ParsedChapter:
         if finding.path != self.path or not self.line_map or finding.line <= 0:
             return finding
         path, line = self.source_of(finding.line)
-        return replace(finding, path=path, line=line)
+        within = self.source_of(finding.within)[1] if finding.within > 0 else finding.within
+        return replace(finding, path=path, line=line, within=within)
 
 
 @dataclass

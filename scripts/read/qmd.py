@@ -313,8 +313,9 @@ def _grid_tables(chapter: ParsedChapter, lines: list[str]) -> None:
             if first <= expr.line <= last:
                 chapter.findings.append(Finding(
                     chapter.path, expr.line, Kind.GRID_TABLE_INLINE,
-                    "inline expression inside a grid table (use a pipe table)",
-                    col=expr.col, detail=f"`{{python}} {expr.expr}`"))
+                    "inline expression inside a grid table (Quarto garbles the table): "
+                    "convert it to a pipe table with `python -m scripts pipe-tables`",
+                    col=expr.col, detail=f"`{{python}} {expr.expr}`", within=first))
         i = j + 1
 
 

@@ -131,8 +131,15 @@ def audit(result, fmt: str, out_dir: Path, produced: Path, by_quarto: bool = Fal
         atomic_write(record, f"{AUDIT_SECONDS[-1]:.4f}\n")
     except OSError:
         pass
-    if findings:
-        raise AuditError(fmt, findings)
+    from scripts.verify.baseline import judge, unused
+    from scripts.verify.report import unused_lines, verdict_lines
+    verdict = judge(result.project.root, findings, fmt, mode=getattr(result, "baseline_mode", None))
+    checked = [result.verdict] if getattr(result, "verdict", None) else []
+    for line in verdict_lines(verdict, result.project.root, fmt) + unused_lines(
+            unused(verdict, *checked)):             # the audit's share; stale suppressions
+        print(f"audit: {line}")
+    if verdict.active:
+        raise AuditError(fmt, verdict.active)
 
 
 def render_book(result, fmt: str, use_quarto: bool | None = None, audited: bool = True) -> Path:

@@ -99,7 +99,7 @@ def merge(root: Path, paths: list[Path]) -> MergedResult:
                                           for f in data.get("control", [])))
     published = {rel: rec["entries"] for rel, rec in records.items()}
     failed = [rel for rel, rec in records.items() if rec["run_failed"]]
-    result.findings += book_wide(project, merged.parsed_stubs(), published, failed, result)
+    book_wide(project, merged.parsed_stubs(), published, failed, result)
     sh.save_timings(project.root, {rel: rec["seconds"] for rel, rec in records.items()
                                    if not rec["cached"]})
     return result

@@ -263,9 +263,13 @@ local function apply_cite(cite)
   for _, c in ipairs(cite.citations) do
     -- `@Fig-x` is Quarto's capitalised form of `@fig-x`
     local id = c.id:gsub("^%u", string.lower)
-    if label_kind(id) and ctx.website and not ctx.refs[id] then
-      -- a website resolves a label of its own page only; Quarto prints **?@id**
-      -- (a website-ref finding of the check)
+    if label_kind(id) and not ctx.refs[id] then
+      -- another page's label in a website (a website-ref finding of the check), or an
+      -- unknown label the check's baseline accepts: Quarto prints **?@id** (the audit sees it)
+      if #links > 0 then
+        links:insert(pandoc.Str(","))
+        links:insert(pandoc.Space())
+      end
       links:insert(pandoc.Strong({ pandoc.Str("?@" .. c.id) }))
     elseif label_kind(id) then
       local entry = lookup(id)
