@@ -20,6 +20,7 @@ from scripts.model import Finding, Kind
 from scripts.read import CONFIG
 from scripts.read.figures import drawn_format, figure_options
 from scripts.read.options import check
+from scripts.read.page_options import as_list, as_mapping, custom_callouts, page_footer
 from scripts.read.profiles import overlay, read_mapping
 from scripts.read.sidebar import page_order, sidebars
 from scripts.read.yamlio import compose_yaml, key_lines
@@ -144,7 +145,7 @@ def load_project(root: Path, profile: str | None = None) -> Project:
     if project.type != "book":                   # website, default: every input file
         inputs = [r for r in _input_files(project, config) if _validate(project, r, 0, seen)]
         if project.type == "website":            # its pages in sidebar order (read/sidebar.py)
-            project.sidebars = sidebars(root, _mapping(config.get("website")), inputs)
+            project.sidebars = sidebars(root, as_mapping(config.get("website")), inputs)
         project.chapters = page_order(project.sidebars, inputs)
         project.findings += _unsafe_output_dir(project, lines.get(("project", "output-dir"), 0))
         return project
@@ -159,7 +160,7 @@ def load_project(root: Path, profile: str | None = None) -> Project:
 def _input_files(project: Project, config: dict) -> list[str]:
     """A non-book project's documents as Quarto finds them: `project: render:` if
     given, else every .qmd/.md below the root but `_*`, `.*`, README and outputs."""
-    listed = _as_list(_mapping(config.get("project")).get("render"))
+    listed = as_list(as_mapping(config.get("project")).get("render"))
     if listed:
         return [PurePosixPath(str(p)).as_posix() for p in listed if not any(c in str(p) for c in "*?[")]
     return _candidate_inputs(project)
@@ -199,52 +200,42 @@ def unlisted_note(rel: str) -> str:
             f"{CONFIG}; if it is not a chapter, name it `_{name}`")
 
 
-def _mapping(value) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _as_list(value) -> list:
-    if value is None or value == "":
-        return []
-    return list(value) if isinstance(value, list) else [value]
-
-
 def _resolve(project: Project, config: dict) -> None:
     """Every option the later stages use, resolved from the raw mapping."""
-    book = _mapping(config.get("book"))
-    site = _mapping(config.get("website"))
+    book = as_mapping(config.get("book"))
+    site = as_mapping(config.get("website"))
     project.title = str(book.get("title") or site.get("title") or config.get("title") or "")
     project.page_footer = page_footer(book.get("page-footer", site.get("page-footer")))
     project.subtitle = str(book.get("subtitle") or config.get("subtitle") or "")
-    project.execute = _mapping(config.get("execute"))
+    project.execute = as_mapping(config.get("execute"))
     project.timeout_s = _timeout(project.execute.get("timeout"))
     bib = config.get("bibliography", book.get("bibliography"))
-    project.bibliography = [str(b) for b in _as_list(bib) if b]
+    project.bibliography = [str(b) for b in as_list(bib) if b]
     csl = config.get("csl")
     project.csl = str(csl) if csl else None
     project.lang = str(config.get("lang") or "en")
-    authors = _as_list(book.get("author") or config.get("author"))
+    authors = as_list(book.get("author") or config.get("author"))
     project.authors = [str(a.get("name", "")) if isinstance(a, dict) else str(a)
                        for a in authors if a]
-    project.crossref = _mapping(config.get("crossref"))
+    project.crossref = as_mapping(config.get("crossref"))
     project.custom_callouts = custom_callouts(config)
-    formats = _mapping(config.get("format"))
+    formats = as_mapping(config.get("format"))
     project.formats = [str(name) for name in formats]
     project.figure = figure_options(config)
-    math = _mapping(formats.get("html")).get("html-math-method", config.get("html-math-method"))
+    math = as_mapping(formats.get("html")).get("html-math-method", config.get("html-math-method"))
     if isinstance(math, dict):                   # {method: katex, url: …}
         project.html_math_url, math = str(math.get("url") or ""), math.get("method")
     project.html_math = str(math or "")
     project.figure_format = drawn_format(config.get("format"))
     # Quarto's type is `default` unless set; a `book:` key alone still means a book here
-    project.type = str(_mapping(config.get("project")).get("type")
+    project.type = str(as_mapping(config.get("project")).get("type")
                        or ("book" if "book" in config else "default"))
     default_out = "_book" if project.type == "book" else "_site" if project.type == "website" else ""
-    project.output_dir = str(_mapping(config.get("project")).get("output-dir") or default_out or "_book")
-    project.execute_dir = str(_mapping(config.get("project")).get("execute-dir") or "file")
+    project.output_dir = str(as_mapping(config.get("project")).get("output-dir") or default_out or "_book")
+    project.execute_dir = str(as_mapping(config.get("project")).get("execute-dir") or "file")
     project.output_file = str(book.get("output-file") or "")
     # This pipeline's own checks live under `verify:` (Quarto ignores the key).
-    verify = _mapping(config.get("verify"))
+    verify = as_mapping(config.get("verify"))
     project.literal_numbers = bool(verify.get("literal-numbers"))
     project.fig_alt = bool(verify.get("fig-alt"))
 
@@ -272,37 +263,6 @@ def _unsafe_output_dir(project: Project, line: int) -> list[Finding]:
                     f"`output-dir: {project.output_dir}` {what}: a render replaces its output "
                     f"folder whole, so give the book a folder of its own (Quarto's default "
                     f"for a book is `_book`)")]
-
-
-def page_footer(value) -> dict:
-    """Quarto's resolvePageFooter (src/project/types/website/website-shared.ts): a string
-    is the footer's center; a mapping's `left`, `center`, `right` each Markdown text or a
-    list of navigation items (`text`, `href`, `icon`)."""
-    if isinstance(value, str):
-        return {"center": value}
-    sides = _mapping(value)
-    return {side: sides[side] for side in ("left", "center", "right")
-            if isinstance(sides.get(side), (str, list)) and sides[side]}
-
-
-def custom_callouts(config: dict) -> dict:
-    """Callout types an extension adds (coatless-quarto/custom-callout: `filters:` lists
-    `custom-callout` and `custom-callout: {todo: {title: ..., color: ...}}` defines them).
-
-    class -> {"title", "color"}: a div with that class is a callout; its default title is
-    the type's `title`, else its name capitalised (the extension's rule). Without the
-    filter listed Quarto ignores the key, and so does this.
-    """
-    filters = [str(f.get("path", "")) if isinstance(f, dict) else str(f)
-               for f in _as_list(config.get("filters"))]
-    if not any("custom-callout" in f for f in filters):
-        return {}
-    found = {}
-    for name, spec in _mapping(config.get("custom-callout")).items():
-        if isinstance(spec, dict):
-            title = spec.get("title") or str(name)[:1].upper() + str(name)[1:]
-            found[str(name)] = {"title": str(title), "color": str(spec.get("color") or "")}
-    return found
 
 
 def _timeout(value) -> float:
