@@ -29,6 +29,7 @@ class Kind(str, Enum):
     FRONT_MATTER = "front-matter", "a chapter's front matter is never closed, malformed, or not a mapping"
     UNCLOSED_FENCE = "unclosed-fence", "a code block or div opened and never closed (it swallows the rest of the file)"
     INCLUDE = "include", "an `{{< include >}}` that is malformed, escapes the project, forms a cycle or cannot be read"
+    IGNORED_OPTION = "ignored-option", "a `#|` cell option Quarto ignores: it follows a blank line"
     INLINE_SYNTAX = "inline-syntax", "an inline expression Quarto evaluates but leaves as code (spacing, a line break)"
     GRID_TABLE_INLINE = "grid-table-inline", "an inline expression inside a grid table (Quarto garbles it: use a pipe table)"
     MISSING_CHAPTER = "missing-chapter", "a chapter `_quarto.yml` lists that does not exist or cannot be read"

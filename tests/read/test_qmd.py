@@ -193,3 +193,62 @@ def test_inline_syntax_edges_are_evaluated_but_flagged():
     flagged = [(f.kind, f.line, f.col) for f in parsed.findings]
     assert flagged == [(Kind.INLINE_SYNTAX, 1, 3), (Kind.INLINE_SYNTAX, 1, 21), (Kind.INLINE_SYNTAX, 1, 41)]
     assert "exactly one space" in parsed.findings[0].reason
+
+
+def test_attribute_lists_with_braces_in_quoted_values_define_their_label():
+    """pandoc's attribute list: a quoted value may hold braces (math in a caption), and a
+    `#name` inside a quoted value is no label."""
+    text = ('::: {#fig-a fig-cap="The $F_{i,j}$ grid, see #fig-no" fig-alt=\'{x}\'}\n'   # 1
+            "![](a.png)\n"                                                          # 2
+            ":::\n"                                                                 # 3
+            "\n"                                                                    # 4
+            '## Head {#sec-b key="}"}\n'                                            # 5
+            "See @fig-a and @sec-b.\n")                                             # 6
+    parsed = parse_chapter("c.qmd", text)
+    assert parsed.labels == [("fig-a", 1), ("sec-b", 5)]
+    assert parsed.findings == []
+
+
+def test_a_figure_div_wrapping_a_cell_of_the_same_label_is_a_duplicate():
+    """Quarto 1.7.34 writes the div and the cell with one id, silently."""
+    text = ('::: {#fig-a fig-cap="A $x_{1}$ plot"}\n'     # 1
+            "\n"                                          # 2
+            "```{python}\n"                               # 3
+            "#| echo: false\n"                            # 4
+            "#| label: fig-a\n"                           # 5
+            "print(1)\n"                                  # 6
+            "```\n"                                       # 7
+            "\n"                                          # 8
+            ":::\n"                                       # 9
+            "\n"
+            "```{python}\n"                               # 11
+            "#| label: fig-b\n"                           # 12
+            "print(2)\n"
+            "```\n")
+    parsed = parse_chapter("c.qmd", text)
+    assert kinds(parsed) == [(Kind.DUPLICATE_LABEL, 5, None)]
+    reason = parsed.findings[0].reason
+    assert "line 1" in reason and "remove `#| label:`" in reason
+    assert parsed.labels == [("fig-a", 1), ("fig-b", 12)]
+
+
+def test_cell_options_after_a_blank_line_are_reported_where_quarto_ignores_them():
+    text = ("```{python}\n"             # 1
+            "#| echo: false\n"          # 2
+            "\n"                        # 3
+            "#| label: fig-a\n"         # 4  ignored by Quarto
+            "#| fig-cap: A\n"           # 5  ignored
+            "\n"                        # 6
+            "x = 1\n"                   # 7
+            "#| later: code\n"          # 8  a comment after code: not an option block line
+            "```\n"
+            "```{python}\n"             # 10
+            "\n"                        # 11 leading blank lines are dropped (as Quarto)
+            "#| echo: false\n"          # 12
+            "y = 2\n"
+            "```\n")
+    parsed = parse_chapter("c.qmd", text)
+    assert kinds(parsed) == [(Kind.IGNORED_OPTION, 4, None), (Kind.IGNORED_OPTION, 5, None)]
+    assert "remove the blank line" in parsed.findings[0].reason
+    assert parsed.cells[0].options == {"echo": False}
+    assert parsed.cells[1].options == {"echo": False}
