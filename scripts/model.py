@@ -30,7 +30,6 @@ class Kind(str, Enum):
     UNCLOSED_FENCE = "unclosed-fence", "a code block or div opened and never closed (it swallows the rest of the file)"
     INCLUDE = "include", "an `{{< include >}}` that is malformed, escapes the project, forms a cycle or cannot be read"
     IGNORED_OPTION = "ignored-option", "a `#|` cell option Quarto ignores: it follows a blank line"
-    INLINE_SYNTAX = "inline-syntax", "an inline expression Quarto evaluates but leaves as code (spacing, a line break)"
     GRID_TABLE_INLINE = "grid-table-inline", "an inline expression inside a grid table (Quarto garbles it: use a pipe table)"
     MISSING_CHAPTER = "missing-chapter", "a chapter `_quarto.yml` lists that does not exist or cannot be read"
     CHAPTER_PATH = "chapter-path", "a chapter path that escapes the project"
@@ -39,7 +38,8 @@ class Kind(str, Enum):
     # running the chapters (run/)
     INVARIANT = "invariant", "a `check()` failed, at the line that called it"
     CELL_ERROR = "cell-error", "a cell raised (without `error: true`)"
-    INLINE_ERROR = "inline-error", "an inline expression raised"
+    INLINE_ERROR = "inline-error", "an inline expression raised (Quarto aborts the whole render there)"
+    INLINE_SYNTAX = "inline-syntax", "an inline expression Quarto evaluates without error but leaves as code (spacing, a line break)"
     INLINE_EMPTY = "inline-empty", "an inline expression yields nothing printable (None, NaN, an empty string)"
     INLINE_MANGLED = "inline-mangled", "an inline value Quarto would not show as meant (LaTeX, markup, HTML, a line break)"
     KERNEL = "kernel", "the `jupyter:` kernel a chapter names is not installed or not Python"

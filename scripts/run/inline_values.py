@@ -17,6 +17,9 @@ import ast
 import re
 from dataclasses import dataclass
 
+#: what Quarto 1.7.34 does at an inline expression that raises (a SyntaxError included):
+#: `SyntaxError: invalid syntax (<string>, line 1)`, the render of the whole book stops
+QUARTO_ABORTS = "Quarto stops the whole render at this error and writes no page"
 MD_PUNCT = set("\\`*_{}[]()>#+,-.!")
 MARKUP = (
     (re.compile(r"\\"), "a backslash (LaTeX?)"),
