@@ -56,6 +56,8 @@ class Kind(str, Enum):
     LITERAL_NUMBER = "literal-number", "a number typed in prose (`verify: literal-numbers`)"
     FIG_ALT = "fig-alt", "a figure without alt text (`verify: fig-alt`)"
     CAPTION_INLINE = "caption-inline", "an inline value inside a caption option, which Quarto leaves as code"
+    PANDOC_WARNING = "pandoc-warning", "pandoc's reader warns (a footnote defined twice or never referenced, an id or link defined twice, a div never closed): the page loses text silently"
+    MISSING_IMAGE = "missing-image", "an image whose file does not exist (relative to the chapter, `/…` to the project)"
     CONTROL = "control", "a control file (`_quarto.yml`, `numbers.lock`, a bibliography, a source) changed while the chapters ran"
     # the audit of a render (docs/audit.md)
     UNACCOUNTED_NUMBER = "unaccounted-number", "a rendered page shows a number no value, renderer or allowlist accounts for"
