@@ -49,6 +49,8 @@ NOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
 
 def pandoc_findings(root: Path, parsed: ParsedChapter) -> list[Finding]:
     """pandoc's warnings over the chapter and its missing images, each at its line."""
+    if parsed.path.endswith(".ipynb"):
+        return []           # its lines are JSON's, not the Markdown pandoc would read
     answer = _read(Path(root), parsed.authored)
     if answer is None:
         return []
