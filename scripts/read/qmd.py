@@ -258,18 +258,6 @@ def _inline_exprs(chapter: ParsedChapter, markdown: str, cell_starts: list[int])
             cells_before=bisect.bisect_left(cell_starts, m.start())))
 
 
-def left_as_code(inline: str) -> str:
-    """Why Quarto leaves the inline code span `inline` (`` `{python} …` ``, not substituted)
-    in the page, and the fix: a finding of the run stage, made once it evaluated (an
-    expression that raises is an inline-error instead: Quarto aborts the render there)."""
-    body = inline[len("`{python}"):-1]
-    why = ("the expression spans lines" if "\n" in body.strip() else
-           "a space before the closing backtick" if body != body.rstrip() else
-           "more than one space or tab after `{python}`")
-    return (f"Quarto evaluates this inline expression but leaves its code in the page ({why}): "
-            "write `{python} expr` with exactly one space, on one line")
-
-
 def _blank_code_spans(prose: str) -> str:
     """`prose` with every code span blanked (labels and refs are not read there)."""
     out = list(prose)

@@ -23,8 +23,7 @@ from pathlib import Path
 
 from scripts.read.options import outputs_shown
 from scripts.run import deps, steps
-from scripts.read.qmd import left_as_code
-from scripts.run.inline_values import QUARTO_ABORTS, Inserted, inserted, mangled
+from scripts.run.inline_values import QUARTO_ABORTS, Inserted, inserted, left_as_code, mangled
 from scripts.run.kernel import (DEFAULT_TIMEOUT_S, LIVE_KERNEL_PIDS, OUTPUT_CAP_CHARS,  # noqa: F401 (API)
                                 Kernel, start_kernel)
 from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Kind, Output,

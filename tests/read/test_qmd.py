@@ -1,6 +1,7 @@
 """The .qmd reader: Quarto's rules, read without executing anything."""
 from scripts.model import Kind
-from scripts.read.qmd import decode, left_as_code, parse_chapter
+from scripts.read.qmd import decode, parse_chapter
+from scripts.run.inline_values import left_as_code
 
 
 def kinds(parsed):
