@@ -36,7 +36,8 @@ def test_unknown_name_in_an_inline_expression(good_book, runner):
     result = runner.cli(good_book)
     f = result.only("inline-error")
     assert (f.line, f.col) == (line, col)
-    assert f.reason == "NameError: name 'no_such_name' is not defined"
+    assert f.reason == ("NameError: name 'no_such_name' is not defined "
+                        "(Quarto stops the whole render at this error and writes no page)")
     assert_consistent_after_failure(runner, good_book, before, result)
 
 
