@@ -29,7 +29,7 @@ from scripts.binaries import pandoc_binary
 from scripts.model import Finding, Kind, ParsedChapter
 from scripts.read.qmd import CROSSREF_PREFIXES
 
-AT = re.compile(r"\bline (\d+) column (\d+)")
+AT = re.compile(r"\bline (\d+),? column (\d+)")
 NOTE_UNUSED = re.compile(r"^Note with key '(.*)' defined at .*but not used")
 ADVICE = (
     (re.compile(r"^Duplicate note reference '(.*)'"),
@@ -51,11 +51,16 @@ def pandoc_findings(root: Path, parsed: ParsedChapter) -> list[Finding]:
     """pandoc's warnings over the chapter and its missing images, each at its line."""
     if parsed.path.endswith(".ipynb"):
         return []           # its lines are JSON's, not the Markdown pandoc would read
-    answer = _read(Path(root), parsed.authored)
+    answer = _read(Path(root), parsed.authored)     # its front matter blanked too
     if answer is None:
         return []
     lines = parsed.text.split("\n")
     findings = [f for warning in answer["warnings"] if (f := _finding(parsed, lines, warning))]
+    if answer["error"]:
+        at = AT.search(answer["error"])
+        findings.append(Finding(parsed.path, int(at.group(1)) if at else 0, Kind.PANDOC_WARNING,
+                                f"pandoc cannot read this chapter, so Quarto cannot render it: "
+                                f"{answer['error'][:300]}", col=int(at.group(2)) if at else None))
     return findings + _targets(Path(root), parsed, answer["images"])
 
 
@@ -74,9 +79,11 @@ def _read(root: Path, text: str) -> dict | None:
             document = json.loads(proc.stdout) if proc.returncode == 0 else {}
         except (OSError, subprocess.TimeoutExpired, ValueError):
             return None
-        answer = {"warnings": [ln[len("[WARNING] "):] for ln in proc.stderr.splitlines()
-                               if ln.startswith("[WARNING] ")],
-                  "images": _images(document.get("blocks", []))}
+        lines = proc.stderr.splitlines()
+        answer = {"warnings": [ln[len("[WARNING] "):] for ln in lines if ln.startswith("[WARNING] ")],
+                  "images": _images(document.get("blocks", [])),
+                  "error": " ".join(ln.strip() for ln in lines if not ln.startswith("[WARNING] "))
+                  if proc.returncode else ""}
         cache.put_json(key, answer)
     return answer
 

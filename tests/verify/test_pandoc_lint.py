@@ -96,3 +96,15 @@ def test_the_check_reports_them_in_the_file_each_line_came_from(tmp_path):
     result = check_book(tmp_path)
     assert [(f.path, f.line, f.kind) for f in result.findings] == [
         ("index.qmd", 3, Kind.PANDOC_WARNING), ("_part.qmd", 3, Kind.MISSING_IMAGE)]
+
+
+def test_a_yaml_block_pandoc_cannot_read_is_a_finding_the_front_matter_is_not(tmp_path):
+    """pandoc (and Quarto 1.7.34) stop at a malformed YAML block in the body; the front
+    matter's own problems are read/qmd.py's `front-matter` finding, not said twice."""
+    body = 'Text\n\n---\nkey: "a\nb: [\n---\n\nMore[^n].\n'
+    got = found(tmp_path, "ch.qmd", body)
+    assert [(kind, line, col) for kind, line, col, _ in got] == [(Kind.PANDOC_WARNING, 3, 1)]
+    assert got[0][3].startswith("pandoc cannot read this chapter, so Quarto cannot render it")
+    front = '---\ntitle: "A\nbad: [\n---\n\nMore[^n].\n'
+    assert [(kind, line) for kind, line, _, _ in found(tmp_path, "ch.qmd", front)] == [
+        (Kind.PANDOC_WARNING, 6)]
