@@ -3,12 +3,14 @@
 Quarto hands each chapter to pandoc, which prints a `[WARNING]` for a footnote defined
 twice or never referenced, a link reference or an id defined twice, a div never closed,
 and renders on; the page silently loses the text. Here pandoc (`-f markdown -t json`)
-reads the chapter's authored text (`parsed.authored`: cells and inline values blanked,
-every line where it was), and:
+reads the chapter's authored text (`parsed.authored`: front matter, cells and inline
+values blanked, every line where it was), and:
 
 * each warning becomes a finding at the line pandoc names, with the way out; a footnote
   never referenced also names the inline values it holds (never shown by pandoc or
   Quarto); a duplicate cross-reference id is left to `duplicate-label` (verify/refs.py);
+* a text pandoc cannot read (a malformed YAML block: Quarto stops there too) is a finding;
+* a footnote reference `[^x]` pandoc leaves as text (no `[^x]:`) is one;
 * each image of pandoc's document whose file does not exist (relative to the chapter,
   `/x.png` to the project, as Quarto resolves it) is a `missing-image` at its line.
 
