@@ -14,8 +14,9 @@ values blanked, every line where it was), and:
 * each image of pandoc's document whose file does not exist (relative to the chapter,
   `/x.png` to the project, as Quarto resolves it) is a `missing-image` at its line.
 
-pandoc's answer (warnings, image targets) is a store entry keyed on the text and the
-pandoc binary, so a cached check runs no pandoc; the files are looked at every time.
+pandoc's answer (warnings, image targets) is a store entry per chapter, valid for one
+text and pandoc binary, so a cached check runs no pandoc (and the entries do not pile
+up with every edit); the image files are looked at every time.
 """
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def pandoc_findings(root: Path, parsed: ParsedChapter) -> list[Finding]:
     """pandoc's warnings over the chapter and its missing images, each at its line."""
     if parsed.path.endswith(".ipynb"):
         return []           # its lines are JSON's, not the Markdown pandoc would read
-    answer = _read(Path(root), parsed.authored)     # its front matter blanked too
+    answer = _read(Path(root), parsed.path, parsed.authored)     # front matter blanked too
     if answer is None:
         return []
     lines = parsed.text.split("\n")
@@ -66,15 +67,16 @@ def pandoc_findings(root: Path, parsed: ParsedChapter) -> list[Finding]:
     return findings + _targets(Path(root), parsed, answer["images"])
 
 
-def _read(root: Path, text: str) -> dict | None:
-    """{"warnings": [...], "images": [...]} of pandoc's reader over `text` (cached)."""
+def _read(root: Path, rel: str, text: str) -> dict | None:
+    """{"warnings", "images", "error"} of pandoc's reader over chapter `rel`'s `text`
+    (cached: one entry per chapter, holding the digest of the text it answers for)."""
     binary = pandoc_binary()
     if binary is None:
         return None
     cache = store.Store(root, "pandoc-lint", (__name__,), store.stamp(binary))
-    key = cache.key(text)
+    key, text_digest = cache.key(rel), store.digest(text)
     answer = cache.get_json(key)
-    if answer is None:
+    if answer is None or answer.get("text") != text_digest:
         try:
             proc = subprocess.run([binary, "-f", "markdown", "-t", "json"], input=text,
                                   capture_output=True, text=True, timeout=120)
@@ -85,7 +87,7 @@ def _read(root: Path, text: str) -> dict | None:
         answer = {"warnings": [ln[len("[WARNING] "):] for ln in lines if ln.startswith("[WARNING] ")],
                   "images": _images(document.get("blocks", [])),
                   "error": " ".join(ln.strip() for ln in lines if not ln.startswith("[WARNING] "))
-                  if proc.returncode else ""}
+                  if proc.returncode else "", "text": text_digest}
         cache.put_json(key, answer)
     return answer
 

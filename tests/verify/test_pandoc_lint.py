@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
+from scripts import store
 from scripts.model import Kind
 from scripts.read.qmd import parse_chapter
 from scripts.verify import pandoc_lint
@@ -108,3 +109,9 @@ def test_a_yaml_block_pandoc_cannot_read_is_a_finding_the_front_matter_is_not(tm
     front = '---\ntitle: "A\nbad: [\n---\n\nMore[^n].\n'
     assert [(kind, line) for kind, line, _, _ in found(tmp_path, "ch.qmd", front)] == [
         (Kind.PANDOC_WARNING, 6)]
+
+
+def test_an_edited_chapter_is_read_again_and_keeps_one_entry(tmp_path):
+    assert found(tmp_path, "ch.qmd", "Text[^a].\n") != []
+    assert found(tmp_path, "ch.qmd", "Text.\n") == []
+    assert len(list((store.build_dir(tmp_path) / "pandoc-lint").iterdir())) == 1
