@@ -29,7 +29,7 @@ class Kind(str, Enum):
     FRONT_MATTER = "front-matter", "a chapter's front matter is never closed, malformed, or not a mapping"
     UNCLOSED_FENCE = "unclosed-fence", "a code block or div opened and never closed (it swallows the rest of the file)"
     INCLUDE = "include", "an `{{< include >}}` that is malformed, escapes the project, forms a cycle or cannot be read"
-    INLINE_SYNTAX = "inline-syntax", "an inline expression Quarto evaluates but leaves as code (spacing, a line break)"
+    IGNORED_OPTION = "ignored-option", "a `#|` cell option Quarto ignores: it follows a blank line"
     GRID_TABLE_INLINE = "grid-table-inline", "an inline expression inside a grid table (Quarto garbles it: `python -m scripts pipe-tables` converts it to a pipe table)"
     MISSING_CHAPTER = "missing-chapter", "a chapter `_quarto.yml` lists that does not exist or cannot be read"
     CHAPTER_PATH = "chapter-path", "a chapter path that escapes the project"
@@ -41,7 +41,8 @@ class Kind(str, Enum):
     # running the chapters (run/)
     INVARIANT = "invariant", "a `check()` failed, at the line that called it"
     CELL_ERROR = "cell-error", "a cell raised (without `error: true`)"
-    INLINE_ERROR = "inline-error", "an inline expression raised"
+    INLINE_ERROR = "inline-error", "an inline expression raised (Quarto aborts the whole render there)"
+    INLINE_SYNTAX = "inline-syntax", "an inline expression Quarto evaluates without error but leaves as code (spacing, a line break)"
     INLINE_EMPTY = "inline-empty", "an inline expression yields nothing printable (None, NaN, an empty string)"
     INLINE_MANGLED = "inline-mangled", "an inline value Quarto would not show as meant (LaTeX, markup, HTML, a line break)"
     KERNEL = "kernel", "the `jupyter:` kernel a chapter names is not installed or not Python"
@@ -63,6 +64,8 @@ class Kind(str, Enum):
     CAPTION_INLINE = "caption-inline", "an inline value inside a caption option, which Quarto leaves as code"
     SUPPRESSION = "suppression", "an `mlsys: ignore` comment without a reason or naming no finding kind (it suppresses nothing; docs/adopting.md)"
     BASELINE = "baseline", "`findings-baseline.json` cannot be read or written (docs/adopting.md)"
+    PANDOC_WARNING = "pandoc-warning", "pandoc's reader warns (a footnote defined twice or never referenced, an id or link defined twice, a div never closed): the page loses text silently"
+    MISSING_IMAGE = "missing-image", "an image whose file does not exist (relative to the chapter, `/…` to the project)"
     CONTROL = "control", "a control file (`_quarto.yml`, `numbers.lock`, a bibliography, a source) changed while the chapters ran"
     # the audit of a render (docs/audit.md)
     UNACCOUNTED_NUMBER = "unaccounted-number", "a rendered page shows a number no value, renderer or allowlist accounts for"

@@ -6,11 +6,13 @@ What is recognised (and nothing is executed here):
 * code cells: an opening line matching FENCE_PY, closed by a line with the
   same indent and the same number of backticks and nothing else;
 * the cell's option block: the leading run of `#| key: value` lines (after any
-  blank lines, as Quarto), as YAML; read/options.py validates it;
+  blank lines, as Quarto), as YAML; read/options.py validates it; a `#|` line
+  after a blank line that ends the block is a finding (Quarto ignores it);
 * inline expressions `{python} expr` in one-backtick code spans of the
   markdown text (not inside any fenced block, not inside longer code spans);
-* cross-reference labels (`{#sec-x}`, `{#tbl-x}`, `{#fig-x}`, `{#eq-x}`,
-  cell `label:`, callouts `{#nte-x .callout-note}`), `@sec-x`-style
+* cross-reference labels (`{#sec-x}`, `{#tbl-x}`, `{#fig-x}`, `{#eq-x}`, in a
+  pandoc attribute list whose quoted values may hold braces; cell `label:`, a cell
+  labelled as the div wrapping it being a finding; callouts `{#nte-x .callout-note}`), `@sec-x`-style
   references and `[@key]` citations;
 * grid tables that contain an inline expression (rejected).
 
@@ -46,8 +48,12 @@ CALLOUT_PREFIXES = ("nte", "tip", "wrn", "imp", "cau")
 CROSSREF_PREFIXES = ("sec", "tbl", "fig", "eq", "lst", "thm", "lem", "cor", "prp", "cnj",
                      "def", "exm", "exr", "sol", "rem", "alg") + CALLOUT_PREFIXES
 LABEL_CHARS = r"[A-Za-z0-9_][A-Za-z0-9_:.\-]*[A-Za-z0-9_]|[A-Za-z0-9_]"
-ATTR_LABEL = re.compile(r"\{[^{}\n]*?#((?:" + "|".join(CROSSREF_PREFIXES) + r")-(?:"
-                        + LABEL_CHARS + r"))[^{}\n]*\}")
+# pandoc's attribute list `{#id .class key=value key="value" key='value'}` on one line:
+# a quoted value may hold braces (`fig-cap="$F_{i,j}$"`), and a `#` in it is no label.
+QUOTED = r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
+ATTRIBUTES = re.compile(r"\{(?:[^{}\"'\n]|" + QUOTED + r")*\}")
+ATTR_LABEL = re.compile(r"#((?:" + "|".join(CROSSREF_PREFIXES) + r")-(?:" + LABEL_CHARS + r"))")
+DIV_OPEN = re.compile(r"^[ \t]*:{3,}[ \t]*\{")
 # pandoc citation: @key where key starts with a letter, digit or _ ;
 # not preceded by a word character (emails) or by another @.
 AT_KEY = re.compile(r"(?<![\w@.`/])@(" + LABEL_CHARS + r")")
@@ -187,6 +193,18 @@ def option_block(body: list[str]) -> tuple[int, list[str]]:
     return start, texts
 
 
+def _ignored_options(body: list[str], after: int) -> list[int]:
+    """Indices of the `#|` lines that follow the option block across blank lines
+    (Quarto reads them as code: comments)."""
+    ignored = []
+    for i in range(after, len(body)):
+        if OPTION_LINE.match(body[i]):
+            ignored.append(i)
+        elif body[i].strip():
+            break
+    return ignored
+
+
 def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -> CodeCell:
     """Build the CodeCell for fence line index `fence` closed at index `end`."""
     body = lines[fence + 1:end]
@@ -194,9 +212,15 @@ def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -
                     first_code_line=fence + 2, end_line=end + 1,
                     source="\n".join(body))
     indent = re.match(r"[ \t]*", lines[fence]).group(0)     # Quarto strips the fence's indent
-    start, option_text = option_block([ln[len(indent):] if ln.startswith(indent) else ln
-                                       for ln in body])
+    unindented = [ln[len(indent):] if ln.startswith(indent) else ln for ln in body]
+    start, option_text = option_block(unindented)
     first = cell.first_code_line + start
+    for i in _ignored_options(unindented, start + len(option_text)):
+        chapter.findings.append(Finding(
+            chapter.path, cell.first_code_line + i, Kind.IGNORED_OPTION,
+            "Quarto ignores this option: it follows a blank line (only the `#|` lines before "
+            "the first blank one are options); remove the blank line", label=cell.label,
+            detail=body[i].strip()))
     cell.code = "\n".join(body[start + len(option_text):]).strip("\n")
     if option_text:
         try:
@@ -232,15 +256,6 @@ def _inline_exprs(chapter: ParsedChapter, markdown: str, cell_starts: list[int])
             index=len(chapter.inlines), line=line, col=col, expr=body.strip(),
             start=m.start(), end=m.end(), substitute=substitute,
             cells_before=bisect.bisect_left(cell_starts, m.start())))
-        if not substitute:
-            why = ("the expression spans lines" if "\n" in body.strip() else
-                   "a space before the closing backtick" if body != body.rstrip() else
-                   "more than one space or tab after `{python}`")
-            chapter.findings.append(Finding(
-                chapter.path, line, Kind.INLINE_SYNTAX,
-                f"Quarto evaluates this inline expression but leaves its code in the page "
-                f"({why}): write `{{python}} expr` with exactly one space, on one line",
-                col=col, detail=m.group(0)))
 
 
 def _blank_code_spans(prose: str) -> str:
@@ -278,9 +293,9 @@ def _labels_and_refs(chapter: ParsedChapter, prose: str) -> None:
     """Record labels defined, @references and citations (code already blanked)."""
     prose = HTML_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), prose)
     where = _Lines(prose)
-    found = [(m.group(1), where.locate(m.start(1))[0]) for m in ATTR_LABEL.finditer(prose)
-             if _defines(m.group(1), m.group(0))]
-    found += [(cell.label, cell.first_code_line) for cell in chapter.cells if cell.label]
+    found = [(label, where.locate(offset)[0]) for label, offset, attributes in _attr_labels(prose)
+             if _defines(label, attributes)]
+    found += _cell_labels(chapter, found)
     chapter.labels = sorted(found, key=lambda item: item[1])
     for m in AT_KEY.finditer(prose):
         key = m.group(1)
@@ -289,6 +304,38 @@ def _labels_and_refs(chapter: ParsedChapter, prose: str) -> None:
             chapter.references.append((key, line, col))
         else:
             chapter.citations.append((key, line, col))
+
+
+def _attr_labels(prose: str):
+    """(label, offset, attribute list) of each attribute list's `#label` (not in a quoted value)."""
+    for block in ATTRIBUTES.finditer(prose):
+        bare = re.sub(QUOTED, lambda q: " " * len(q.group(0)), block.group(0))
+        m = ATTR_LABEL.search(bare)
+        if m:
+            yield m.group(1), block.start() + m.start(1), bare
+
+
+def _cell_labels(chapter: ParsedChapter, found: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The cells' labels; a cell labelled as the figure div that wraps it is a finding
+    (Quarto writes both elements with one id, silently), its label not counted twice."""
+    lines = chapter.text.split("\n")
+    divs = {label: line for label, line in found if DIV_OPEN.match(lines[line - 1])}
+    labels = []
+    for cell in chapter.cells:
+        if not cell.label:
+            continue
+        div = divs.get(cell.label)
+        if div is None or div > cell.fence_line:
+            labels.append((cell.label, cell.first_code_line))
+            continue
+        line = cell.option_lines.get("label", cell.first_code_line)
+        chapter.findings.append(Finding(
+            chapter.path, line, Kind.DUPLICATE_LABEL,
+            f"label {cell.label} is defined twice: by the div at line {div} and by this cell "
+            f"inside it (Quarto writes both with one id, silently): remove `#| label:` (and "
+            f"`fig-cap`) from the cell, the div defines it", label=cell.label,
+            detail=lines[line - 1].strip()))
+    return labels
 
 
 def _defines(label: str, attributes: str) -> bool:

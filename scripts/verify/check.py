@@ -21,6 +21,7 @@ from scripts.verify.figalt import missing_fig_alt
 from scripts.verify.generated import (ALT_ATTRIBUTE, CAPTIONS, caption_fix,
                                       caption_inlines, with_generated)
 from scripts.verify.inline_math import inline_math
+from scripts.verify.pandoc_lint import pandoc_findings
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
 
@@ -131,6 +132,7 @@ def text_checks(project: Project) -> list:
     if project.fig_alt:
         checks.append(missing_fig_alt)
     checks.append(caption_inlines)      # always: a value in a caption is left as code
+    checks.append(lambda parsed: pandoc_findings(project.root, parsed))   # always: pandoc's warnings
     return [lambda parsed, check=check: [parsed.relocate(f) for f in check(parsed)]
             for check in checks]
 

@@ -16,7 +16,7 @@ from tests.skip_policy import real_quarto
 pytestmark = pytest.mark.slow
 
 # What the excerpt really gets wrong, by kind (every one at a line of a listed chapter).
-REAL_DEFECT_KINDS = {"unknown-ref", "unknown-citation"}
+REAL_DEFECT_KINDS = {"unknown-ref", "unknown-citation", "missing-image"}
 
 
 @pytest.fixture(scope="module", params=["book", "website"])

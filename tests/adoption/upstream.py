@@ -3,11 +3,12 @@
 `copy_project(kind, tmp)` copies the `book` or `website` project; `check(root)` runs the
 checker on it (`--json`); `fix_real_defects(root, findings)` repairs, on that copy, the
 defects the checker reports that are really the excerpt's (references to chapters the
-excerpt leaves out, citations without a bibliography, inline values written inside math),
-the way the findings' messages tell an author to. Nothing here copies the book's text.
+excerpt leaves out, citations without a bibliography, inline values written inside math,
+images it did not fetch), the way the findings' messages tell an author to. Nothing here copies the book's text.
 """
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shutil
@@ -46,8 +47,19 @@ def _label_in(message: str) -> str:
     return re.search(r"@([^\s:;,]+)", message).group(1)
 
 
+# a 1x1 PNG and an empty SVG: what stands in for an image the excerpt did not fetch
+PLACEHOLDERS = {".png": base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lE"
+                                         "QVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="),
+                ".svg": b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'}
+
+
 def fix_real_defects(root: Path, findings: list[dict]) -> None:
     """Repair the excerpt's own defects on the copy at `root`, as the findings say."""
+    for f in findings:
+        if f["kind"] == "missing-image":        # "image x not found (<path>; …": add the file
+            image = root / re.search(r"not found \(([^;]+);", f["message"]).group(1)
+            image.parent.mkdir(parents=True, exist_ok=True)
+            image.write_bytes(PLACEHOLDERS[image.suffix])
     missing_labels = {_label_in(f["message"]) for f in findings
                       if f["kind"] in ("unknown-ref", "website-ref")}
     missing_keys = {_label_in(f["message"]) for f in findings if f["kind"] == "unknown-citation"}
