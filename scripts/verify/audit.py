@@ -14,7 +14,6 @@ values were audited clean before is not audited again (the store's `audit` cache
 """
 from __future__ import annotations
 
-import difflib
 import posixpath
 from collections import Counter
 from pathlib import Path
@@ -40,21 +39,18 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     that does not ask for the literal-number check, `verify: literal-numbers`).
     """
     exempt = list(exempt) + tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text)
-    tokens = [(n, s, e, tok.inside(s, soft)) for n, s, e in tok.number_tokens(text)
-              if not tok.inside(s, exempt)]
-    if glued:
-        tokens = sorted(tokens + [(n, s, e, True) for n, s, e in tok.glued_tokens(text)
-                                  if not tok.inside(s, exempt)], key=lambda t: t[1])
     expected = [(n, i) for i, v in enumerate(values) for n in v.numbers]
     required = len(expected)
     expected += [(n, i) for i, v in enumerate(values) for n in v.optional]
+    tokens = [(n, s, e, tok.inside(s, soft)) for n, s, e in tok.number_tokens(text)
+              if not tok.inside(s, exempt)]
+    tokens = tok.rejoined(tokens, text, {n for n, _ in expected})
+    if glued:
+        tokens = sorted(tokens + [(n, s, e, True) for n, s, e in tok.glued_tokens(text)
+                                  if not tok.inside(s, exempt)], key=lambda t: t[1])
     firm = [t for t, token in enumerate(tokens) if not token[3]]
-    matcher = difflib.SequenceMatcher(None, [tokens[t][0] for t in firm],
-                                      [n for n, _ in expected[:required]], autojunk=False)
-    page_of = {}                                    # token index -> expected index
-    for a, b, size in matcher.get_matching_blocks():
-        for k in range(size):
-            page_of[firm[a + k]] = b + k
+    page_of = {firm[a]: b for a, b in tok.in_order([tokens[t][0] for t in firm],
+                                                   [n for n, _ in expected[:required]])}
     # movable numbers out of order (a caption above its table), then values shown as
     # code or math (an md_math value, a number in a code span)
     _bag(tokens, expected, page_of, lambda t, j: not tokens[t][3] and values[expected[j][1]].movable)
@@ -62,6 +58,7 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     _bag(tokens, expected, page_of, lambda t, j: j >= required)
     used = set(page_of.values())
     soft_left = list(soft_numbers)
+    written = tok.source_index(parsed)
     findings, last_line = [], 0
     for t, (n, start, end, is_soft) in enumerate(tokens):
         if t in page_of:
@@ -72,16 +69,14 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
         if n in soft_left:
             soft_left.remove(n)
             continue
-        line = tok.source_line(parsed, n, last_line)
+        line = tok.source_line(written, n, last_line)
         if typed_ok and line:
             continue
         line = line or last_line            # not written anywhere: after the last value
         context = " ".join(text[max(0, start - CONTEXT):end + CONTEXT].split())
         findings.append(parsed.relocate(Finding(
             parsed.path, line, Kind.UNACCOUNTED_NUMBER,
-            f"{page} shows {n!r} (“…{context}…”): not a value the ledger records for this page, "
-            "not a number the renderer made, not allowlisted (scripts/verify/prose_numbers.py); "
-            "publish it from an inline value or a cell")))
+            f"{page} shows {n!r} (“…{context}…”): " + _why(n, values, expected, used))))
     missing = {}
     for j, (n, i) in enumerate(expected[:required]):
         if j not in used:
@@ -93,6 +88,26 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
             f"{page} does not show {', '.join(repr(n) for n in numbers)} of {value.where}, "
             "which the ledger records for it")))
     return findings
+
+
+def _why(n: str, values, expected, used) -> str:
+    """Why a number is unaccounted, and the way out: a value's text shown where the
+    audit did not expect it is not advised to be published from a value."""
+    shown = [values[i] for j, (m, i) in enumerate(expected) if m == n]
+    if not shown:
+        return ("not a value the ledger records for this page, not a number the renderer "
+                "made, not allowlisted (scripts/verify/prose_numbers.py); publish it from "
+                "an inline value or a cell")
+    value = next((values[i] for j, (m, i) in enumerate(expected) if m == n and j not in used),
+                 shown[0])
+    where = f"{value.where} (line {value.line})"
+    if all(j in used for j, (m, _) in enumerate(expected) if m == n):
+        return (f"the text of {where}, shown more often than the page's values publish it "
+                "(every one of them is accounted for elsewhere on the page): a typed copy? "
+                "publish it from that value, or write it in words")
+    return (f"the text of {where}, shown out of the order of the page's values (docs/audit.md, "
+            "\"What accounts for a number\"), so not taken for it: see the missing-value "
+            f"finding at line {value.line}")
 
 
 def _bag(tokens, expected, page_of: dict, allowed) -> None:

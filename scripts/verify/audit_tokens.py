@@ -13,6 +13,7 @@ Shared by the HTML and PDF audits (scripts.verify.audit). Pure, stdlib only.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -67,6 +68,53 @@ def visible(text: str) -> str:
 def number_tokens(text: str) -> list[tuple[str, int, int]]:
     """(number, start, end) of every number in `text`, in order."""
     return [(m.group(0), m.start(), m.end()) for m in NUMBER.finditer(text)]
+
+
+#: a thousands separator as math shows it: MathML's `<mn>1</mn><mo>,</mo><mn>024</mn>`
+#: (read as "1 , 024"), TeX's `1{,}024`
+MATH_SEPARATOR = re.compile(r"\s*(?:,|\{,\})\s*")
+
+
+def rejoined(tokens: list[tuple], text: str, wanted: set[str]) -> list[tuple]:
+    """`tokens` (number, start, end, soft) with the groups of a number that math split at
+    its thousands separators (soft tokens "1" and "024") joined again, when the joined
+    number is one of `wanted` (a value's number that the page shows in a formula)."""
+    out = []
+    for token in tokens:
+        if out and token[3] and out[-1][3] and len(token[0]) == 3 and token[0].isdigit() \
+                and "." not in out[-1][0] and MATH_SEPARATOR.fullmatch(text, out[-1][2], token[1]):
+            joined = f"{out[-1][0]},{token[0]}"
+            if any(w == joined or w.startswith(joined + ",") for w in wanted):
+                out[-1] = (joined, out[-1][1], token[2], True)
+                continue
+        out.append(token)
+    return out
+
+
+def in_order(page: list[str], expected: list[str]) -> list[tuple[int, int]]:
+    """(page index, expected index) pairs of a longest common subsequence of the two
+    (Hunt-Szymanski: cost grows with the pairs of equal numbers, not the product of
+    the lengths). A value's number is matched to a page number in order, however many
+    typed numbers the page shows between values."""
+    where: dict[str, list[int]] = {}
+    for j, n in enumerate(expected):
+        where.setdefault(n, []).append(j)
+    ends: list[int] = []            # ends[k]: the least expected index ending a match of k+1
+    links: list[tuple] = []         # links[k]: (page index, expected index, previous link)
+    for i, n in enumerate(page):
+        for j in reversed(where.get(n, ())):
+            k = bisect.bisect_left(ends, j)
+            link = (i, j, links[k - 1] if k else None)
+            if k == len(ends):
+                ends.append(j)
+                links.append(link)
+            else:
+                ends[k], links[k] = j, link
+    pairs, link = [], links[-1] if links else None
+    while link is not None:
+        pairs.append(link[:2])
+        link = link[2]
+    return pairs[::-1]
 
 
 def glued_tokens(text: str) -> list[tuple[str, int, int]]:
@@ -133,8 +181,9 @@ def cell_texts(outputs) -> list[str]:
 
 
 def page_values(parsed, run) -> list[Value]:
-    """The chapter's published values in source order (inline values in place, a cell's
-    outputs at its fence), as the ledger records them (ledger.collect)."""
+    """The chapter's published values in page order (inline values in place, a cell's
+    outputs at its fence, a footnote's values at the end of the page in the order of
+    the notes' references), as the ledger records them (ledger.collect)."""
     if run is None:
         return []
     items = []
@@ -143,10 +192,10 @@ def page_values(parsed, run) -> list[Value]:
         result = inline_runs.get(expr.index)
         if result is not None and result.kind != "code" and expr.substitute:
             text = one_line(result.text)
-            items.append((expr.start, Value(value_numbers(text), expr.line,
-                                            f"inline `{{python}} {expr.expr}`",
-                                            _moved_by_the_renderer(parsed.text, expr.start),
-                                            value_numbers(text, allowed=True))))
+            place, movable = _placement(parsed.text, expr.start)
+            items.append((place, Value(value_numbers(text), expr.line,
+                                       f"inline `{{python}} {expr.expr}`", movable,
+                                       value_numbers(text, allowed=True))))
     starts = [0] + [m.end() for m in re.finditer("\n", parsed.text)]
     cell_runs = {r.index: r for r in run.cells}
     for cell in parsed.cells:
@@ -158,54 +207,76 @@ def page_values(parsed, run) -> list[Value]:
         numbers = [n for text in texts for n in value_numbers(text)]
         optional = [n for text in texts for n in value_numbers(text, allowed=True)]
         offset = starts[min(cell.fence_line, len(starts)) - 1]
-        items.append((offset, Value(numbers, cell.fence_line, f"cell {cell.label or cell.index + 1}",
-                                    True, optional)))
+        items.append(((0, offset), Value(numbers, cell.fence_line,
+                                         f"cell {cell.label or cell.index + 1}", True, optional)))
     return [value for _, value in sorted(items, key=lambda item: item[0])]
 
 
 TABLE_CAPTION = re.compile(r"[ \t]*(?:Table)?:[ \t]")
-NOTE_DEFINITION = re.compile(r"\[\^[^\]\s]+\]:")
+NOTE_DEFINITION = re.compile(r"\[\^([^\]\s]+)\]:")
 
 
-def _moved_by_the_renderer(text: str, offset: int) -> bool:
-    """Whether pandoc shows the text at `offset` elsewhere than written: on a pipe table's
-    caption line written under its table (`: Caption {#tbl-x}`: shown above it), or in
-    a footnote (`[^n]: …` with its indented paragraphs, or `^[…]`: shown at the end)."""
+def _placement(text: str, offset: int) -> tuple[tuple, bool]:
+    """Where the page shows the text at `offset` (a sort key) and whether it may show it
+    out of that order. pandoc puts a pipe table's caption line written under its table
+    (`: Caption {#tbl-x}`) above it (movable), and a footnote (`[^n]: …` with its
+    indented paragraphs, or `^[…]`) at the end of the page, the notes in the order of
+    their references (also movable: another `reference-location` shows them elsewhere)."""
+    note = _note_reference(text, offset)
+    if note is not None:
+        return (1, note, offset), True
     line_start = text.rfind("\n", 0, offset) + 1
-    above = text[:line_start].split("\n")[:-1]
-    rows = [ln for ln in above if ln.strip()]
-    if TABLE_CAPTION.match(text, line_start) and rows and rows[-1].lstrip().startswith("|"):
-        return True
+    rows = [ln for ln in text[:line_start].split("\n")[:-1] if ln.strip()]
+    caption = bool(TABLE_CAPTION.match(text, line_start) and rows
+                   and rows[-1].lstrip().startswith("|"))
+    return (0, offset), caption
+
+
+def _note_reference(text: str, offset: int) -> int | None:
+    """The offset of the reference of the footnote whose text holds `offset` (None when
+    it is in no footnote; len(text) for a note nothing references: pandoc drops it)."""
     paragraph_start = text.rfind("\n\n", 0, offset) + 1
     paragraph = text[paragraph_start:offset].lstrip("\n")
-    note = paragraph.rfind("^[")
-    if note >= 0 and paragraph.count("[", note) > paragraph.count("]", note):
-        return True
-    if NOTE_DEFINITION.match(paragraph):
-        return True
-    if not paragraph.startswith(("    ", "\t")):
-        return False
-    for line in reversed(text[:paragraph_start].split("\n")):     # an indented paragraph
-        if NOTE_DEFINITION.match(line):                            # of a footnote?
-            return True
-        if line.strip() and not line.startswith(("    ", "\t")):
-            return False
-    return False
+    inline = paragraph.rfind("^[")
+    if inline >= 0 and paragraph.count("[", inline) > paragraph.count("]", inline):
+        return text.rfind("^[", 0, offset)
+    definition = NOTE_DEFINITION.match(paragraph)
+    if definition is None and paragraph.startswith(("    ", "\t")):
+        for line in reversed(text[:paragraph_start].split("\n")):     # an indented paragraph
+            definition = NOTE_DEFINITION.match(line)                    # of a footnote?
+            if definition or (line.strip() and not line.startswith(("    ", "\t"))):
+                break
+    if definition is None:
+        return None
+    reference = re.search(r"\[\^" + re.escape(definition.group(1)) + r"\](?!:)", text)
+    return reference.start() if reference else len(text)
 
 
-def source_line(parsed, number: str, after: int) -> int:
-    """The first source line at or after `after` (else anywhere) where `number` is
-    written, skipping code cells but not their `#|` options (a caption); 0 when it is
-    nowhere in the source."""
-    lines = parsed.text.splitlines()
-    pattern = re.compile(r"(?<![\w.,\d])" + re.escape(number) + r"(?![\d])")
-    cells = [(c.fence_line, c.end_line) for c in parsed.cells]
-    hits = [i for i, text in enumerate(lines, start=1)
-            if pattern.search(text) and (text.lstrip().startswith("#|")
-                                         or not any(a <= i <= b for a, b in cells))]
-    later = [i for i in hits if i >= after]
-    return (later or hits or [0])[0]
+def source_index(parsed) -> dict[str, list[int]]:
+    """Each number written in the chapter's source (read as the page's numbers are)
+    -> the lines writing it, in order: prose, raw blocks and cell options such as a
+    caption, not cell code. Built once per page (`source_line` looks numbers up)."""
+    code = set()
+    for cell in parsed.cells:
+        code.update(range(cell.fence_line, cell.end_line + 1))
+    index: dict[str, list[int]] = {}
+    for i, text in enumerate(parsed.text.splitlines(), start=1):
+        if i in code and not text.lstrip().startswith("#|"):
+            continue
+        for m in NUMBER.finditer(text):
+            lines = index.setdefault(m.group(0), [])
+            if not lines or lines[-1] != i:
+                lines.append(i)
+    return index
+
+
+def source_line(index: dict[str, list[int]], number: str, after: int) -> int:
+    """The first line of `index` (source_index) at or after `after` (else anywhere)
+    where `number` is written; 0 when it is nowhere in the source."""
+    lines = index.get(number, [])
+    later = bisect.bisect_left(lines, after)
+    return lines[later] if later < len(lines) else (lines[0] if lines else 0)
 
 
 __all__ = ["SEP", "Value", "page_values", "number_tokens", "leaks", "value_numbers",
-           "source_line", "ALLOWED", "LABEL", "EQ_NUMBER", "CITATION_MISS"]
+           "source_index", "source_line", "ALLOWED", "LABEL", "EQ_NUMBER", "CITATION_MISS"]

@@ -188,6 +188,7 @@ def test_a_value_in_a_footnote_may_be_shown_at_the_end(source):
     run = ChapterRun(path=parsed.path, inlines=[InlineRun(0, "text", "16", "16"),
                                                 InlineRun(1, "text", "1,024", "1,024"),
                                                 InlineRun(2, "text", "0.25", "0.25")])
-    assert [v.movable for v in page_values(parsed, run)] == [False, True, False]
+    assert [(v.numbers, v.movable) for v in page_values(parsed, run)] == \
+        [(["16"], False), (["0.25"], False), (["1,024"], True)]       # the note at the end
     shown = "Text 16. 1 More 0.25. 1. At 1,024 GPUs."
     assert account(parsed, "one.html", shown, page_values(parsed, run), exempt=[(8, 10), (22, 24)]) == []
