@@ -15,6 +15,7 @@ values were audited clean before is not audited again (the store's `audit` cache
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -38,7 +39,8 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     `typed_ok`: a number written in the chapter's source is the author's (a project
     that does not ask for the literal-number check, `verify: literal-numbers`).
     """
-    exempt = list(exempt) + tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text)
+    exempt = tok.Ranges(list(exempt) + tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text))
+    soft = tok.Ranges(soft)
     expected = [(n, i) for i, v in enumerate(values) for n in v.numbers]
     required = len(expected)
     expected += [(n, i) for i, v in enumerate(values) for n in v.optional]
@@ -139,18 +141,22 @@ def _spend(authored: Counter, shown: str) -> bool:
     return authored[shown] < 0
 
 
-def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
+def leak_findings(parsed, page: str, text: str, raw: str = "",
+                  only: str | None = None) -> list[Finding]:
     """A `leak` finding for each leak in the reader's text (and each citation miss in
-    the raw HTML), located at the first source line that writes it, if any."""
-    authored = Counter(shown for _, shown in tok.leaks(parsed.authored) if shown in AUTHORED_WORDS)
-    found = [(what, shown) for what, shown in tok.leaks(text)
-             if shown not in AUTHORED_WORDS or _spend(authored, shown)]
-    found += [("a citation key no bibliography has", m.group(1) + "?")
-              for m in tok.CITATION_MISS.finditer(raw)]
+    the raw HTML), located at the source line that writes it (`audit_tokens.written_at`:
+    a broken formula's raw TeX at that formula's line, not the first line using the macro)."""
+    authored = Counter(shown for _, shown, *_ in tok.leaks(parsed.authored) if shown in AUTHORED_WORDS)
+    found = [(what, shown, text, at, pattern) for what, shown, at, pattern in tok.leaks(text)
+             if (shown not in AUTHORED_WORDS or _spend(authored, shown))
+             and only in (None, shown)]
+    found += [("a citation key no bibliography has", m.group(1) + "?", raw, m.start(),
+               re.compile(re.escape(m.group(1)))) for m in tok.CITATION_MISS.finditer(raw)]
     findings = []
-    for what, shown in found:
-        key = shown.rstrip("?").lstrip("?@")
-        line = next((i for i, ln in enumerate(parsed.text.splitlines(), start=1) if key in ln), 0)
+    for what, shown, where, at, pattern in found:
+        if shown.startswith("?@"):              # the source writes @label, not ?@label
+            pattern = re.compile(re.escape(shown[1:]) + r"(?![\w:-])")
+        line = tok.written_at(parsed, pattern, where, at)
         findings.append(parsed.relocate(Finding(parsed.path, line, Kind.LEAK,
                                                 f"{page} shows {shown!r}: {what}")))
     return findings
@@ -227,8 +233,8 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
                         typed_ok=typed_ok)
         blank = _blank(reader.text, reader.soft)
         found += leak_findings(parsed, page, blank, html)
-        found += [f for f in leak_findings(parsed, page, reader.text) if "{python}" in f.reason
-                  and f not in found]
+        found += [f for f in leak_findings(parsed, page, reader.text, only="{python}")
+                  if f not in found]
         if found:
             findings += found
         else:

@@ -127,13 +127,65 @@ def spans(patterns, text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for p in patterns for m in p.finditer(text)]
 
 
-def inside(pos: int, ranges: list[tuple[int, int]]) -> bool:
+def inside(pos: int, ranges) -> bool:
+    """Whether `pos` is in one of the (start, end) `ranges` (a `Ranges` answers by bisection)."""
+    if isinstance(ranges, Ranges):
+        return ranges.holds(pos)
     return any(a <= pos < b for a, b in ranges)
 
 
-def leaks(text: str) -> list[tuple[str, str]]:
-    """(what, matched text) of each leak in the reader's text."""
-    return [(what, m.group(0)) for pattern, what in LEAKS for m in pattern.finditer(text)]
+class Ranges:
+    """(start, end) spans merged and sorted once, for many `inside` questions."""
+
+    def __init__(self, ranges):
+        merged: list[list[int]] = []
+        for a, b in sorted(r for r in ranges if r[0] < r[1]):
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        self.starts = [a for a, _ in merged]
+        self.ends = [b for _, b in merged]
+
+    def holds(self, pos: int) -> bool:
+        k = bisect.bisect_right(self.starts, pos) - 1
+        return k >= 0 and pos < self.ends[k]
+
+
+def leaks(text: str) -> list[tuple[str, str, int, re.Pattern]]:
+    """(what, matched text, its offset, the pattern) of each leak in the reader's text."""
+    return [(what, m.group(0), m.start(), pattern)
+            for pattern, what in LEAKS for m in pattern.finditer(text)]
+
+
+WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def written_at(parsed, pattern: re.Pattern, text: str, at: int) -> int:
+    """The source line that wrote what the page shows at `at` matching `pattern` (a
+    leak): of the places in the author's text (cells and inline values blanked; else in
+    the whole source) that match it, the one whose surroundings share most words with
+    the page's around `at` (then the first); 0 when none matches."""
+    for source in (parsed.authored, parsed.text):
+        hits = [m.span() for m in pattern.finditer(source)]
+        if hits:
+            break
+    else:
+        return 0
+    shown = pattern.match(text, at)
+    before, after = _words_near(text, at, shown.end() if shown else at)
+    best = max(hits, key=lambda h: (sum(len(x & y) for x, y in zip((before, after),
+                                                                  _words_near(source, *h))),
+                                    -h[0]))
+    return source.count("\n", 0, best[0]) + 1
+
+
+def _words_near(text: str, start: int, end: int, count: int = 6,
+                reach: int = 300) -> tuple[set, set]:
+    """The `count` words nearest before `start` and after `end` (lower case)."""
+    before = WORD.findall(text, max(0, start - reach), start)[-count:]
+    after = WORD.findall(text, end, end + reach)[:count]
+    return {w.lower() for w in before}, {w.lower() for w in after}
 
 
 # ------------------------------------------------------------ the ledger's side
