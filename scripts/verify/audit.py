@@ -17,10 +17,11 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 from scripts import store
-from scripts.model import Finding, Kind
+from scripts.model import Finding, Kind, finding_from_dict
 from scripts.verify import audit_tokens as tok
 
 CONTEXT = 30
@@ -165,30 +166,37 @@ def leak_findings(parsed, page: str, text: str, raw: str = "",
 # ------------------------------------------------------------------ the caches
 
 class Seen:
-    """Digests of pages audited clean, not audited again (a record of the store's
-    `audit` cache, keyed on the audit's code: docs/audit.md, "Cost and reuse")."""
+    """The findings of pages audited before, by a digest of what the audit reads (a
+    record of the store's `audit` cache, keyed on the audit's code: docs/audit.md,
+    "Cost and reuse"): an unchanged page, clean or failing, is not audited again."""
 
     def __init__(self, root: Path, fmt: str):
         self.store = store.Store(root, "audit", ("scripts.verify.audit",))
         self.name = f".{fmt}"
-        old = self.store.get_json(self.name, [])
-        self.old = set(old) if isinstance(old, list) else set()
-        self.new: set[str] = set()
+        old = self.store.get_json(self.name, {})
+        self.old = old if isinstance(old, dict) else {}
+        self.new: dict[str, list] = {}
 
     def digest(self, *parts) -> str:
         return self.store.key(*parts)
 
-    def clean(self, digest: str) -> bool:
-        if digest in self.old:
-            self.new.add(digest)
-            return True
-        return False
+    def known(self, digest: str) -> list[Finding] | None:
+        """The findings of the page audited under `digest` before; None if it was not."""
+        found = self.old.get(digest)
+        if not isinstance(found, list):
+            return None
+        try:
+            findings = [finding_from_dict(f) for f in found]
+        except (TypeError, ValueError):
+            return None
+        self.new[digest] = found
+        return findings
 
-    def passed(self, digest: str) -> None:
-        self.new.add(digest)
+    def record(self, digest: str, findings: list[Finding]) -> None:
+        self.new[digest] = [asdict(f) for f in findings]
 
     def save(self) -> None:
-        self.store.put_json(self.name, sorted(self.new))
+        self.store.put_json(self.name, self.new)
 
 
 def _values(result) -> dict[str, list]:
@@ -223,8 +231,10 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         except OSError:
             findings.append(Finding(path, 0, Kind.MISSING_PAGE, f"the render wrote no page {page}"))
             continue
-        digest = seen.digest(raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
-        if seen.clean(digest):
+        digest = seen.digest(page, raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
+        known = seen.known(digest)
+        if known is not None:
+            findings += known
             continue
         AUDITED.append(page)
         html = raw.decode("utf-8", errors="replace")
@@ -235,10 +245,8 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         found += leak_findings(parsed, page, blank, html)
         found += [f for f in leak_findings(parsed, page, reader.text, only="{python}")
                   if f not in found]
-        if found:
-            findings += found
-        else:
-            seen.passed(digest)
+        seen.record(digest, found)
+        findings += found
     seen.save()
     return findings
 
@@ -259,10 +267,11 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
     typed_ok = not getattr(result.project, "literal_numbers", False)
     texts_digest = {p: result.parsed[p].text for p in values}
     digest = seen.digest(raw, {p: [v.__dict__ for v in vs] for p, vs in values.items()},
-                         texts_digest, typed_ok)
-    if seen.clean(digest):
+                         texts_digest, typed_ok, _documents(result))
+    known = seen.known(digest)
+    if known is not None:
         seen.save()
-        return []
+        return known
     findings: list[Finding] = []
     AUDITED.append(Path(pdf).name)
     documents = _documents(result)
@@ -277,8 +286,7 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
         findings += account(parsed, where, text, values[path], exempt,
                             soft_numbers=soft_numbers(parsed), glued=True, typed_ok=typed_ok)
         findings += leak_findings(parsed, where, text)
-    if not findings:
-        seen.passed(digest)
+    seen.record(digest, findings)
     seen.save()
     return findings
 
