@@ -96,18 +96,18 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
 def _why(n: str, values, expected, used) -> str:
     """Why a number is unaccounted, and the way out: a value's text shown where the
     audit did not expect it is not advised to be published from a value."""
-    shown = [values[i] for j, (m, i) in enumerate(expected) if m == n]
-    if not shown:
+    same = [(j, i) for j, (m, i) in enumerate(expected) if m == n]
+    if not same:
         return ("not a value the ledger records for this page, not a number the renderer "
                 "made, not allowlisted (scripts/verify/prose_numbers.py); publish it from "
                 "an inline value or a cell")
-    value = next((values[i] for j, (m, i) in enumerate(expected) if m == n and j not in used),
-                 shown[0])
+    left = [i for j, i in same if j not in used]
+    value = values[(left or [same[0][1]])[0]]
     where = f"{value.where} (line {value.line})"
-    if all(j in used for j, (m, _) in enumerate(expected) if m == n):
+    if not left:
         return (f"the text of {where}, shown more often than the page's values publish it "
-                "(every one of them is accounted for elsewhere on the page): a typed copy? "
-                "publish it from that value, or write it in words")
+                "(each of them is accounted for elsewhere on the page): publish this one "
+                "from a value too, or write it in words")
     return (f"the text of {where}, shown out of the order of the page's values (docs/audit.md, "
             "\"What accounts for a number\"), so not taken for it: see the missing-value "
             f"finding at line {value.line}")
