@@ -153,11 +153,11 @@ def leak_findings(parsed, page: str, text: str, raw: str = "",
              and only in (None, shown)]
     found += [("a citation key no bibliography has", m.group(1) + "?", raw, m.start(),
                re.compile(re.escape(m.group(1)))) for m in tok.CITATION_MISS.finditer(raw)]
-    findings = []
+    findings, places = [], {}
     for what, shown, where, at, pattern in found:
         if shown.startswith("?@"):              # the source writes @label, not ?@label
             pattern = re.compile(re.escape(shown[1:]) + r"(?![\w:-])")
-        line = tok.written_at(parsed, pattern, where, at)
+        line = tok.written_at(parsed, pattern, where, at, places)
         findings.append(parsed.relocate(Finding(parsed.path, line, Kind.LEAK,
                                                 f"{page} shows {shown!r}: {what}")))
     return findings

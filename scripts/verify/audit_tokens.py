@@ -161,23 +161,30 @@ def leaks(text: str) -> list[tuple[str, str, int, re.Pattern]]:
 WORD = re.compile(r"[^\W\d_]{4,}")
 
 
-def written_at(parsed, pattern: re.Pattern, text: str, at: int) -> int:
+def written_at(parsed, pattern: re.Pattern, text: str, at: int, places: dict | None = None) -> int:
     """The source line that wrote what the page shows at `at` matching `pattern` (a
     leak): of the places in the author's text (cells and inline values blanked; else in
     the whole source) that match it, the one whose surroundings share most words with
-    the page's around `at` (then the first); 0 when none matches."""
+    the page's around `at` (then the first); 0 when none matches. `places`: a dict
+    kept over one page's leaks (each pattern's places are read once)."""
+    places = {} if places is None else places
+    if pattern.pattern not in places:
+        places[pattern.pattern] = _places(parsed, pattern)
+    found = places[pattern.pattern]
+    if not found:
+        return 0
+    shown = pattern.match(text, at)
+    near = _words_near(text, at, shown.end() if shown else at)
+    return max(found, key=lambda p: (len(near[0] & p[1]) + len(near[1] & p[2]), -p[0]))[0]
+
+
+def _places(parsed, pattern: re.Pattern) -> list[tuple[int, set, set]]:
+    """(line, words before, words after) of each match of `pattern` in the source."""
     for source in (parsed.authored, parsed.text):
         hits = [m.span() for m in pattern.finditer(source)]
         if hits:
-            break
-    else:
-        return 0
-    shown = pattern.match(text, at)
-    before, after = _words_near(text, at, shown.end() if shown else at)
-    best = max(hits, key=lambda h: (sum(len(x & y) for x, y in zip((before, after),
-                                                                  _words_near(source, *h))),
-                                    -h[0]))
-    return source.count("\n", 0, best[0]) + 1
+            return [(source.count("\n", 0, a) + 1, *_words_near(source, a, b)) for a, b in hits]
+    return []
 
 
 def _words_near(text: str, start: int, end: int, count: int = 6,
