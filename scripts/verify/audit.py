@@ -52,8 +52,9 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
         tokens = sorted(tokens + [(n, s, e, True) for n, s, e in tok.glued_tokens(text)
                                   if not tok.inside(s, exempt)], key=lambda t: t[1])
     firm = [t for t, token in enumerate(tokens) if not token[3]]
-    page_of = {firm[a]: b for a, b in tok.in_order([tokens[t][0] for t in firm],
-                                                   [n for n, _ in expected[:required]])}
+    ordered = [j for j, (_, i) in enumerate(expected[:required]) if values[i].ordered]
+    page_of = {firm[a]: ordered[b] for a, b in tok.in_order([tokens[t][0] for t in firm],
+                                                            [expected[j][0] for j in ordered])}
     # movable numbers out of order (a caption above its table), then values shown as
     # code or math (an md_math value, a number in a code span)
     _bag(tokens, expected, page_of, lambda t, j: not tokens[t][3] and values[expected[j][1]].movable)
@@ -199,8 +200,8 @@ class Seen:
         self.store.put_json(self.name, self.new)
 
 
-def _values(result) -> dict[str, list]:
-    return {path: tok.page_values(parsed, result.runs.get(path))
+def _values(result, notes_at_end: bool = True) -> dict[str, list]:
+    return {path: tok.page_values(parsed, result.runs.get(path), notes_at_end)
             for path, parsed in result.parsed.items()}
 
 
@@ -262,7 +263,7 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
     """Audit the PDF's text layer, chapter by chapter (its bookmarks say where each starts)."""
     from scripts.verify.audit_pdf import chapter_texts, soft_numbers
     raw = Path(pdf).read_bytes()
-    values = _values(result)
+    values = _values(result, notes_at_end=False)     # a PDF's notes: at the foot of a page
     seen = Seen(result.project.root, "pdf")
     typed_ok = not getattr(result.project, "literal_numbers", False)
     texts_digest = {p: result.parsed[p].text for p in values}

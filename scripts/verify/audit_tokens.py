@@ -214,12 +214,15 @@ class Value:
     """One published value of a page: its numbers, where it comes from, and whether the
     page may show them out of source order (`movable`: a cell's output, whose caption
     sits above its table, a table before the text around it; an inline value in a table
-    caption written below its table, which the page shows above it) or in place."""
+    caption written below its table, which the page shows above it) or in place;
+    `ordered` False: not even near its place (a PDF's footnote, at the foot of some
+    page), matched wherever the page shows it."""
     numbers: list[str]
     line: int
     where: str              # "inline `expr`" or "cell label"
     movable: bool
     optional: list[str] = field(default_factory=list)   # allowlisted: matched if shown
+    ordered: bool = True
 
 
 def cell_texts(outputs) -> list[str]:
@@ -239,10 +242,11 @@ def cell_texts(outputs) -> list[str]:
     return texts
 
 
-def page_values(parsed, run) -> list[Value]:
+def page_values(parsed, run, notes_at_end: bool = True) -> list[Value]:
     """The chapter's published values in page order (inline values in place, a cell's
     outputs at its fence, a footnote's values at the end of the page in the order of
-    the notes' references), as the ledger records them (ledger.collect)."""
+    the notes' references; `notes_at_end` False, a PDF's: not ordered), as the ledger
+    records them (ledger.collect)."""
     if run is None:
         return []
     items = []
@@ -254,7 +258,8 @@ def page_values(parsed, run) -> list[Value]:
             place, movable = _placement(parsed.text, expr.start)
             items.append((place, Value(value_numbers(text), expr.line,
                                        f"inline `{{python}} {expr.expr}`", movable,
-                                       value_numbers(text, allowed=True))))
+                                       value_numbers(text, allowed=True),
+                                       ordered=notes_at_end or place[0] == 0)))
     starts = [0] + [m.end() for m in re.finditer("\n", parsed.text)]
     cell_runs = {r.index: r for r in run.cells}
     for cell in parsed.cells:

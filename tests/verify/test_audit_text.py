@@ -275,3 +275,18 @@ def test_a_failing_page_is_not_audited_again_and_reports_the_same_findings(tmp_p
     audit.AUDITED.clear()
     assert audit.audit_rendered(result, "html", tmp_path) == first
     assert audit.AUDITED == []
+
+
+def test_a_pdfs_footnote_at_the_foot_of_a_page_does_not_pull_the_values_after_it():
+    """In the PDF a note is set at the foot of the page that references it, among the
+    body's values: matched wherever it is shown, not expected at the end."""
+    from scripts.read.qmd import parse_chapter
+    parsed = parse_chapter("contents/one.qmd", (
+        "A `{python} a`, `{python} b`, `{python} c`.[^one]\n\n"
+        "[^one]: Said `{python} f`, `{python} g`, `{python} h`, `{python} i`.\n\n"
+        "Then `{python} d`, `{python} e` and `{python} j`.\n"))
+    run = _run("1", "2", "3", "11", "12", "13", "14", "4", "5", "6")
+    pdf = "A 1, 2, 3.¹\n¹ Said 11, 12, 13, 14.\nThen 4, 5 and 6."
+    assert account(parsed, "book.pdf p. 1", pdf, page_values(parsed, run, notes_at_end=False)) == []
+    html = "A 1, 2, 3.¹ Then 4, 5 and 6. ¹ Said 11, 12, 13, 14."
+    assert account(parsed, "one.html", html, page_values(parsed, run)) == []
