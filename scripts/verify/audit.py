@@ -10,7 +10,8 @@ line each finding names, are docs/audit.md.
 
 Entry points: `audit_html_dir(result, out_dir)`, `audit_pdf(result, pdf)` and
 `audit_rendered(result, fmt, out_dir)`, each -> list[Finding]. A page whose text and
-values were audited clean before is not audited again (the store's `audit` cache).
+values were audited before is not audited again: its findings (none, if it was
+clean) are reported again (the store's `audit` cache).
 """
 from __future__ import annotations
 

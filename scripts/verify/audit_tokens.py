@@ -6,10 +6,14 @@ Shared by the HTML and PDF audits (scripts.verify.audit). Pure, stdlib only.
   end), as docs/audit.md defines a number (``4x`` is ``4``; ``H100`` is a name);
   signs are not part of the number.
 - `page_values(parsed, run)`: the chapter's published values in page order
-  (inline values and shown cell outputs, by their position in the source), each as
-  a `Value` with the tokens of its text and its source line.
+  (inline values and shown cell outputs, by their position in the source; footnotes
+  at the end), each as a `Value` with the tokens of its text and its source line.
+- `in_order(page, expected)`: the page's numbers aligned with the values' (a longest
+  common subsequence).
+- `source_index(parsed)` / `source_line(index, number, after)`: where the source
+  writes a number (indexed once per page).
 - `leaks(text)`: text that must never reach a reader (`LEAKS`; docs/audit.md), as
-  (what, matched text).
+  (what, matched text, offset, pattern); `written_at` the source line of one.
 """
 from __future__ import annotations
 
