@@ -41,17 +41,16 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     `typed_ok`: a number written in the chapter's source is the author's (a project
     that does not ask for the literal-number check, `verify: literal-numbers`).
     """
-    exempt = tok.Ranges(list(exempt) + tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text))
     soft = tok.Ranges(soft)
-    expected = [(n, i) for i, v in enumerate(values) for n in v.numbers]
-    required = len(expected)
-    expected += [(n, i) for i, v in enumerate(values) for n in v.optional]
+    exempt = tok.Ranges(list(exempt) + tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text))
     tokens = [(n, s, e, tok.inside(s, soft)) for n, s, e in tok.number_tokens(text)
               if not tok.inside(s, exempt)]
-    tokens = tok.rejoined(tokens, text, {n for n, _ in expected})
     if glued:
         tokens = sorted(tokens + [(n, s, e, True) for n, s, e in tok.glued_tokens(text)
                                   if not tok.inside(s, exempt)], key=lambda t: t[1])
+    expected = [(n, i) for i, v in enumerate(values) for n in v.numbers]
+    required = len(expected)
+    expected += [(n, i) for i, v in enumerate(values) for n in v.optional]
     firm = [t for t, token in enumerate(tokens) if not token[3]]
     ordered = [j for j, (_, i) in enumerate(expected[:required]) if values[i].ordered]
     page_of = {firm[a]: ordered[b] for a, b in tok.in_order([tokens[t][0] for t in firm],

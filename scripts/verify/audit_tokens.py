@@ -74,27 +74,6 @@ def number_tokens(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(0), m.start(), m.end()) for m in NUMBER.finditer(text)]
 
 
-#: a thousands separator as math shows it: MathML's `<mn>1</mn><mo>,</mo><mn>024</mn>`
-#: (read as "1 , 024"), TeX's `1{,}024`
-MATH_SEPARATOR = re.compile(r"\s*(?:,|\{,\})\s*")
-
-
-def rejoined(tokens: list[tuple], text: str, wanted: set[str]) -> list[tuple]:
-    """`tokens` (number, start, end, soft) with the groups of a number that math split at
-    its thousands separators (soft tokens "1" and "024") joined again, when the joined
-    number is one of `wanted` (a value's number that the page shows in a formula)."""
-    out = []
-    for token in tokens:
-        if out and token[3] and out[-1][3] and len(token[0]) == 3 and token[0].isdigit() \
-                and "." not in out[-1][0] and MATH_SEPARATOR.fullmatch(text, out[-1][2], token[1]):
-            joined = f"{out[-1][0]},{token[0]}"
-            if any(w == joined or w.startswith(joined + ",") for w in wanted):
-                out[-1] = (joined, out[-1][1], token[2], True)
-                continue
-        out.append(token)
-    return out
-
-
 def in_order(page: list[str], expected: list[str]) -> list[tuple[int, int]]:
     """(page index, expected index) pairs of a longest common subsequence of the two
     (Hunt-Szymanski: cost grows with the pairs of equal numbers, not the product of

@@ -352,11 +352,6 @@ PLANTS: list[Plant] = [
           old="    where: dict[str, list[int]] = {}\n",
           new=("    import difflib\n    m = difflib.SequenceMatcher(None, page, expected, autojunk=False)\n"
                "    return [(a + k, b + k) for a, b, size in m.get_matching_blocks() for k in range(size)]\n")),
-    Plant("math-split-number-not-rejoined", "scripts/verify/audit_tokens.py",
-          "a value math splits at its thousands separator is found in the formula",
-          ("tests/verify/test_audit_text.py::test_a_value_math_splits_at_its_thousands_separator_is_found_in_the_formula",),
-          old="            if any(w == joined or w.startswith(joined + \",\") for w in wanted):",
-          new="            if False:"),
     Plant("leak-at-first-line", "scripts/verify/audit_tokens.py",
           "a leak is located where the page shows it",
           ("tests/verify/test_audit_text.py::test_a_leak_is_located_where_the_page_shows_it",),

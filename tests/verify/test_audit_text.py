@@ -225,17 +225,6 @@ def test_a_value_shown_several_times_among_typed_numbers_is_matched_in_order():
     assert account(parsed, "one.html", shown, values, typed_ok=True) == []
 
 
-def test_a_value_math_splits_at_its_thousands_separator_is_found_in_the_formula():
-    """MathML shows 961,538 as <mn>961</mn><mo>,</mo><mn>538</mn>; TeX as 961{,}538."""
-    page = ('<main><p>So <math><mi>T</mi><mo>≈</mo><mn>961</mn><mo>,</mo><mn>538</mn>'
-            '</math> s.</p></main>')
-    reader = reader_text(page)
-    assert account(chapter(), "one.html", reader.text, values("961,538"), reader.exempt,
-                   reader.soft) == []
-    tex = "So T = 961{,}538 s."
-    assert account(chapter(), "one.html", tex, values("961,538"), soft=[(3, 16)]) == []
-
-
 @pytest.mark.parametrize("broken, shown, what", [
     ("$x = 1\\.5 \\text{ s}$", "x = 1\\.5 \\text{ s} in the second case", "\\text"),
     ("a \\${python} x` leftover", "a ${python} x` leftover in the second case", "{python}"),
