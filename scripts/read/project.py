@@ -66,6 +66,8 @@ class Project:
                                                              # single: .qmd files without _quarto.yml
     config_files: list[str] = field(default_factory=list)   # merged over _quarto.yml (read/profiles.py)
     profiles: list[str] = field(default_factory=list)       # the active Quarto profiles
+    html_math: str = ""                                      # `html-math-method:` (format html's, else
+    html_math_url: str = ""                                  # the top level's; "" unset) and its `url:`
     jupyter: object = None                                   # `jupyter:` as written (kernel)
     jupyter_line: int = 0                                    # its line in _quarto.yml
     findings: list[Finding] = field(default_factory=list)
@@ -128,6 +130,7 @@ def load_project(root: Path, profile: str | None = None) -> Project:
     project.execute, problems = check(project.execute, "execute",
                                       lambda name: (CONFIG, lines.get(("execute", name), 0)))
     project.findings += problems
+    project.findings += _math_method(project, node)
     if _child(node, "jupyter") is not None:
         project.jupyter, project.jupyter_line = config.get("jupyter"), _child(node, "jupyter").start_mark.line + 1
     book_node = _child(node, "book")
@@ -219,6 +222,10 @@ def _resolve(project: Project, config: dict) -> None:
     formats = _mapping(config.get("format"))
     project.formats = [str(name) for name in formats]
     project.figure = figure_options(config)
+    math = _mapping(formats.get("html")).get("html-math-method", config.get("html-math-method"))
+    if isinstance(math, dict):                   # {method: katex, url: …}
+        project.html_math_url, math = str(math.get("url") or ""), math.get("method")
+    project.html_math = str(math or "")
     project.figure_format = drawn_format(config.get("format"))
     # Quarto's type is `default` unless set; a `book:` key alone still means a book here
     project.type = str(_mapping(config.get("project")).get("type")
@@ -284,6 +291,25 @@ def _timeout(value) -> float:
         return float(value) if value and float(value) > 0 else DEFAULT_TIMEOUT_S
     except (TypeError, ValueError):
         return DEFAULT_TIMEOUT_S
+
+
+#: the `html-math-method`s the renderers honour (Quarto's schema also has gladtex: its `<eq>`
+#: elements wait for the GladTeX program, which neither Quarto nor this renderer runs)
+MATH_METHODS = ("mathml", "mathjax", "katex", "plain", "webtex")
+
+
+def _math_method(project: Project, node) -> list[Finding]:
+    """A finding for an `html-math-method` no renderer here honours, at its line."""
+    if not project.html_math or project.html_math in MATH_METHODS:
+        return []
+    value = _child(_child(_child(node, "format"), "html"), "html-math-method") or \
+        _child(node, "html-math-method")
+    why = ("leaves each formula's TeX in an `<eq>` element for the GladTeX program, which "
+           "neither Quarto nor this renderer runs: readers see raw TeX"
+           if project.html_math == "gladtex" else "is not a method Quarto 1.7 knows")
+    return [Finding(CONFIG, value.start_mark.line + 1 if value is not None else 0, Kind.MATH_METHOD,
+                    f"`html-math-method: {project.html_math}` {why}; use one of "
+                    f"{', '.join(MATH_METHODS)} (mathml: the built-in pages work offline)")]
 
 
 def _child(node, key: str):

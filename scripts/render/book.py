@@ -72,6 +72,7 @@ class Book:
     output_file: str = ""                            # _quarto.yml `book: output-file:`
     parts: frozenset = frozenset()                   # `- part: file.qmd` pages: unnumbered
     cache: RenderCache | None = None                 # stored pandoc outputs (incremental.py)
+    math: tuple[str, str] = ("", "")                 # `html-math-method` and its url ("": unset)
 
 
 def page_for(path: str) -> str:
@@ -263,7 +264,8 @@ def new_book(project, chapters: list[Chapter], work: Path) -> Book:
                 lang=project.lang, subtitle=project.subtitle, authors=list(project.authors),
                 crossref=dict(project.crossref), output_file=project.output_file,
                 custom_callouts=dict(getattr(project, "custom_callouts", {})),
-                parts=frozenset(getattr(project, "parts", ())))
+                parts=frozenset(getattr(project, "parts", ())),
+                math=(getattr(project, "html_math", ""), getattr(project, "html_math_url", "")))
 
 
 def chapter_info(book: Book, chapter: Chapter, found) -> ChapterInfo:
