@@ -370,4 +370,11 @@ PLANTS: list[Plant] = [
           "a PDF's footnote, at the foot of a page, does not pull the values after it",
           ("tests/verify/test_audit_text.py::test_a_pdfs_footnote_at_the_foot_of_a_page_does_not_pull_the_values_after_it",),
           old="ordered=notes_at_end or place[0] == 0)))", new="ordered=True)))"),
+    Plant("leak-at-first-line-holding-its-text", "scripts/verify/audit.py",
+          "an unresolved reference is located at the line referencing it",
+          ("tests/verify/test_audit_text.py::test_an_unresolved_reference_is_located_at_the_line_referencing_it",
+           "tests/verify/test_audit_text.py::test_a_leak_is_located_where_the_page_shows_it"),
+          old="        line = tok.written_at(parsed, pattern, where, at, places)\n",
+          new=("        line = next((i for i, ln in enumerate(parsed.text.splitlines(), 1)\n"
+               "                     if shown.rstrip(\"?\").lstrip(\"?@\") in ln), 0)\n")),
 ]

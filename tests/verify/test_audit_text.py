@@ -279,3 +279,11 @@ def test_a_pdfs_footnote_at_the_foot_of_a_page_does_not_pull_the_values_after_it
     assert account(parsed, "book.pdf p. 1", pdf, page_values(parsed, run, notes_at_end=False)) == []
     html = "A 1, 2, 3.¹ Then 4, 5 and 6. ¹ Said 11, 12, 13, 14."
     assert account(parsed, "one.html", html, page_values(parsed, run)) == []
+
+
+def test_an_unresolved_reference_is_located_at_the_line_referencing_it():
+    """Not at the first line holding its text (a longer label, `@sec-xy`)."""
+    from scripts.read.qmd import parse_chapter
+    parsed = parse_chapter("contents/one.qmd", "See @sec-xy first.\n\nThen see @sec-x here.\n")
+    found = leak_findings(parsed, "one.html", "See Section 2 first.\n\nThen see ?@sec-x here.")
+    assert [(f.line, f.kind) for f in found] == [(3, Kind.LEAK)]
