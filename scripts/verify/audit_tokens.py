@@ -39,7 +39,8 @@ EQ_NUMBER = re.compile(r"\((?:[A-Z]|\d+)\.\d+\)")
 
 LEAKS = (
     (re.compile(r"\?@[\w:-]+"), "an unresolved cross-reference"),
-    (re.compile(r"\{python\}"), "an inline expression left as code"),
+    (re.compile(r"\{python\}"), "an inline expression left as code (Quarto runs only "
+     "`` `{python} expr` `` between its own backticks: one missing or doubled?)"),
     (re.compile(r"<Quantity\("), "a pint Quantity's repr"),
     (re.compile(r"<IPython\.core\.display[\w.]*"), "an IPython display object's repr"),
     (re.compile(r"<[\w.]+(?: object)? at 0x[0-9a-f]+>"), "a Python object's repr"),
