@@ -49,7 +49,9 @@ class Kind(str, Enum):
     UNSTABLE_OUTPUT = "unstable-output", "`check --audit`: an output differs between two runs of the same inputs"
     # checking the results (verify/)
     UNKNOWN_REF = "unknown-ref", "an `@label` no chapter defines"
-    DUPLICATE_LABEL = "duplicate-label", "a label defined twice in the book"
+    DUPLICATE_LABEL = "duplicate-label", "a label defined twice in the book (in a website: on one page)"
+    WEBSITE_REF = "website-ref", ("an `@label` of another page in a website (or a project not a "
+                                  "book): Quarto leaves it unresolved, `?@label`")
     UNKNOWN_CITATION = "unknown-citation", "an `@key` the bibliography does not have"
     BIBLIOGRAPHY = "bibliography", "a bibliography file `_quarto.yml` names that does not exist"
     LEDGER = "ledger", "a published value new, changed or gone against `numbers.lock`, or a `numbers.lock` that cannot be read"
@@ -152,6 +154,8 @@ class ParsedChapter:
     search: bool = True       # False: `search: false` (left out of the search index)
     cache_inputs: list[str] = field(default_factory=list)  # `cache-inputs:` (ours) paths/globs
     kernel: tuple | None = None  # (`jupyter:` value, file, line) in force, or None
+    title_heading: int = 0    # the heading Quarto's Jupyter engine makes the page's title
+                              # outside a book (read/jupyter_title.py), its line; 0: none
 
     def source_of(self, line: int) -> tuple[str, int]:
         """(file, line) a line of `text` was written at (includes resolved)."""

@@ -21,6 +21,7 @@ from scripts.read import CONFIG
 from scripts.read.figures import drawn_format, figure_options
 from scripts.read.options import check
 from scripts.read.profiles import overlay, read_mapping
+from scripts.read.sidebar import page_order, sidebars
 from scripts.read.yamlio import compose_yaml, key_lines
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -68,6 +69,7 @@ class Project:
     profiles: list[str] = field(default_factory=list)       # the active Quarto profiles
     html_math: str = ""                                      # `html-math-method:` (format html's, else
     html_math_url: str = ""                                  # the top level's; "" unset) and its `url:`
+    sidebars: list = field(default_factory=list)            # a website's `sidebar:`s (read/sidebar.py)
     jupyter: object = None                                   # `jupyter:` as written (kernel)
     jupyter_line: int = 0                                    # its line in _quarto.yml
     findings: list[Finding] = field(default_factory=list)
@@ -138,7 +140,10 @@ def load_project(root: Path, profile: str | None = None) -> Project:
         book_node = compose_yaml(yaml.safe_dump(config.get("book")))[0]
     seen: set[str] = set()
     if project.type != "book":                   # website, default: every input file
-        project.chapters = [r for r in _input_files(project, config) if _validate(project, r, 0, seen)]
+        inputs = [r for r in _input_files(project, config) if _validate(project, r, 0, seen)]
+        if project.type == "website":            # its pages in sidebar order (read/sidebar.py)
+            project.sidebars = sidebars(root, _mapping(config.get("website")), inputs)
+        project.chapters = page_order(project.sidebars, inputs)
         project.findings += _unsafe_output_dir(project, lines.get(("project", "output-dir"), 0))
         return project
     project.chapters = _entries(project, _child(book_node, "chapters"), seen, "chapters")

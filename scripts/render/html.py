@@ -20,7 +20,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from . import downloads, search
-from .book import Book, Chapter, apply_job, write_files
+from .book import Book, Chapter, apply_job, page_for, write_files
+from .website import sidebar_html
 from .incremental import Job, run_jobs
 
 ASSETS = Path(__file__).with_name("assets")
@@ -38,7 +39,11 @@ def _rel(from_page: str, to_path: str) -> str:
 
 def sidebar(book: Book, current: Chapter) -> str:
     """The table of contents: the chapters, then the appendices (the page's
-    own sections are in "On this page", so the whole book fits one screen)."""
+    own sections are in "On this page", so the whole book fits one screen); a
+    website's follows its `website: sidebar:` (website.py)."""
+    if book.sidebars:
+        return sidebar_html(book.sidebars, current.path, {c.path: c.info.title for c in book.chapters
+                                                          if c.info}, lambda path: _rel(current.page, page_for(path)))
     def item(ch: Chapter) -> str:
         attrs = ' class="active" aria-current="page"' if ch is current else ""
         number = ch.info.number if ch.info else None

@@ -159,7 +159,7 @@ def book_wide(project: Project, parsed: dict[str, ParsedChapter],
     holds each chapter's numbers (ledger.collect) and `failed` the chapters
     whose run did not reach its end. Sets result.ledger_compared/_skipped.
     """
-    findings = _relocated(parsed, cross_references(parsed) + citations(project, parsed))
+    findings = _relocated(parsed, cross_references(parsed, project.type) + citations(project, parsed))
     blocked = bool(result.findings or findings)
     return findings + _ledger(project.root, published, failed, result, update_ledger, blocked)
 
