@@ -42,6 +42,7 @@ class Kind(str, Enum):
     INVARIANT = "invariant", "a `check()` failed, at the line that called it"
     CELL_ERROR = "cell-error", "a cell raised (without `error: true`)"
     INLINE_ERROR = "inline-error", "an inline expression raised (Quarto aborts the whole render there)"
+    STRAY_INLINE = "stray-inline", "`{python}` in the prose outside a code span (a backtick missing): the page shows the code as text"
     INLINE_SYNTAX = "inline-syntax", "an inline expression Quarto evaluates without error but leaves as code (spacing, a line break)"
     INLINE_EMPTY = "inline-empty", "an inline expression yields nothing printable (None, NaN, an empty string)"
     INLINE_MANGLED = "inline-mangled", "an inline value Quarto would not show as meant (LaTeX, markup, HTML, a line break)"

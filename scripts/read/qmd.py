@@ -86,8 +86,26 @@ def parse_chapter(path_rel: str, text: str) -> ParsedChapter:
     chapter.authored = _blank_spans("\n".join(markdown), [(e.start, e.end) for e in chapter.inlines])
     prose_text = _blank_code_spans("\n".join(prose))
     _labels_and_refs(chapter, prose_text)
+    _stray_inline(chapter, prose_text)
     _grid_tables(chapter, lines)
     return chapter
+
+
+STRAY_INLINE = re.compile(r"\{python\}")
+HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+
+
+def _stray_inline(chapter: ParsedChapter, prose: str) -> None:
+    """`{python}` left in the prose once code spans are blanked: an inline expression
+    missing a backtick, which Quarto and pandoc show as text (with its code)."""
+    prose = HTML_COMMENT.sub(lambda m: " " * len(m.group(0)), prose)
+    where = _Lines(chapter.text)
+    for m in STRAY_INLINE.finditer(prose):
+        line, col = where.locate(m.start())
+        chapter.findings.append(Finding(
+            chapter.path, line, Kind.STRAY_INLINE,
+            "`{python}` outside a code span: a backtick is missing, so the page shows the "
+            "code as text; write the expression as `` `{python} name` ``", col=col))
 
 
 def _blank_spans(text: str, spans) -> str:

@@ -256,3 +256,13 @@ def test_cell_options_after_a_blank_line_are_reported_where_quarto_ignores_them(
     assert "remove the blank line" in parsed.findings[0].reason
     assert parsed.cells[0].options == {"echo": False}
     assert parsed.cells[1].options == {"echo": False}
+
+
+def test_an_inline_expression_missing_its_backtick_is_located():
+    text = ("# A\n\nThe cost is ${python} cost_str` per hour, and `{python} ok` is fine.\n\n"
+            "Written as code: `` `{python} x` `` and in a block:\n\n```\n{python} y\n```\n"
+            "<!-- a comment: {python} z -->\n")
+    chapter = parse_chapter("c.qmd", text)
+    strays = [(f.line, f.col) for f in chapter.findings if f.kind == Kind.STRAY_INLINE]
+    assert strays == [(3, 14)]
+    assert [e.code for e in chapter.inlines] == ["ok"]
