@@ -150,6 +150,9 @@ def _fenced_blocks(chapter: ParsedChapter, lines: list[str], prose: list[str],
             i += 1
             continue
         indent, fence = (py or other).group(1), (py or other).group(2)
+        listing = None if py else ATTR_LABEL.search(lines[i])
+        if listing and listing.group(1).startswith("lst-"):      # ```{#lst-x .python}
+            chapter.labels.append((listing.group(1), i + 1))
         if py:
             closing = re.compile("^" + re.escape(indent) + re.escape(fence) + r"\s*$")
         else:
@@ -281,6 +284,7 @@ def _labels_and_refs(chapter: ParsedChapter, prose: str) -> None:
     found = [(m.group(1), where.locate(m.start(1))[0]) for m in ATTR_LABEL.finditer(prose)
              if _defines(m.group(1), m.group(0))]
     found += [(cell.label, cell.first_code_line) for cell in chapter.cells if cell.label]
+    found += chapter.labels         # a listing's label on its code block's fence (_fenced_blocks)
     chapter.labels = sorted(found, key=lambda item: item[1])
     for m in AT_KEY.finditer(prose):
         key = m.group(1)

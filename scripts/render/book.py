@@ -28,7 +28,7 @@ from .engine_md import engine_markdown
 from .numbering import ChapterInfo, Ref, number_book
 from . import citations, pandoc
 
-FILTERS = ("cells", "callouts", "crossref")
+FILTERS = ("cells", "floats", "callouts", "crossref")
 READER = "markdown"
 
 

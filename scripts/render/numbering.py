@@ -9,10 +9,10 @@ into Quarto 1.10's numbers:
   numbered too, named by its page ("bare.html"), its labels counted 1, 2, …
   without the chapter number (Quarto 1.7's own numbering of such a page);
 - sections 1.1, 1.2.1, A.1 within numbered chapters;
-- tables, figures, equations and referenceable callouts (`#nte-`, `#tip-`,
+- tables, figures, equations, listings and referenceable callouts (`#nte-`, `#tip-`,
   `#wrn-`, `#imp-`, `#cau-`, each kind its own count) per chapter: 1.1, 2.3, A.1;
 - a reference text: "Chapter 1" / "Appendix A" for a chapter heading,
-  "Section 1.2", "Table A.1", "Figure 2.1", "Equation 1.1", "Note 1.1".
+  "Section 1.2", "Table A.1", "Figure 2.1", "Equation 1.1", "Listing 1.1", "Note 1.1".
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from .errors import RenderError
 
-KIND_NAMES = {"tbl": "Table", "fig": "Figure", "eq": "Equation", "sec": "Section",
+KIND_NAMES = {"tbl": "Table", "fig": "Figure", "eq": "Equation", "sec": "Section", "lst": "Listing",
               # callouts (Quarto's crossref categories: the name follows the label's prefix)
               "nte": "Note", "tip": "Tip", "wrn": "Warning", "imp": "Important", "cau": "Caution"}
 

@@ -4,7 +4,7 @@ crossref.lua: book-wide numbering and cross-references, in two passes.
 The filter reads a JSON context file named by the metadata `book-context`.
 
   mode "collect": list what this chapter defines, in document order
-    (headings, and tbl-/fig-/eq- labels and callouts labelled nte-/tip-/
+    (headings, and tbl-/fig-/eq-/lst- labels and callouts labelled nte-/tip-/
     wrn-/imp-/cau-, as callouts.lua left them), plus its title and the images it
     uses, and write that as JSON to `context.out`. The document is unchanged.
     Python (scripts/render/numbering.py) turns the lists of all chapters
@@ -15,7 +15,7 @@ The filter reads a JSON context file named by the metadata `book-context`.
 
   mode "apply": number headings (`context.headers`, one entry per heading
     in document order), prefix captions ("Table 1.1: "), show equation
-    numbers, and replace every @sec-/@tbl-/@fig-/@eq-/@nte-… citation with a link
+    numbers, and replace every @sec-/@tbl-/@fig-/@eq-/@lst-/@nte-… citation with a link
     whose text is the label ("Table A.1") to `context.refs[id].href`.
     An unknown reference is an error: the render fails rather than
     printing "?@tbl-x".
@@ -26,7 +26,7 @@ math followed by the string "{#eq-x}".
 
 local ctx = {}
 local NBSP = "\u{a0}"
-local CROSSREF_KINDS = { sec = true, tbl = true, fig = true, eq = true,
+local CROSSREF_KINDS = { sec = true, tbl = true, fig = true, eq = true, lst = true,
   -- callouts (callouts.lua, which runs first, numbers their titles)
   nte = true, tip = true, wrn = true, imp = true, cau = true }
 local CALLOUT_KINDS = { nte = true, tip = true, wrn = true, imp = true, cau = true }
@@ -107,7 +107,7 @@ local function collect(doc)
     end,
     Div = function(d)
       local kind = label_kind(d.identifier)
-      if kind == "fig" or kind == "tbl" then
+      if kind == "fig" or kind == "tbl" or kind == "lst" then
         table.insert(found.labels, { id = d.identifier, kind = kind })
       elseif CALLOUT_KINDS[kind] and d.classes:includes("callout") then
         table.insert(found.labels, { id = d.identifier, kind = kind })
@@ -303,12 +303,20 @@ local function html_table(raw)
   return found
 end
 
+--- A listing as Quarto shows it: its caption above its code.
+local function listing(d, body, caption_inlines, entry)
+  local caption = prefix_caption({ long = pandoc.Blocks({ pandoc.Plain(caption_inlines or {}) }) }, entry)
+  body:insert(1, pandoc.Div(caption.long, pandoc.Attr("", { "listing-caption" })))
+  return pandoc.Div(body, pandoc.Attr(d.identifier, { "listing" }))
+end
+
 --- Quarto's div syntax for floats: `::: {#fig-x}` (content, then the
---- caption as the last paragraph) becomes a Figure; `::: {#tbl-x}` around a
---- table gives the table that id (and the last paragraph as its caption).
+--- caption as the last paragraph; floats.lua puts a `fig-cap=` there) becomes a
+--- Figure; `::: {#tbl-x}` around a table gives the table that id (and the last
+--- paragraph as its caption); `::: {#lst-x}` around code is a listing.
 local function float_div(d)
   local kind = label_kind(d.identifier)
-  if kind ~= "fig" and kind ~= "tbl" then
+  if kind ~= "fig" and kind ~= "tbl" and kind ~= "lst" then
     return nil
   end
   local entry = lookup(d.identifier)
@@ -319,6 +327,9 @@ local function float_div(d)
   if #body > 1 and last and (last.t == "Para" or last.t == "Plain") then
     caption_inlines = last.content
     body:remove(#body)
+  end
+  if kind == "lst" then
+    return listing(d, body, caption_inlines, entry)
   end
   if kind == "tbl" then
     for i, block in ipairs(body) do
