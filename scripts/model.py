@@ -148,6 +148,7 @@ class ParsedChapter:
     # resolved by read/options.py (front matter over the project):
     freeze: object = False    # `execute: freeze:` false | true | "auto"
     search: bool = True       # False: `search: false` (left out of the search index)
+    number_sections: bool = True  # False: `number-sections: false` (its page numbers no heading)
     cache_inputs: list[str] = field(default_factory=list)  # `cache-inputs:` (ours) paths/globs
     kernel: tuple | None = None  # (`jupyter:` value, file, line) in force, or None
 

@@ -19,7 +19,7 @@ from scripts import store
 from scripts.model import Finding, Kind
 from scripts.read import CONFIG
 from scripts.read.figures import drawn_format, figure_options
-from scripts.read.options import check
+from scripts.read.options import check, number_sections
 from scripts.read.profiles import overlay, read_mapping
 from scripts.read.yamlio import compose_yaml, key_lines
 
@@ -54,6 +54,8 @@ class Project:
     figure: dict = field(default_factory=lambda: figure_options({}))  # Quarto's figure options for the
                                                              # kernels (read/figures.py)
     figure_format: str = "html"                              # the format they are drawn for
+    number_sections: bool = True                             # `number-sections` (top level or
+                                                             # `format: <figure_format>:`)
     output_dir: str = "_book"                                # `project: output-dir:`
     parts: list[str] = field(default_factory=list)           # `- part: file.qmd` pages (in chapters)
     execute_dir: str = "file"                                # `project: execute-dir:` file | project
@@ -220,6 +222,7 @@ def _resolve(project: Project, config: dict) -> None:
     project.formats = [str(name) for name in formats]
     project.figure = figure_options(config)
     project.figure_format = drawn_format(config.get("format"))
+    project.number_sections = number_sections(config, project.figure_format, True)
     # Quarto's type is `default` unless set; a `book:` key alone still means a book here
     project.type = str(_mapping(config.get("project")).get("type")
                        or ("book" if "book" in config else "default"))

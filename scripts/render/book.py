@@ -71,6 +71,8 @@ class Book:
     custom_callouts: dict = field(default_factory=dict)   # an extension's callout types (callouts.lua)
     output_file: str = ""                            # _quarto.yml `book: output-file:`
     parts: frozenset = frozenset()                   # `- part: file.qmd` pages: unnumbered
+    number_sections: bool = True                     # the project's `number-sections`
+    plain_pages: frozenset = frozenset()             # chapters with `number-sections: false`
     cache: RenderCache | None = None                 # stored pandoc outputs (incremental.py)
 
 
@@ -102,8 +104,10 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
     refs = {}
     for rid, ref in book.refs.items():
         href = f"{pages[ref.path]}#{rid}" if target == "html" else f"#{rid}"
-        refs[rid] = {"kind": ref.kind, "number": ref.number, "text": ref.text, "href": href}
+        refs[rid] = {"kind": ref.kind, "number": ref.number, "text": ref.text, "href": href,
+                     "plain": ref.plain}
     ctx["refs"] = refs
+    ctx["plain_sections"] = chapter.path in book.plain_pages or not book.number_sections
     ctx["custom_callouts"] = book.custom_callouts
     ctx["appendix_title"] = str(book.crossref.get("appendix-title", "Appendix"))
     ctx["appendix_delim"] = str(book.crossref.get("appendix-delim", " —"))
@@ -263,18 +267,21 @@ def new_book(project, chapters: list[Chapter], work: Path) -> Book:
                 lang=project.lang, subtitle=project.subtitle, authors=list(project.authors),
                 crossref=dict(project.crossref), output_file=project.output_file,
                 custom_callouts=dict(getattr(project, "custom_callouts", {})),
-                parts=frozenset(getattr(project, "parts", ())))
+                parts=frozenset(getattr(project, "parts", ())),
+                number_sections=getattr(project, "number_sections", True))
 
 
 def chapter_info(book: Book, chapter: Chapter, found) -> ChapterInfo:
     """What numbering needs of one chapter (a part page gets no number)."""
-    return ChapterInfo(chapter.path, chapter.appendix, found, unnumbered=chapter.path in book.parts)
+    return ChapterInfo(chapter.path, chapter.appendix, found, unnumbered=chapter.path in book.parts,
+                       numbered_page=chapter.path not in book.plain_pages)
 
 
 def number(book: Book) -> None:
     """Number the whole book from its chapters' collected facts (sets book.refs)."""
     book.refs = number_book([c.info for c in book.chapters],
-                            str(book.crossref.get("appendix-title", "Appendix")))
+                            str(book.crossref.get("appendix-title", "Appendix")), book.number_sections,
+                            str(book.crossref.get("appendix-delim", " —")))
 
 
 def prepare(result, work: Path, cache: RenderCache | None = None,
@@ -295,6 +302,7 @@ def prepare(result, work: Path, cache: RenderCache | None = None,
         chapters.append(new_chapter(work, path, appendix, md.markdown, md.files))
     book = new_book(project, chapters, work)
     book.cache = cache
+    book.plain_pages = frozenset(c.path for c in chapters if not result.parsed[c.path].number_sections)
     previous = cache.previous_facts() if cache is not None else {}
     collected = collect_all(book, chapters, previous, speculate)
     for chapter, found in zip(chapters, collected):

@@ -264,6 +264,9 @@ local function apply_cite(cite)
     if label_kind(id) then
       local entry = lookup(id)
       local text = label_inlines(entry)
+      if entry.kind == "sec" and ctx.plain_sections and entry.plain ~= "" then
+        text = pandoc.Inlines({ pandoc.Str(entry.plain) })   -- `number-sections: false`
+      end
       if c.mode == "SuppressAuthor" then
         text = pandoc.Inlines({ pandoc.Str(entry.number) })
       end
