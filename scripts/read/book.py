@@ -12,6 +12,7 @@ from pathlib import Path
 
 from scripts.model import Finding, Kind, ParsedChapter
 from scripts.read.includes import expand
+from scripts.read import shortcodes
 from scripts.read.options import resolve
 from scripts.read.profiles import directory_metadata
 from scripts.read.project import Project, load_project
@@ -46,5 +47,6 @@ def read_book(root: Path, profile: str | None = None) -> ReadBook:
         *folder, problems = directory_metadata(project.root, rel)
         book.findings += [p for p in problems if p not in book.findings]     # once per file
         resolve(project, parsed, folder)
+        parsed.findings += shortcodes.check(project, parsed)
         book.parsed[rel] = parsed
     return book

@@ -17,7 +17,7 @@ import yaml
 
 from scripts import store
 from scripts.model import Finding, Kind
-from scripts.read import CONFIG
+from scripts.read import CONFIG, shortcodes
 from scripts.read.figures import drawn_format, figure_options
 from scripts.read.options import check, number_sections
 from scripts.read.profiles import overlay, read_mapping
@@ -54,6 +54,10 @@ class Project:
     figure: dict = field(default_factory=lambda: figure_options({}))  # Quarto's figure options for the
                                                              # kernels (read/figures.py)
     figure_format: str = "html"                              # the format they are drawn for
+    metadata: dict = field(default_factory=dict)             # the merged configuration: what
+                                                             # `{{< meta key >}}` reads below the front matter
+    variables: dict = field(default_factory=dict)            # `_variables.yml` ({{< var key >}})
+    shortcodes: list[str] = field(default_factory=list)      # shortcode names the project's extensions add
     number_sections: bool = True                             # `number-sections` (top level or
                                                              # `format: <figure_format>:`)
     output_dir: str = "_book"                                # `project: output-dir:`
@@ -126,6 +130,11 @@ def load_project(root: Path, profile: str | None = None) -> Project:
     config, project.config_files, project.profiles, problems = overlay(root, config, profile)
     project.findings += problems
     _resolve(project, config)
+    project.shortcodes = shortcodes.provided(root, config)
+    if (root / shortcodes.VARIABLES).is_file():
+        _, variables, problem = read_mapping(root, shortcodes.VARIABLES, empty={})
+        project.variables = variables or {}
+        project.findings += [problem] if problem else []
     lines = key_lines(node)
     project.execute, problems = check(project.execute, "execute",
                                       lambda name: (CONFIG, lines.get(("execute", name), 0)))
@@ -223,6 +232,7 @@ def _resolve(project: Project, config: dict) -> None:
     project.figure = figure_options(config)
     project.figure_format = drawn_format(config.get("format"))
     project.number_sections = number_sections(config, project.figure_format, True)
+    project.metadata = {k: v for k, v in config.items() if k != "project"}
     # Quarto's type is `default` unless set; a `book:` key alone still means a book here
     project.type = str(_mapping(config.get("project")).get("type")
                        or ("book" if "book" in config else "default"))

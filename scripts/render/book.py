@@ -26,9 +26,9 @@ from .incremental import (Job, RenderCache, context_for_key, files_digest, looku
                           run_missing)
 from .engine_md import engine_markdown
 from .numbering import ChapterInfo, Ref, number_book
-from . import citations, pandoc
+from . import citations, pandoc, shortcodes
 
-FILTERS = ("cells", "floats", "callouts", "crossref")
+FILTERS = ("shortcodes", "cells", "floats", "callouts", "crossref")
 READER = "markdown"
 
 
@@ -73,6 +73,8 @@ class Book:
     parts: frozenset = frozenset()                   # `- part: file.qmd` pages: unnumbered
     number_sections: bool = True                     # the project's `number-sections`
     plain_pages: frozenset = frozenset()             # chapters with `number-sections: false`
+    metadata: dict = field(default_factory=dict)     # what `{{< meta >}}` reads below the front matter
+    variables: dict = field(default_factory=dict)    # `_variables.yml` (`{{< var >}}`)
     cache: RenderCache | None = None                 # stored pandoc outputs (incremental.py)
 
 
@@ -109,11 +111,13 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
     ctx["refs"] = refs
     ctx["plain_sections"] = chapter.path in book.plain_pages or not book.number_sections
     ctx["custom_callouts"] = book.custom_callouts
+    ctx["shortcodes"] = {"metadata": book.metadata, "variables": book.variables, "environment":
+                         shortcodes.environment(chapter.markdown_file.read_text(encoding="utf-8"))}
     ctx["appendix_title"] = str(book.crossref.get("appendix-title", "Appendix"))
     ctx["appendix_delim"] = str(book.crossref.get("appendix-delim", " —"))
     ctx["image_prefix"] = f"{chapter.page_dir}/" if chapter.page_dir else ""
     path = book.work / f"{chapter.page.replace('/', '__')}.{mode}.{target}.json"
-    path.write_text(json.dumps(ctx), encoding="utf-8")
+    path.write_text(json.dumps(ctx, default=str), encoding="utf-8")
     return path
 
 
@@ -268,7 +272,9 @@ def new_book(project, chapters: list[Chapter], work: Path) -> Book:
                 crossref=dict(project.crossref), output_file=project.output_file,
                 custom_callouts=dict(getattr(project, "custom_callouts", {})),
                 parts=frozenset(getattr(project, "parts", ())),
-                number_sections=getattr(project, "number_sections", True))
+                number_sections=getattr(project, "number_sections", True),
+                metadata=dict(getattr(project, "metadata", {})),
+                variables=dict(getattr(project, "variables", {})))
 
 
 def chapter_info(book: Book, chapter: Chapter, found) -> ChapterInfo:
@@ -299,7 +305,7 @@ def prepare(result, work: Path, cache: RenderCache | None = None,
         if parsed is None:
             raise RenderError(f"{path}: not parsed by the checker (is it listed and present?)")
         md = assemble(project, parsed, result.runs.get(path))
-        chapters.append(new_chapter(work, path, appendix, md.markdown, md.files))
+        chapters.append(new_chapter(work, path, appendix, shortcodes.marked(md.markdown), md.files))
     book = new_book(project, chapters, work)
     book.cache = cache
     book.plain_pages = frozenset(c.path for c in chapters if not result.parsed[c.path].number_sections)
