@@ -193,3 +193,13 @@ def test_inline_syntax_edges_are_evaluated_but_flagged():
     flagged = [(f.kind, f.line, f.col) for f in parsed.findings]
     assert flagged == [(Kind.INLINE_SYNTAX, 1, 3), (Kind.INLINE_SYNTAX, 1, 21), (Kind.INLINE_SYNTAX, 1, 41)]
     assert "exactly one space" in parsed.findings[0].reason
+
+
+def test_a_listing_label_on_a_code_block_fence():
+    """Quarto 1.7: ```` ```{#lst-x .python lst-cap="…"} ```` is listing lst-x; a code
+    block's other ids define nothing."""
+    text = ('```{#lst-a .python lst-cap="A"}\nprint(1)\n```\n\n'      # 1
+            "```{#fig-no .python}\nx\n```\n\n"                        # 5
+            "::: {#lst-b}\n```python\ny\n```\n:::\n\nSee @lst-a.\n")  # 9
+    parsed = parse_chapter("c.qmd", text)
+    assert parsed.labels == [("lst-a", 1), ("lst-b", 9)]
