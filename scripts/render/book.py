@@ -112,7 +112,7 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
     ctx["plain_sections"] = chapter.path in book.plain_pages or not book.number_sections
     ctx["custom_callouts"] = book.custom_callouts
     ctx["shortcodes"] = {"metadata": book.metadata, "variables": book.variables, "environment":
-                         shortcodes.environment(chapter.markdown_file.read_text(encoding="utf-8"))}
+                         shortcodes.environment(chapter.markdown_file)}
     ctx["appendix_title"] = str(book.crossref.get("appendix-title", "Appendix"))
     ctx["appendix_delim"] = str(book.crossref.get("appendix-delim", " —"))
     ctx["image_prefix"] = f"{chapter.page_dir}/" if chapter.page_dir else ""

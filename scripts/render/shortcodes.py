@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from scripts.read.shortcodes import find
 
@@ -55,8 +56,12 @@ def marked(text: str) -> str:
     return "\n".join(part for part in out if part is not None)
 
 
-def environment(text: str) -> dict:
-    """The environment variables the `{{< env NAME >}}` shortcodes of `text` read (in the
-    filter's context, so a page is rendered again when one changes)."""
+def environment(markdown_file: Path) -> dict:
+    """The environment variables the `{{< env NAME >}}` shortcodes of a chapter's Markdown
+    read (in the filter's context, so a page is rendered again when one changes)."""
+    try:
+        text = Path(markdown_file).read_text(encoding="utf-8")
+    except OSError:
+        return {}
     names = {args.split()[0].strip("\"'") for _, name, args in find(text) if name == "env" and args}
     return {name: os.environ[name] for name in sorted(names) if name in os.environ}
