@@ -55,6 +55,13 @@ See @fig-div, @tbl-div, @lst-code and @lst-block.
 ![](img.png)
 :::
 
+::: {#fig-both fig-cap="Not shown"}
+```{.tikz}
+\\draw (0,0);
+```
+: **Para caption**: after the block.
+:::
+
 ::: {#tbl-div tbl-cap="Table div cap"}
 | a | b |
 |---|---|
@@ -76,20 +83,23 @@ print(2)
 
 
 def test_caption_attributes_and_listings_as_quarto(tmp_path):
-    """Quarto 1.7.34: `fig-cap=`, `tbl-cap=`, `lst-cap=` are the floats' captions;
-    listings are "Listing 1.1", their caption above the code."""
+    """Quarto 1.7.34: `fig-cap=`, `tbl-cap=`, `lst-cap=` are the floats' captions,
+    unless the div ends with a paragraph (that one is, ": " and all); listings are
+    "Listing 1.1", their caption above the code."""
     pages = render(tmp_path, FLOATS, appendices=())
     page = pages["a.html"]
     assert xrefs(page) == [f"Figure{NBSP}1.1", f"Table{NBSP}1.1", f"Listing{NBSP}1.1",
                            f"Listing{NBSP}1.2"]
-    assert texts(page, "figcaption") == ["Figure 1.1: Div caption", "Table 1.1: Table div cap"]
+    assert texts(page, "figcaption") == ["Figure 1.1: Div caption",
+                                         "Figure 1.2: : Para caption: after the block.",
+                                         "Table 1.1: Table div cap"]
     assert [(e.attrs["src"], e.attrs.get("alt")) for e in page[1] if e.tag == "img"] == [
         ("img.png", "Alt text")]          # Quarto puts it on the float's div: here the image's
     listings = [e for e in page[1] if "listing" in e.classes]
     assert [(e.attrs["id"], [norm(c.text) for c in e.children]) for e in listings] == [
         ("lst-code", ["Listing 1.1: A listing", "print(1)"]),
         ("lst-block", ["Listing 1.2: Block listing", "print(2)"])]
-    assert "fig-cap" not in page[0] and "lst-cap" not in page[0] and "tbl-cap" not in page[0]
+    assert "Not shown" not in page[0] and "fig-cap" not in page[0] and "lst-cap" not in page[0] and "tbl-cap" not in page[0]
 
 
 SECTIONS = {

@@ -4,7 +4,9 @@ numbers (a div whose last paragraph is its caption). Runs before crossref.lua.
 
 - `::: {#fig-x fig-cap="…" fig-alt="…"}`, `::: {#tbl-x tbl-cap="…"}`,
   `::: {#lst-x lst-cap="…"}`: the caption attribute (Markdown) becomes the
-  div's last paragraph; `fig-alt` becomes the alt text of the div's images (unless
+  div's last paragraph, unless it has one already (Quarto 1.7.34's
+  parsefiguredivs.lua: a last paragraph after other content wins, and the
+  attribute is dropped); `fig-alt` becomes the alt text of the div's images (unless
   one has its own `fig-alt`) (Quarto 1.7 puts it on the float's outer div, where no reader sees it);
 - a code block `{#lst-x lst-cap="…"}`: a `lst-x` div around the block and its caption
   (Quarto 1.7 names it "Listing 1.1" as well).
@@ -46,7 +48,9 @@ local function div(d)
     d.attributes["fig-alt"] = nil
     d.content = give_alt(d.content, alt)
   end
-  if caption then
+  local last = d.content[#d.content]
+  local has_caption = #d.content > 1 and last.t == "Para"   -- Quarto's refCaptionFromDiv
+  if caption and not has_caption then
     d.content:insert(caption_block(caption))
   end
   return d
