@@ -128,8 +128,10 @@ def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
     """A `leak` finding for each leak in the reader's text (and each citation miss in
     the raw HTML), located at the first source line that writes it, if any."""
     authored = Counter(shown for _, shown in tok.leaks(parsed.authored) if shown in AUTHORED_WORDS)
+    # an `echo: fenced` cell shows its fence, ```{python}, as Quarto does
+    authored["{python}"] += sum(1 for cell in parsed.cells if cell.options.get("echo") == "fenced")
     found = [(what, shown) for what, shown in tok.leaks(text)
-             if shown not in AUTHORED_WORDS or _spend(authored, shown)]
+             if shown not in authored or _spend(authored, shown)]
     found += [("a citation key no bibliography has", m.group(1) + "?")
               for m in tok.CITATION_MISS.finditer(raw)]
     findings = []

@@ -191,3 +191,21 @@ def test_a_shortcode_the_built_in_renderer_lacks_stops_it_with_the_way_out(tmp_p
     with pytest.raises(RenderError, match=r"\{\{< video https://example.org/v.mp4 >\}\}: the "
                        r"built-in renderer does not implement the `video` shortcode: render with Quarto"):
         render(tmp_path, files, chapters=("a.qmd",), appendices=())
+
+
+def test_echo_fenced_shows_the_cell_and_passes_the_audit(tmp_path):
+    """Quarto 1.7.34 shows an `echo: fenced` cell with its fence and its other `#|` lines
+    (```` ```{python} ````, `#| label: my-cell`, the code, ```` ``` ````); the page's
+    `{python}` is the author's, no leak."""
+    from scripts.model import CellRun, ChapterRun, Output
+    make_book(tmp_path, {"index.qmd": "# Preface {.unnumbered}\n",
+                         "a.qmd": "# Alpha\n\n```{python}\n#| echo: fenced\n#| label: my-cell\n"
+                                  "x = 1\nprint(x)\n```\n"},
+              "project:\n  type: book\nbook:\n  title: Q\n  chapters:\n    - index.qmd\n    - a.qmd\n")
+    read = read_book(tmp_path)
+    run = ChapterRun(path="a.qmd", cells=[CellRun(0, [Output("text", "1\n", "stdout")])])
+    result = SimpleNamespace(project=read.project, parsed=read.parsed, runs={"a.qmd": run},
+                             findings=[], ok=True)
+    render_book(result, "html", use_quarto=False)
+    pre = [norm(e.text) for e in scan((tmp_path / "_book" / "a.html").read_text()) if e.tag == "pre"]
+    assert pre == ["```{python} #| label: my-cell x = 1 print(x) ```", "1"]
