@@ -22,13 +22,18 @@ PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
                     "1f15c4890000000d49444154789c63f8cfc0f01f0005000201e2d7a3bd0000000049454e44ae426082")
 
 
-def render(root, files: dict, extra: str = "", chapters=("a.qmd", "b.qmd"), appendices=("c.qmd",)):
-    """The built-in pages of a book of `files` (no cells): page name -> scanned elements."""
+def write(root, files: dict, extra: str = "", chapters=("a.qmd", "b.qmd"), appendices=("c.qmd",)):
+    """A book of `files` (no cells) at `root`: a preface, `chapters`, `appendices`."""
     config = ("project:\n  type: book\nbook:\n  title: Q\n  chapters:\n    - index.qmd\n"
               + "".join(f"    - {c}\n" for c in chapters)
               + ("  appendices:\n" + "".join(f"    - {c}\n" for c in appendices) if appendices else "")
               + extra)
-    make_book(root, {"index.qmd": "# Preface {.unnumbered}\n", "img.png": PNG, **files}, config)
+    return make_book(root, {"index.qmd": "# Preface {.unnumbered}\n", "img.png": PNG, **files}, config)
+
+
+def render(root, files: dict, extra: str = "", chapters=("a.qmd", "b.qmd"), appendices=("c.qmd",)):
+    """The built-in pages of a book of `files` (no cells): page name -> (HTML, scanned elements)."""
+    write(root, files, extra, chapters, appendices)
     read = read_book(root)
     assert [f for p in read.parsed.values() for f in p.findings] == []
     result = SimpleNamespace(project=read.project, parsed=read.parsed, runs={}, findings=[], ok=True)
