@@ -28,7 +28,7 @@ from .engine_md import engine_markdown
 from .numbering import ChapterInfo, Ref, number_book
 from . import citations, pandoc, shortcodes
 
-FILTERS = ("shortcodes", "cells", "floats", "callouts", "crossref")
+FILTERS = ("shortcodes", "cells", "floats", "theorems", "callouts", "crossref")
 READER = "markdown"
 
 

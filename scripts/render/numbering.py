@@ -9,8 +9,9 @@ into Quarto 1.10's numbers:
   numbered too, named by its page ("bare.html"), its labels counted 1, 2, …
   without the chapter number (Quarto 1.7's own numbering of such a page);
 - sections 1.1, 1.2.1, A.1 within numbered chapters;
-- tables, figures, equations, listings and referenceable callouts (`#nte-`, `#tip-`,
-  `#wrn-`, `#imp-`, `#cau-`, each kind its own count) per chapter: 1.1, 2.3, A.1;
+- tables, figures, equations, listings, referenceable callouts (`#nte-`, `#tip-`,
+  `#wrn-`, `#imp-`, `#cau-`) and theorem-like divs (`#thm-`, `#lem-`, …), each kind
+  its own count, per chapter: 1.1, 2.3, A.1;
 - a reference text: "Chapter 1" / "Appendix A" for a chapter heading,
   "Section 1.2", "Table A.1", "Figure 2.1", "Equation 1.1", "Listing 1.1", "Note 1.1".
 
@@ -31,7 +32,10 @@ from .errors import RenderError
 
 KIND_NAMES = {"tbl": "Table", "fig": "Figure", "eq": "Equation", "sec": "Section", "lst": "Listing",
               # callouts (Quarto's crossref categories: the name follows the label's prefix)
-              "nte": "Note", "tip": "Tip", "wrn": "Warning", "imp": "Important", "cau": "Caution"}
+              "nte": "Note", "tip": "Tip", "wrn": "Warning", "imp": "Important", "cau": "Caution",
+              # theorem-like divs (Quarto's customnodes/theorem.lua)
+              "thm": "Theorem", "lem": "Lemma", "cor": "Corollary", "prp": "Proposition",
+              "cnj": "Conjecture", "def": "Definition", "exm": "Example", "exr": "Exercise"}
 
 
 @dataclass(frozen=True)

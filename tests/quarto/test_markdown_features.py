@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from tests.render.htmlscan import norm, scan
-from tests.render.test_quarto_markdown import FLOATS, OFF, SECTIONS, SHORTCODES, render, write
+from tests.render.test_quarto_markdown import FLOATS, OFF, SECTIONS, SHORTCODES, THEOREMS, render, write
 
 from .quartokit import quarto_environ
 
@@ -56,6 +56,7 @@ CASES = {
     "chapter-off": ({**SECTIONS, "b.qmd": "---\nnumber-sections: false\n---\n\n" + SECTIONS["b.qmd"]},
                     "", ("a.qmd", "b.qmd"), ("c.qmd",)),
     "shortcodes": (SHORTCODES, "", ("a.qmd",), ()),
+    "theorems": (THEOREMS, "", ("a.qmd",), ()),
 }
 
 

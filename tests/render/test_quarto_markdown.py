@@ -31,13 +31,14 @@ def write(root, files: dict, extra: str = "", chapters=("a.qmd", "b.qmd"), appen
     return make_book(root, {"index.qmd": "# Preface {.unnumbered}\n", "img.png": PNG, **files}, config)
 
 
-def render(root, files: dict, extra: str = "", chapters=("a.qmd", "b.qmd"), appendices=("c.qmd",)):
+def render(root, files: dict, extra: str = "", chapters=("a.qmd", "b.qmd"), appendices=("c.qmd",),
+           audited: bool = False):
     """The built-in pages of a book of `files` (no cells): page name -> (HTML, scanned elements)."""
     write(root, files, extra, chapters, appendices)
     read = read_book(root)
     assert [f for p in read.parsed.values() for f in p.findings] == []
     result = SimpleNamespace(project=read.project, parsed=read.parsed, runs={}, findings=[], ok=True)
-    render_book(result, "html", use_quarto=False, audited=False)
+    render_book(result, "html", use_quarto=False, audited=audited)
     return {p.name: (p.read_text(encoding="utf-8"), scan(p.read_text(encoding="utf-8")))
             for p in (root / "_book").glob("*.html")}
 
@@ -214,3 +215,47 @@ def test_echo_fenced_shows_the_cell_and_passes_the_audit(tmp_path):
     render_book(result, "html", use_quarto=False)
     pre = [norm(e.text) for e in scan((tmp_path / "_book" / "a.html").read_text()) if e.tag == "pre"]
     assert pre == ["```{python} #| label: my-cell x = 1 print(x) ```", "1"]
+
+
+THEOREMS = {
+    "a.qmd": """\
+# Alpha
+
+::: {#thm-a}
+## Pythagoras
+In a right *triangle*.
+:::
+
+::: {#lem-b name="Named"}
+Body.
+
+Second para.
+:::
+
+::: {#def-c}
+A definition.
+:::
+
+::: {#exr-d}
+- a list first
+:::
+
+See @thm-a, @lem-b, @def-c and @exr-d.
+""",
+}
+
+
+def test_theorem_like_divs_as_quarto(tmp_path):
+    """Quarto 1.7.34: "**Theorem 1.1 (Pythagoras)** In a right triangle." (a leading
+    heading or `name=` is the name, not a section), each kind counted on its own; the
+    audit knows these numbers are the renderer's."""
+    page = render(tmp_path, THEOREMS, chapters=("a.qmd",), appendices=(), audited=True)["a.html"]
+    theorems = [e for e in page[1] if "theorem" in e.classes]
+    assert [(e.attrs["id"], e.classes, norm(e.children[0].text)) for e in theorems] == [
+        ("thm-a", ["theorem"], "Theorem 1.1 (Pythagoras) In a right triangle."),
+        ("lem-b", ["theorem", "lemma"], "Lemma 1.1 (Named) Body."),
+        ("def-c", ["theorem", "definition"], "Definition 1.1 A definition."),
+        ("exr-d", ["theorem", "exercise"], "Exercise 1.1")]
+    assert texts(page, "h1", "h2") == ["1 Alpha"]
+    assert [norm(x) for x in xrefs(page)] == ["Theorem 1.1", "Lemma 1.1", "Definition 1.1",
+                                              "Exercise 1.1"]

@@ -4,8 +4,9 @@ crossref.lua: book-wide numbering and cross-references, in two passes.
 The filter reads a JSON context file named by the metadata `book-context`.
 
   mode "collect": list what this chapter defines, in document order
-    (headings, and tbl-/fig-/eq-/lst- labels and callouts labelled nte-/tip-/
-    wrn-/imp-/cau-, as callouts.lua left them), plus its title and the images it
+    (headings, and tbl-/fig-/eq-/lst- labels, callouts labelled nte-/tip-/
+    wrn-/imp-/cau-, as callouts.lua left them, and theorem-like divs thm-/lem-/…
+    as theorems.lua left them), plus its title and the images it
     uses, and write that as JSON to `context.out`. The document is unchanged.
     Python (scripts/render/numbering.py) turns the lists of all chapters
     into numbers: numbering needs every chapter before any page is written.
@@ -30,6 +31,12 @@ local CROSSREF_KINDS = { sec = true, tbl = true, fig = true, eq = true, lst = tr
   -- callouts (callouts.lua, which runs first, numbers their titles)
   nte = true, tip = true, wrn = true, imp = true, cau = true }
 local CALLOUT_KINDS = { nte = true, tip = true, wrn = true, imp = true, cau = true }
+-- theorem-like divs (theorems.lua, which runs first, classes them `theorem` and titles them)
+local THEOREM_KINDS = { thm = true, lem = true, cor = true, prp = true, cnj = true, def = true,
+  exm = true, exr = true }
+for kind in pairs(THEOREM_KINDS) do
+  CROSSREF_KINDS[kind] = true
+end
 
 --- "tbl" for "tbl-x", nil for ids that are not cross-reference labels.
 local function label_kind(id)
@@ -109,7 +116,8 @@ local function collect(doc)
       local kind = label_kind(d.identifier)
       if kind == "fig" or kind == "tbl" or kind == "lst" then
         table.insert(found.labels, { id = d.identifier, kind = kind })
-      elseif CALLOUT_KINDS[kind] and d.classes:includes("callout") then
+      elseif (CALLOUT_KINDS[kind] and d.classes:includes("callout"))
+          or (THEOREM_KINDS[kind] and d.classes:includes("theorem")) then
         table.insert(found.labels, { id = d.identifier, kind = kind })
       end
     end,
