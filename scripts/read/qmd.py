@@ -285,6 +285,8 @@ def _labels_and_refs(chapter: ParsedChapter, prose: str) -> None:
              if _defines(m.group(1), m.group(0))]
     found += [(cell.label, cell.first_code_line) for cell in chapter.cells if cell.label]
     found += chapter.labels         # a listing's label on its code block's fence (_fenced_blocks)
+    found += [(str(c.options["lst-label"]).lstrip("#"), c.first_code_line) for c in chapter.cells
+              if isinstance(c.options.get("lst-label"), str)]     # a cell's `lst-label: lst-x`
     chapter.labels = sorted(found, key=lambda item: item[1])
     for m in AT_KEY.finditer(prose):
         key = m.group(1)

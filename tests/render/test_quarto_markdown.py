@@ -259,3 +259,32 @@ def test_theorem_like_divs_as_quarto(tmp_path):
     assert texts(page, "h1", "h2") == ["1 Alpha"]
     assert [norm(x) for x in xrefs(page)] == ["Theorem 1.1", "Lemma 1.1", "Definition 1.1",
                                               "Exercise 1.1"]
+
+
+def test_a_cell_listing_as_quarto(tmp_path):
+    """`lst-label`/`lst-cap` on a cell: Quarto 1.7.34's engine writes
+    ```` ``` {#lst-cell .python .cell-code lst-cap="A cell listing"} ```` (and
+    ```` ```` {#lst-fenced  .cell-code lst-cap="…"} ```` for `echo: fenced`), the page
+    "Listing 1.1: A cell listing" above the code; the checker knows the label."""
+    from scripts.model import CellRun, ChapterRun, Output
+    from scripts.render.engine_md import engine_markdown
+    text = ("# Alpha\n\nSee @lst-cell and @lst-fenced.\n\n"
+            "```{python}\n#| lst-label: lst-cell\n#| lst-cap: \"A cell listing\"\nx = 1\nprint(x)\n```\n\n"
+            "```{python}\n#| echo: fenced\n#| lst-label: lst-fenced\n#| lst-cap: Fenced listing\ny = 2\n```\n")
+    make_book(tmp_path, {"index.qmd": "# Preface {.unnumbered}\n", "a.qmd": text},
+              "project:\n  type: book\nbook:\n  title: Q\n  chapters:\n    - index.qmd\n    - a.qmd\n")
+    read = read_book(tmp_path)
+    assert [label for label, _ in read.parsed["a.qmd"].labels] == ["lst-cell", "lst-fenced"]
+    run = ChapterRun(path="a.qmd", cells=[CellRun(0, [Output("text", "1\n", "stdout")]), CellRun(1, [])])
+    md = engine_markdown(read.parsed["a.qmd"], run, tmp_path).markdown
+    assert '``` {#lst-cell .python .cell-code lst-cap="A cell listing"}\nx = 1\n' in md
+    assert '```` {#lst-fenced  .cell-code lst-cap="Fenced listing"}\n```{{python}}\n' in md
+    result = SimpleNamespace(project=read.project, parsed=read.parsed, runs={"a.qmd": run},
+                             findings=[], ok=True)
+    render_book(result, "html", use_quarto=False)
+    page = scan((tmp_path / "_book" / "a.html").read_text(encoding="utf-8"))
+    listings = [(e.attrs["id"], [norm(c.text) for c in e.children]) for e in page if "listing" in e.classes]
+    assert listings == [
+        ("lst-cell", ["Listing 1.1: A cell listing", "x = 1 print(x)"]),
+        ("lst-fenced", ["Listing 1.2: Fenced listing",
+                        "```{python} #| lst-label: lst-fenced #| lst-cap: Fenced listing y = 2 ```"])]
