@@ -111,8 +111,9 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
     ctx["refs"] = refs
     ctx["plain_sections"] = chapter.path in book.plain_pages or not book.number_sections
     ctx["custom_callouts"] = book.custom_callouts
-    ctx["shortcodes"] = {"metadata": book.metadata, "variables": book.variables, "environment":
-                         shortcodes.environment(chapter.markdown_file)}
+    found = shortcodes.context(chapter.markdown_file, book.metadata, book.variables)
+    if found is not None:
+        ctx["shortcodes"] = found
     ctx["appendix_title"] = str(book.crossref.get("appendix-title", "Appendix"))
     ctx["appendix_delim"] = str(book.crossref.get("appendix-delim", " —"))
     ctx["image_prefix"] = f"{chapter.page_dir}/" if chapter.page_dir else ""

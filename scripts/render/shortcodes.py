@@ -56,12 +56,18 @@ def marked(text: str) -> str:
     return "\n".join(part for part in out if part is not None)
 
 
-def environment(markdown_file: Path) -> dict:
-    """The environment variables the `{{< env NAME >}}` shortcodes of a chapter's Markdown
-    read (in the filter's context, so a page is rendered again when one changes)."""
+def context(markdown_file: Path, metadata: dict, variables: dict) -> dict | None:
+    """What filters/shortcodes.lua reads for a chapter (None when its Markdown has no
+    shortcode, so a change of `_quarto.yml` re-renders only the pages that show it):
+    the project's metadata, `_variables.yml`, and the environment variables its
+    `{{< env NAME >}}` shortcodes read (a page is rendered again when one changes)."""
     try:
         text = Path(markdown_file).read_text(encoding="utf-8")
     except OSError:
-        return {}
-    names = {args.split()[0].strip("\"'") for _, name, args in find(text) if name == "env" and args}
-    return {name: os.environ[name] for name in sorted(names) if name in os.environ}
+        return None
+    found = list(find(text))
+    if not found:
+        return None
+    names = {args.split()[0].strip("\"'") for _, name, args in found if name == "env" and args}
+    return {"metadata": metadata, "variables": variables,
+            "environment": {name: os.environ[name] for name in sorted(names) if name in os.environ}}
