@@ -35,6 +35,7 @@ class Kind(str, Enum):
     CHAPTER_PATH = "chapter-path", "a chapter path that escapes the project"
     DUPLICATE_CHAPTER = "duplicate-chapter", "a chapter listed twice in `_quarto.yml`"
     OUTPUT_DIR = "output-dir", "`project: output-dir:` is the project folder, or holds it, its sources or the checker's caches (a render replaces its output folder whole)"
+    MATH_METHOD = "math-method", "an `html-math-method` the renderers cannot honour (unknown, or gladtex: readers would see raw TeX)"
     # running the chapters (run/)
     INVARIANT = "invariant", "a `check()` failed, at the line that called it"
     CELL_ERROR = "cell-error", "a cell raised (without `error: true`)"
@@ -48,13 +49,16 @@ class Kind(str, Enum):
     UNSTABLE_OUTPUT = "unstable-output", "`check --audit`: an output differs between two runs of the same inputs"
     # checking the results (verify/)
     UNKNOWN_REF = "unknown-ref", "an `@label` no chapter defines"
-    DUPLICATE_LABEL = "duplicate-label", "a label defined twice in the book"
+    DUPLICATE_LABEL = "duplicate-label", "a label defined twice in the book (in a website: on one page)"
+    WEBSITE_REF = "website-ref", ("an `@label` of another page in a website (or a project not a "
+                                  "book): Quarto leaves it unresolved, `?@label`")
     UNKNOWN_CITATION = "unknown-citation", "an `@key` the bibliography does not have"
     BIBLIOGRAPHY = "bibliography", "a bibliography file `_quarto.yml` names that does not exist"
     LEDGER = "ledger", "a published value new, changed or gone against `numbers.lock`, or a `numbers.lock` that cannot be read"
     LITERAL_NUMBER = "literal-number", "a number typed in prose (`verify: literal-numbers`)"
     FIG_ALT = "fig-alt", "a figure without alt text (`verify: fig-alt`)"
     SHORTCODE = "shortcode", "a `{{< shortcode >}}` Quarto cannot resolve (an unknown name, a `var` key `_variables.yml` lacks)"
+    INLINE_MATH = "inline-math", "an inline value inside `$…$`/`$$…$$` that Quarto inserts escaped as Markdown (`11\\,025`): the formula breaks"
     CAPTION_INLINE = "caption-inline", "an inline value inside a caption option, which Quarto leaves as code"
     CONTROL = "control", "a control file (`_quarto.yml`, `numbers.lock`, a bibliography, a source) changed while the chapters ran"
     # the audit of a render (docs/audit.md)
@@ -152,6 +156,8 @@ class ParsedChapter:
     number_sections: bool = True  # False: `number-sections: false` (its page numbers no heading)
     cache_inputs: list[str] = field(default_factory=list)  # `cache-inputs:` (ours) paths/globs
     kernel: tuple | None = None  # (`jupyter:` value, file, line) in force, or None
+    title_heading: int = 0    # the heading Quarto's Jupyter engine makes the page's title
+                              # outside a book (read/jupyter_title.py), its line; 0: none
 
     def source_of(self, line: int) -> tuple[str, int]:
         """(file, line) a line of `text` was written at (includes resolved)."""

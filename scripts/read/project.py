@@ -21,6 +21,7 @@ from scripts.read import CONFIG, shortcodes
 from scripts.read.figures import drawn_format, figure_options
 from scripts.read.options import check, number_sections
 from scripts.read.profiles import overlay, read_mapping
+from scripts.read.sidebar import page_order, sidebars
 from scripts.read.yamlio import compose_yaml, key_lines
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -58,8 +59,7 @@ class Project:
                                                              # `{{< meta key >}}` reads below the front matter
     variables: dict = field(default_factory=dict)            # `_variables.yml` ({{< var key >}})
     shortcodes: list[str] = field(default_factory=list)      # shortcode names the project's extensions add
-    number_sections: bool = True                             # `number-sections` (top level or
-                                                             # `format: <figure_format>:`)
+    number_sections: bool = True                             # `number-sections` (options.number_sections)
     output_dir: str = "_book"                                # `project: output-dir:`
     parts: list[str] = field(default_factory=list)           # `- part: file.qmd` pages (in chapters)
     execute_dir: str = "file"                                # `project: execute-dir:` file | project
@@ -72,6 +72,9 @@ class Project:
                                                              # single: .qmd files without _quarto.yml
     config_files: list[str] = field(default_factory=list)   # merged over _quarto.yml (read/profiles.py)
     profiles: list[str] = field(default_factory=list)       # the active Quarto profiles
+    html_math: str = ""                                      # `html-math-method:` (format html's, else
+    html_math_url: str = ""                                  # the top level's; "" unset) and its `url:`
+    sidebars: list = field(default_factory=list)            # a website's `sidebar:`s (read/sidebar.py)
     jupyter: object = None                                   # `jupyter:` as written (kernel)
     jupyter_line: int = 0                                    # its line in _quarto.yml
     findings: list[Finding] = field(default_factory=list)
@@ -131,14 +134,13 @@ def load_project(root: Path, profile: str | None = None) -> Project:
     project.findings += problems
     _resolve(project, config)
     project.shortcodes = shortcodes.provided(root, config)
-    if (root / shortcodes.VARIABLES).is_file():
-        _, variables, problem = read_mapping(root, shortcodes.VARIABLES, empty={})
-        project.variables = variables or {}
-        project.findings += [problem] if problem else []
+    project.variables, problems = shortcodes.variables(root)
+    project.findings += problems
     lines = key_lines(node)
     project.execute, problems = check(project.execute, "execute",
                                       lambda name: (CONFIG, lines.get(("execute", name), 0)))
     project.findings += problems
+    project.findings += _math_method(project, node)
     if _child(node, "jupyter") is not None:
         project.jupyter, project.jupyter_line = config.get("jupyter"), _child(node, "jupyter").start_mark.line + 1
     book_node = _child(node, "book")
@@ -146,7 +148,10 @@ def load_project(root: Path, profile: str | None = None) -> Project:
         book_node = compose_yaml(yaml.safe_dump(config.get("book")))[0]
     seen: set[str] = set()
     if project.type != "book":                   # website, default: every input file
-        project.chapters = [r for r in _input_files(project, config) if _validate(project, r, 0, seen)]
+        inputs = [r for r in _input_files(project, config) if _validate(project, r, 0, seen)]
+        if project.type == "website":            # its pages in sidebar order (read/sidebar.py)
+            project.sidebars = sidebars(root, _mapping(config.get("website")), inputs)
+        project.chapters = page_order(project.sidebars, inputs)
         project.findings += _unsafe_output_dir(project, lines.get(("project", "output-dir"), 0))
         return project
     project.chapters = _entries(project, _child(book_node, "chapters"), seen, "chapters")
@@ -230,12 +235,17 @@ def _resolve(project: Project, config: dict) -> None:
     formats = _mapping(config.get("format"))
     project.formats = [str(name) for name in formats]
     project.figure = figure_options(config)
+    math = _mapping(formats.get("html")).get("html-math-method", config.get("html-math-method"))
+    if isinstance(math, dict):                   # {method: katex, url: …}
+        project.html_math_url, math = str(math.get("url") or ""), math.get("method")
+    project.html_math = str(math or "")
     project.figure_format = drawn_format(config.get("format"))
-    project.number_sections = number_sections(config, project.figure_format, True)
     project.metadata = {k: v for k, v in config.items() if k != "project"}
     # Quarto's type is `default` unless set; a `book:` key alone still means a book here
     project.type = str(_mapping(config.get("project")).get("type")
                        or ("book" if "book" in config else "default"))
+    # Quarto numbers a book's sections unless told not to, a website's only when told to
+    project.number_sections = number_sections(config, project.figure_format, project.type == "book")
     default_out = "_book" if project.type == "book" else "_site" if project.type == "website" else ""
     project.output_dir = str(_mapping(config.get("project")).get("output-dir") or default_out or "_book")
     project.execute_dir = str(_mapping(config.get("project")).get("execute-dir") or "file")
@@ -297,6 +307,25 @@ def _timeout(value) -> float:
         return float(value) if value and float(value) > 0 else DEFAULT_TIMEOUT_S
     except (TypeError, ValueError):
         return DEFAULT_TIMEOUT_S
+
+
+#: the `html-math-method`s the renderers honour (Quarto's schema also has gladtex: its `<eq>`
+#: elements wait for the GladTeX program, which neither Quarto nor this renderer runs)
+MATH_METHODS = ("mathml", "mathjax", "katex", "plain", "webtex")
+
+
+def _math_method(project: Project, node) -> list[Finding]:
+    """A finding for an `html-math-method` no renderer here honours, at its line."""
+    if not project.html_math or project.html_math in MATH_METHODS:
+        return []
+    value = _child(_child(_child(node, "format"), "html"), "html-math-method") or \
+        _child(node, "html-math-method")
+    why = ("leaves each formula's TeX in an `<eq>` element for the GladTeX program, which "
+           "neither Quarto nor this renderer runs: readers see raw TeX"
+           if project.html_math == "gladtex" else "is not a method Quarto 1.7 knows")
+    return [Finding(CONFIG, value.start_mark.line + 1 if value is not None else 0, Kind.MATH_METHOD,
+                    f"`html-math-method: {project.html_math}` {why}; use one of "
+                    f"{', '.join(MATH_METHODS)} (mathml: the built-in pages work offline)")]
 
 
 def _child(node, key: str):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from scripts.model import Finding, Kind, ParsedChapter
 from scripts.read.options import SCHEMA
+from scripts.read.profiles import read_mapping
 from scripts.read.yamlio import load_yaml
 
 SHORTCODE = re.compile(r"(?<!\{)\{\{<\s*([\w-]+)((?:[^>\n]|>(?!\}\}))*)>\}\}(?!\})")
@@ -30,6 +31,14 @@ def find(text: str):
     """Each unescaped shortcode of `text`: (match, name, the arguments as written)."""
     for m in SHORTCODE.finditer(text):
         yield m, m.group(1), m.group(2).strip()
+
+
+def variables(root: Path) -> tuple[dict, list[Finding]]:
+    """`_variables.yml` of the project ({} without one), and a finding if it is malformed."""
+    if not (Path(root) / VARIABLES).is_file():
+        return {}, []
+    _, data, problem = read_mapping(root, VARIABLES, empty={})
+    return data or {}, [problem] if problem else []
 
 
 def provided(root: Path, config: dict) -> list[str]:

@@ -27,6 +27,7 @@ from .incremental import (Job, RenderCache, context_for_key, files_digest, looku
 from .engine_md import engine_markdown
 from .numbering import ChapterInfo, Ref, number_book
 from . import citations, pandoc, shortcodes
+from .website import nav_titles, number_pages
 
 FILTERS = ("shortcodes", "cells", "floats", "theorems", "callouts", "crossref")
 READER = "markdown"
@@ -76,6 +77,11 @@ class Book:
     metadata: dict = field(default_factory=dict)     # what `{{< meta >}}` reads below the front matter
     variables: dict = field(default_factory=dict)    # `_variables.yml` (`{{< var >}}`)
     cache: RenderCache | None = None                 # stored pandoc outputs (incremental.py)
+    math: tuple[str, str] = ("", "")                 # `html-math-method` and its url ("": unset)
+    per_page: bool = False                           # not a book (a website): each page numbered
+                                                     # alone, its labels its own (website.py)
+    page_refs: dict = field(default_factory=dict)    # per_page: path -> label -> Ref
+    sidebars: list = field(default_factory=list)     # a website's sidebars (read/sidebar.py)
 
 
 def page_for(path: str) -> str:
@@ -104,7 +110,7 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
         here = chapter.page_dir or "."
         pages = {c.path: quote(posixpath.relpath(c.page, here)) for c in book.chapters}
     refs = {}
-    for rid, ref in book.refs.items():
+    for rid, ref in (book.page_refs.get(chapter.path, {}) if book.per_page else book.refs).items():
         href = f"{pages[ref.path]}#{rid}" if target == "html" else f"#{rid}"
         refs[rid] = {"kind": ref.kind, "number": ref.number, "text": ref.text, "href": href,
                      "plain": ref.plain}
@@ -114,6 +120,7 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
     found = shortcodes.context(chapter.markdown_file, book.metadata, book.variables)
     if found is not None:
         ctx["shortcodes"] = found
+    ctx["website"] = book.per_page
     ctx["appendix_title"] = str(book.crossref.get("appendix-title", "Appendix"))
     ctx["appendix_delim"] = str(book.crossref.get("appendix-delim", " —"))
     ctx["image_prefix"] = f"{chapter.page_dir}/" if chapter.page_dir else ""
@@ -275,7 +282,10 @@ def new_book(project, chapters: list[Chapter], work: Path) -> Book:
                 parts=frozenset(getattr(project, "parts", ())),
                 number_sections=getattr(project, "number_sections", True),
                 metadata=dict(getattr(project, "metadata", {})),
-                variables=dict(getattr(project, "variables", {})))
+                variables=dict(getattr(project, "variables", {})),
+                math=(getattr(project, "html_math", ""), getattr(project, "html_math_url", "")),
+                per_page=getattr(project, "type", "book") != "book",
+                sidebars=list(getattr(project, "sidebars", ())))
 
 
 def chapter_info(book: Book, chapter: Chapter, found) -> ChapterInfo:
@@ -285,7 +295,16 @@ def chapter_info(book: Book, chapter: Chapter, found) -> ChapterInfo:
 
 
 def number(book: Book) -> None:
-    """Number the whole book from its chapters' collected facts (sets book.refs)."""
+    """Number the whole book from its chapters' collected facts (sets book.refs; a
+    website's pages each on its own: book.page_refs)."""
+    if book.per_page:
+        book.refs, book.page_refs = {}, number_pages(     # `number-sections: true` pages: shown
+            [c.info for c in book.chapters],
+            frozenset(c.path for c in book.chapters if c.path not in book.plain_pages))
+        named = nav_titles(book.sidebars)           # the sidebar's names, the pager's too
+        for c in book.chapters:
+            c.info.title = named.get(c.path) or c.info.title
+        return
     book.refs = number_book([c.info for c in book.chapters],
                             str(book.crossref.get("appendix-title", "Appendix")), book.number_sections,
                             str(book.crossref.get("appendix-delim", " —")))

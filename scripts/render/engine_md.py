@@ -36,6 +36,7 @@ from pathlib import Path, PurePosixPath
 
 from scripts.model import ChapterRun, CodeCell, Output, ParsedChapter
 from scripts.read.figures import figure_options
+from scripts.read.jupyter_title import title_edits
 from scripts.read.options import effective_options
 from scripts.verify.published import escape_pipes, in_pipe_table
 
@@ -378,6 +379,8 @@ def engine_markdown(parsed: ParsedChapter, run: ChapterRun | None, root=None,
                 pass
         at = line_start(line) if line <= len(parsed.line_map) else len(text)
         edits.append((at, at, include_newlines(raw, nested)))
+    if parsed.title_heading:        # Quarto's Jupyter engine makes it the title (read/jupyter_title.py)
+        edits += title_edits(text, parsed.title_heading, line_start)
     # an include on the chapter's last line takes the place of the final newline
     ends_in_include = any(line >= len(parsed.line_map) for line, _, nested in
                           include_ends(parsed) if not nested)
@@ -391,3 +394,4 @@ def engine_markdown(parsed: ParsedChapter, run: ChapterRun | None, root=None,
     out.append(text[pos:])
     final = "" if ends_in_include else "\n"        # the last Markdown cell's newline
     return EngineMarkdown("".join(out) + final, files)
+

@@ -39,7 +39,9 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     `typed_ok`: a number written in the chapter's source is the author's (a project
     that does not ask for the literal-number check, `verify: literal-numbers`).
     """
-    exempt = list(exempt) + tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text)
+    # a "(0.99)" in a formula's TeX is no equation number: the renderer's labels are not in math
+    exempt = list(exempt) + [(a, b) for a, b in tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text)
+                             if not tok.inside(a, soft)]
     tokens = [(n, s, e, tok.inside(s, soft)) for n, s, e in tok.number_tokens(text)
               if not tok.inside(s, exempt)]
     if glued:
@@ -189,6 +191,7 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
     source path with .html, Quarto's layout). A page that is missing is a finding.
     """
     from scripts.verify.audit_html import reader_text
+    from scripts.verify.inline_math import formula_leaks
     page_of = page_of or (lambda p: posixpath.splitext(p)[0] + ".html")
     seen = Seen(result.project.root, "html")
     typed_ok = not getattr(result.project, "literal_numbers", False)
@@ -212,7 +215,8 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         reader = reader_text(html)
         found = account(parsed, page, reader.text, values[path], reader.exempt, reader.soft,
                         typed_ok=typed_ok)
-        blank = _blank(reader.text, reader.soft)
+        found += formula_leaks(parsed, page, reader.text, reader.raw_math)
+        blank = _blank(reader.text, reader.soft + reader.raw_math)
         found += leak_findings(parsed, page, blank, html)
         found += [f for f in leak_findings(parsed, page, reader.text) if "{python}" in f.reason
                   and f not in found]

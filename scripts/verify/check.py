@@ -19,6 +19,7 @@ from scripts.verify.blame import kernel_refused, once_per_book
 from scripts.verify.figalt import missing_fig_alt
 from scripts.verify.generated import (ALT_ATTRIBUTE, CAPTIONS, caption_fix,
                                       caption_inlines, with_generated)
+from scripts.verify.inline_math import inline_math
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
 
@@ -85,6 +86,7 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
+        result.findings += [parsed.relocate(f) for f in inline_math(parsed, result.runs[rel])]
     result.findings = once_per_book(result.findings)
     for check in text_checks(project):
         result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
@@ -157,7 +159,7 @@ def book_wide(project: Project, parsed: dict[str, ParsedChapter],
     holds each chapter's numbers (ledger.collect) and `failed` the chapters
     whose run did not reach its end. Sets result.ledger_compared/_skipped.
     """
-    findings = _relocated(parsed, cross_references(parsed) + citations(project, parsed))
+    findings = _relocated(parsed, cross_references(parsed, project.type) + citations(project, parsed))
     blocked = bool(result.findings or findings)
     return findings + _ledger(project.root, published, failed, result, update_ledger, blocked)
 

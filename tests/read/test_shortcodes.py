@@ -48,3 +48,11 @@ def test_a_project_extension_provides_its_shortcodes(tmp_path):
     (ext / "_extension.yml").write_text("title: Mine\ncontributes:\n  shortcodes:\n    - mine.lua\n")
     (ext / "mine.lua").write_text('return {\n  ["mine"] = function(args) return "x" end,\n}\n')
     assert findings(root) == [("ch.qmd", 3, 20, Kind.SHORTCODE, "`{{< theirs >}}`")]
+
+
+def test_a_malformed_variables_file_is_a_yaml_finding(tmp_path):
+    root = write_book(tmp_path, {"ch.qmd": "# One\n\n{{< var a >}}\n"})
+    (root / "_variables.yml").write_text("a: [1\n")
+    book = read_book(root)
+    assert [(f.path, f.kind) for f in book.findings if f.path == "_variables.yml"] == [
+        ("_variables.yml", Kind.YAML)]

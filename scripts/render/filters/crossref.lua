@@ -19,7 +19,8 @@ The filter reads a JSON context file named by the metadata `book-context`.
     numbers, and replace every @sec-/@tbl-/@fig-/@eq-/@lst-/@nte-… citation with a link
     whose text is the label ("Table A.1") to `context.refs[id].href`.
     An unknown reference is an error: the render fails rather than
-    printing "?@tbl-x".
+    printing "?@tbl-x" (but in a website, where Quarto prints it for a label
+    of another page: `context.website`).
 
 Equations follow Quarto's syntax: `$$ ... $$ {#eq-x}` parses as display
 math followed by the string "{#eq-x}".
@@ -99,6 +100,7 @@ local function collect(doc)
         id = h.identifier,
         level = h.level,
         unnumbered = is_unnumbered(h),
+        title = h.classes:includes("title"),
         text = pandoc.utils.stringify(h.content),
       })
     end,
@@ -269,7 +271,11 @@ local function apply_cite(cite)
   for _, c in ipairs(cite.citations) do
     -- `@Fig-x` is Quarto's capitalised form of `@fig-x`
     local id = c.id:gsub("^%u", string.lower)
-    if label_kind(id) then
+    if label_kind(id) and ctx.website and not ctx.refs[id] then
+      -- a website resolves a label of its own page only; Quarto prints **?@id**
+      -- (a website-ref finding of the check)
+      links:insert(pandoc.Strong({ pandoc.Str("?@" .. c.id) }))
+    elseif label_kind(id) then
       local entry = lookup(id)
       local text = label_inlines(entry)
       if entry.kind == "sec" and ctx.plain_sections and entry.plain ~= "" then
@@ -402,6 +408,16 @@ end
 --- page as the level-1 title (the text before it stays; the other headings keep
 --- their levels). A chapter with no heading at all gets none.
 local function ensure_title(doc)
+  if ctx.website then
+    -- a website's page (each page its own document): its `title:` above its headings
+    -- (Quarto's title block), none without one
+    if doc.meta.title then
+      local title = doc.meta.title
+      doc.blocks:insert(1, pandoc.Header(1, pandoc.utils.type(title) == "Inlines" and title
+        or pandoc.Inlines({ pandoc.Str(pandoc.utils.stringify(title)) }), pandoc.Attr("", { "title" })))
+    end
+    return doc
+  end
   local first = nil
   for i, block in ipairs(doc.blocks) do
     if block.t == "Header" then
