@@ -288,3 +288,17 @@ def test_a_cell_listing_as_quarto(tmp_path):
         ("lst-cell", ["Listing 1.1: A cell listing", "x = 1 print(x)"]),
         ("lst-fenced", ["Listing 1.2: Fenced listing",
                         "```{python} #| lst-label: lst-fenced #| lst-cap: Fenced listing y = 2 ```"])]
+
+
+def test_a_website_page_with_number_sections_true_numbers_its_headings(tmp_path):
+    """A website numbers no heading unless told (Quarto 1.7.34; render/website.py):
+    `number-sections: true` in a page's front matter numbers that page only."""
+    from scripts.verify.check import check_book
+    pages = {"index.qmd": "---\ntitle: Home\n---\n\n## Plain {#sec-plain}\n",
+             "a.qmd": "---\ntitle: A\nnumber-sections: true\n---\n\n## One {#sec-one}\n\n## Two\n"}
+    root = make_book(tmp_path, pages, "project:\n  type: website\n")
+    result = check_book(root)
+    assert result.findings == []
+    render_book(result, "html", use_quarto=False, audited=False)
+    assert texts((None, scan((root / "_site" / "a.html").read_text("utf-8"))), "h2") == ["1 One", "2 Two"]
+    assert texts((None, scan((root / "_site" / "index.html").read_text("utf-8"))), "h2") == ["Plain"]
