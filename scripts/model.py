@@ -61,6 +61,7 @@ class Kind(str, Enum):
     LEDGER = "ledger", "a published value new, changed or gone against `numbers.lock`, or a `numbers.lock` that cannot be read"
     LITERAL_NUMBER = "literal-number", "a number typed in prose (`verify: literal-numbers`)"
     FIG_ALT = "fig-alt", "a figure without alt text (`verify: fig-alt`)"
+    SHORTCODE = "shortcode", "a `{{< shortcode >}}` Quarto cannot resolve (an unknown name, a `var` key `_variables.yml` lacks)"
     INLINE_MATH = "inline-math", "an inline value inside `$…$`/`$$…$$` that Quarto inserts escaped as Markdown (`11\\,025`): the formula breaks"
     CAPTION_INLINE = "caption-inline", "an inline value inside a caption option, which Quarto leaves as code"
     SUPPRESSION = "suppression", "an `mlsys: ignore` comment without a reason or naming no finding kind (it suppresses nothing; docs/adopting.md)"
@@ -162,6 +163,7 @@ class ParsedChapter:
     # resolved by read/options.py (front matter over the project):
     freeze: object = False    # `execute: freeze:` false | true | "auto"
     search: bool = True       # False: `search: false` (left out of the search index)
+    number_sections: bool = True  # False: `number-sections: false` (its page numbers no heading)
     cache_inputs: list[str] = field(default_factory=list)  # `cache-inputs:` (ours) paths/globs
     kernel: tuple | None = None  # (`jupyter:` value, file, line) in force, or None
     title_heading: int = 0    # the heading Quarto's Jupyter engine makes the page's title

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from scripts.model import Finding, Kind, ParsedChapter
 from scripts.read.includes import expand
+from scripts.read import shortcodes
 from scripts.read.jupyter_title import applies, title_heading
 from scripts.read.options import resolve
 from scripts.read.profiles import directory_metadata
@@ -51,6 +52,7 @@ def read_book(root: Path, profile: str | None = None) -> ReadBook:
         *folder, problems = directory_metadata(project.root, rel)
         book.findings += [p for p in problems if p not in book.findings]     # once per file
         resolve(project, parsed, folder)
+        parsed.findings += shortcodes.check(project, parsed)
         if applies(project):
             parsed.title_heading = title_heading(parsed)
         book.parsed[rel] = parsed

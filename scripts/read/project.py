@@ -17,9 +17,9 @@ import yaml
 
 from scripts import store
 from scripts.model import Finding, Kind
-from scripts.read import CONFIG
+from scripts.read import CONFIG, shortcodes
 from scripts.read.figures import drawn_format, figure_options
-from scripts.read.options import check
+from scripts.read.options import check, number_sections
 from scripts.read.page_options import as_list, as_mapping, custom_callouts, page_footer
 from scripts.read.profiles import overlay, read_mapping
 from scripts.read.sidebar import page_order, sidebars
@@ -56,6 +56,11 @@ class Project:
     figure: dict = field(default_factory=lambda: figure_options({}))  # Quarto's figure options for the
                                                              # kernels (read/figures.py)
     figure_format: str = "html"                              # the format they are drawn for
+    metadata: dict = field(default_factory=dict)             # the merged configuration: what
+                                                             # `{{< meta key >}}` reads below the front matter
+    variables: dict = field(default_factory=dict)            # `_variables.yml` ({{< var key >}})
+    shortcodes: list[str] = field(default_factory=list)      # shortcode names the project's extensions add
+    number_sections: bool = True                             # `number-sections` (options.number_sections)
     output_dir: str = "_book"                                # `project: output-dir:`
     parts: list[str] = field(default_factory=list)           # `- part: file.qmd` pages (in chapters)
     execute_dir: str = "file"                                # `project: execute-dir:` file | project
@@ -131,6 +136,9 @@ def load_project(root: Path, profile: str | None = None) -> Project:
     config, project.config_files, project.profiles, problems = overlay(root, config, profile)
     project.findings += problems
     _resolve(project, config)
+    project.shortcodes = shortcodes.provided(root, config)
+    project.variables, problems = shortcodes.variables(root)
+    project.findings += problems
     lines = key_lines(node)
     project.execute, problems = check(project.execute, "execute",
                                       lambda name: (CONFIG, lines.get(("execute", name), 0)))
@@ -227,9 +235,12 @@ def _resolve(project: Project, config: dict) -> None:
         project.html_math_url, math = str(math.get("url") or ""), math.get("method")
     project.html_math = str(math or "")
     project.figure_format = drawn_format(config.get("format"))
+    project.metadata = {k: v for k, v in config.items() if k != "project"}
     # Quarto's type is `default` unless set; a `book:` key alone still means a book here
     project.type = str(as_mapping(config.get("project")).get("type")
                        or ("book" if "book" in config else "default"))
+    # Quarto numbers a book's sections unless told not to, a website's only when told to
+    project.number_sections = number_sections(config, project.figure_format, project.type == "book")
     default_out = "_book" if project.type == "book" else "_site" if project.type == "website" else ""
     project.output_dir = str(as_mapping(config.get("project")).get("output-dir") or default_out or "_book")
     project.execute_dir = str(as_mapping(config.get("project")).get("execute-dir") or "file")

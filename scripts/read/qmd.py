@@ -92,7 +92,6 @@ def parse_chapter(path_rel: str, text: str) -> ParsedChapter:
 
 
 STRAY_INLINE = re.compile(r"\{python\}")
-HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
 def _stray_inline(chapter: ParsedChapter, prose: str) -> None:
@@ -174,6 +173,9 @@ def _fenced_blocks(chapter: ParsedChapter, lines: list[str], prose: list[str],
             i += 1
             continue
         indent, fence = (py or other).group(1), (py or other).group(2)
+        listing = None if py else ATTR_LABEL.search(lines[i])
+        if listing and listing.group(1).startswith("lst-"):      # ```{#lst-x .python}
+            chapter.labels.append((listing.group(1), i + 1))
         if py:
             closing = re.compile("^" + re.escape(indent) + re.escape(fence) + r"\s*$")
         else:
@@ -314,6 +316,9 @@ def _labels_and_refs(chapter: ParsedChapter, prose: str) -> None:
     found = [(label, where.locate(offset)[0]) for label, offset, attributes in _attr_labels(prose)
              if _defines(label, attributes)]
     found += _cell_labels(chapter, found)
+    found += chapter.labels         # a listing's label on its code block's fence (_fenced_blocks)
+    found += [(str(c.options["lst-label"]).lstrip("#"), c.first_code_line) for c in chapter.cells
+              if isinstance(c.options.get("lst-label"), str)]     # a cell's `lst-label: lst-x`
     chapter.labels = sorted(found, key=lambda item: item[1])
     for m in AT_KEY.finditer(prose):
         key = m.group(1)

@@ -10,8 +10,8 @@ and the built-in renderer reads (docs/architecture.md, render/).
 - the text between cells is the chapter's (includes expanded), inline values
   as Quarto inserts them (InlineRun.markdown) or left as code;
 - a cell becomes `::: {#id .cell <forwarded options> execution_count=N}` with
-  its code (`echo`; `code-fold`, `code-summary`, `code-line-numbers` on its
-  block) and one `::: {.cell-output …}` div per output; a cell with neither
+  its code (`echo`; `lst-label` as the block's id, `lst-cap`, `code-fold`,
+  `code-summary`, `code-line-numbers` on its block) and one `::: {.cell-output …}` div per output; a cell with neither
   code nor output, or `include: false`, disappears;
 - `execution_count` is the cell's position among the chapter's code cells
   (Quarto renumbers them), on the cell and on an execute_result output;
@@ -155,6 +155,10 @@ class _Cell:
         if echo is False:
             return ""
         fenced = echo == "fenced"
+        label = self.opts.get("lst-label")          # a listing: `#lst-x`, then its caption
+        head = ("#" + label.lstrip("#") + " ") if isinstance(label, str) else ""
+        cap = self.opts.get("lst-cap")
+        listing = f' lst-cap="{cap}"' if isinstance(cap, str) else ""
         source = self.cell.code
         if self.indent:
             source = "\n".join(ln[len(self.indent):] if ln.startswith(self.indent) else ln
@@ -165,12 +169,12 @@ class _Cell:
                        if re.match(r"^\s*#\|", ln) and not re.search(r"\|\s+echo:\s+fenced\s*$", ln)]
             body = "\n".join(["```{{python}}", *options, source.strip("\n"), "```", ""])
             ticks = ticks_for(lines, 4)
-            return f"{ticks} {{ .cell-code}}\n{body}\n{ticks}\n"
+            return f"{ticks} {{{head} .cell-code{listing}}}\n{body}\n{ticks}\n"
         ticks = ticks_for(lines)
         attrs = "".join(f' {key}="{value if isinstance(value, str) else _json(value)}"'
                         for key in CODE_OPTIONS
                         if (value := self.opts.get(key)) is not None)
-        return f"{ticks} {{.python .cell-code{attrs}}}\n{source}\n{ticks}\n"
+        return f"{ticks} {{{head}.python .cell-code{listing}{attrs}}}\n{source}\n{ticks}\n"
 
     def output_md(self, output: Output, position: int, out_label: str) -> str:
         if output.name:                                    # a stream

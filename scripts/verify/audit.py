@@ -151,8 +151,10 @@ def leak_findings(parsed, page: str, text: str, raw: str = "",
     the raw HTML), located at the source line that writes it (`audit_tokens.written_at`:
     a broken formula's raw TeX at that formula's line, not the first line using the macro)."""
     authored = Counter(shown for _, shown, *_ in tok.leaks(parsed.authored) if shown in AUTHORED_WORDS)
+    # an `echo: fenced` cell shows its fence, ```{python}, as Quarto does
+    authored["{python}"] += sum(1 for cell in parsed.cells if cell.options.get("echo") == "fenced")
     found = [(what, shown, text, at, pattern) for what, shown, at, pattern in tok.leaks(text)
-             if (shown not in AUTHORED_WORDS or _spend(authored, shown))
+             if (shown not in AUTHORED_WORDS and shown not in authored or _spend(authored, shown))
              and only in (None, shown)]
     found += [("a citation key no bibliography has", m.group(1) + "?", raw, m.start(),
                re.compile(re.escape(m.group(1)))) for m in tok.CITATION_MISS.finditer(raw)]

@@ -30,10 +30,12 @@ ALLOWED = [re.compile(p) for p, _ in ALLOWLIST]
 
 #: Numbers the renderer makes, recognised in running text: "Table 1.2", "Figure A.1",
 #: "Section 2.3", "Chapter 1", "Appendix B", "Equation (1.2)", a numbered callout's
-#: "Note 1.1" (also Tip, Warning, Important, Caution), Quarto's "Listing 3.1", and an equation number
+#: "Note 1.1" (also Tip, Warning, Important, Caution), Quarto's "Listing 3.1", a theorem-like
+#: div's "Theorem 1.1" (Lemma, Corollary, Proposition, Conjecture, Definition, Example, Exercise), and an equation number
 #: "(A.3)" (the number must contain a dot, so "(3)" in prose is not taken for one).
 LABEL = re.compile(r"\b(?:Table|Figure|Section|Chapter|Appendix|Equation|Eq\."
-                   r"|Note|Tip|Warning|Important|Caution|Listing)"
+                   r"|Note|Tip|Warning|Important|Caution|Listing"
+                   r"|Theorem|Lemma|Corollary|Proposition|Conjecture|Definition|Example|Exercise)"
                    r"[\s\u00a0]+\(?(?:[A-Z]|\d+)(?:\.\d+)*\)?")
 EQ_NUMBER = re.compile(r"\((?:[A-Z]|\d+)\.\d+\)")
 

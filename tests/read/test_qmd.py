@@ -266,3 +266,18 @@ def test_an_inline_expression_missing_its_backtick_is_located():
     strays = [(f.line, f.col) for f in chapter.findings if f.kind == Kind.STRAY_INLINE]
     assert strays == [(3, 14)]
     assert [e.code for e in chapter.inlines] == ["ok"]
+
+
+    flagged = [(f.kind, f.line, f.col) for f in parsed.findings]
+    assert flagged == [(Kind.INLINE_SYNTAX, 1, 3), (Kind.INLINE_SYNTAX, 1, 21), (Kind.INLINE_SYNTAX, 1, 41)]
+    assert "exactly one space" in parsed.findings[0].reason
+
+
+def test_a_listing_label_on_a_code_block_fence():
+    """Quarto 1.7: ```` ```{#lst-x .python lst-cap="…"} ```` is listing lst-x; a code
+    block's other ids define nothing."""
+    text = ('```{#lst-a .python lst-cap="A"}\nprint(1)\n```\n\n'      # 1
+            "```{#fig-no .python}\nx\n```\n\n"                        # 5
+            "::: {#lst-b}\n```python\ny\n```\n:::\n\nSee @lst-a.\n")  # 9
+    parsed = parse_chapter("c.qmd", text)
+    assert parsed.labels == [("lst-a", 1), ("lst-b", 9)]
