@@ -30,7 +30,7 @@ from urllib.parse import unquote
 from scripts import store
 from scripts.binaries import pandoc_binary
 from scripts.model import Finding, Kind, ParsedChapter
-from scripts.read.qmd import CROSSREF_PREFIXES
+from scripts.read.labels import CROSSREF_PREFIXES
 
 AT = re.compile(r"\bline (\d+),? column (\d+)")
 NOTE_UNUSED = re.compile(r"^Note with key '(.*)' defined at .*but not used")

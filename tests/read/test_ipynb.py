@@ -53,7 +53,7 @@ def test_a_notebook_is_its_cells_with_findings_at_its_json_lines(tmp_path):
     nb = notebook([raw("---\n", "title: N\n", "execute:\n", "  enabled: true\n", "---"),
                    code("#| label: tbl-x\n", "x = 2\n", "print(x)", outputs=[STORED],
                         tags=["hide-code", "remove-input"]),    # Quarto's tag, and not one
-                   markdown("# N {#sec-n}\n", "\n", "See @tbl-x and `{python}  x`."),
+                   markdown("# N {#sec-n}\n", "\n", "See @tbl-x and {python} x`."),
                    {"cell_type": "raw", "metadata": {"raw_mimetype": "text/html"}, "source": ["<b>x</b>"]}])
     make_book(tmp_path, {"index.qmd": "# I\n", "nb.ipynb": nb}, BOOK)
     parsed = read_book(tmp_path).parsed["nb.ipynb"]
@@ -61,8 +61,8 @@ def test_a_notebook_is_its_cells_with_findings_at_its_json_lines(tmp_path):
     assert [c.code for c in parsed.cells] == ["x = 2\nprint(x)"]
     assert dict(parsed.cells[0].options) == {"label": "tbl-x", "echo": False}   # the tag's
     assert [label for label, _ in parsed.labels] == ["tbl-x", "sec-n"]
-    # the inline expression's finding (two spaces) names the JSON line of its string
-    syntax = [f for f in parsed.findings if f.kind == Kind.INLINE_SYNTAX]
+    # a read finding (a backtick missing) names the JSON line of its string
+    syntax = [f for f in parsed.findings if f.kind == Kind.STRAY_INLINE]
     assert [(f.path, f.line) for f in syntax] == [("nb.ipynb", json_line(nb, "See @tbl-x"))]
     assert parsed.source_of(parsed.cells[0].fence_line + 3) == ("nb.ipynb", json_line(nb, '"x = 2'))
     assert parsed.kernel == ("python3", "nb.ipynb", json_line(nb, '"kernelspec"'))

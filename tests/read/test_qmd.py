@@ -259,18 +259,14 @@ def test_cell_options_after_a_blank_line_are_reported_where_quarto_ignores_them(
 
 
 def test_an_inline_expression_missing_its_backtick_is_located():
-    text = ("# A\n\nThe cost is ${python} cost_str` per hour, and `{python} ok` is fine.\n\n"
+    text = ("# A\n\nThe cost is ${python} cost_str` per hour.\n\nAnd `{python} ok` is fine.\n\n"
             "Written as code: `` `{python} x` `` and in a block:\n\n```\n{python} y\n```\n"
             "<!-- a comment: {python} z -->\n")
     chapter = parse_chapter("c.qmd", text)
     strays = [(f.line, f.col) for f in chapter.findings if f.kind == Kind.STRAY_INLINE]
     assert strays == [(3, 14)]
-    assert [e.code for e in chapter.inlines] == ["ok"]
+    assert "ok" in [e.expr for e in chapter.inlines]
 
-
-    flagged = [(f.kind, f.line, f.col) for f in parsed.findings]
-    assert flagged == [(Kind.INLINE_SYNTAX, 1, 3), (Kind.INLINE_SYNTAX, 1, 21), (Kind.INLINE_SYNTAX, 1, 41)]
-    assert "exactly one space" in parsed.findings[0].reason
 
 
 def test_a_listing_label_on_a_code_block_fence():

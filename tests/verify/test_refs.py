@@ -62,7 +62,7 @@ def test_check_book_reads_a_website_as_a_website(tmp_path):
     from scripts.verify.check import check_book
     from tests.bookkit import make_book
     pages = {"index.qmd": "# Home\n\nSee @fig-dot.\n",
-             "a.qmd": "# A {#sec-a}\n\n![Dot](dot.png){#fig-dot}\n", "b.qmd": "![Dot](dot.png){#fig-dot}\n"}
+             "a.qmd": "# A {#sec-a}\n\n![Dot](dot.png){#fig-dot}\n", "b.qmd": "![Dot](dot.png){#fig-dot}\n", "dot.png": "png"}
     site = make_book(tmp_path / "site", pages, "project:\n  type: website\n")
     found = [(f.path, f.line, f.col, f.kind) for f in check_book(site).findings]
     assert found == [("index.qmd", 3, 5, "website-ref")]
