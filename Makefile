@@ -90,7 +90,7 @@ mutate: $(READY)
 
 # Rewrite grid tables holding inline values as pipe tables (FILES=... or every document).
 pipe-tables: $(READY)
-	$(PY) -m scripts.tools.grid_tables $(FILES)
+	$(BOOK) pipe-tables $(FILES)
 
 # Refresh requirements.lock from requirements.txt with uv's resolver (from PyPI),
 # for every platform and Python >= 3.10. Pins already in the lock are kept unless

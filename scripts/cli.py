@@ -1,5 +1,5 @@
-"""Command line: `python -m scripts check|numbers|html|pdf|merge|preview|bench`, and
-`pre-render|post-render` (Quarto's project scripts: render/hooks.py).
+"""Command line: `python -m scripts check|numbers|html|pdf|merge|pipe-tables|preview|bench`,
+and `pre-render|post-render` (Quarto's project scripts: render/hooks.py).
 
 Exit status: 0 when there is no finding, 1 on findings (or a failed render),
 2 on usage errors, 130 on Ctrl-C, 143 on SIGTERM.
@@ -39,6 +39,12 @@ def _parser() -> argparse.ArgumentParser:
                             "(default: QUARTO_PROFILE; `quarto render` is given it too)")
         p.add_argument("--json", action="store_true",
                        help="print findings and the summary as JSON instead of text")
+        known = p.add_mutually_exclusive_group()
+        known.add_argument("--write-baseline", dest="baseline_mode", action="store_const",
+                           const="write", help="record every finding as known in "
+                           "findings-baseline.json (review its diff; docs/adopting.md)")
+        known.add_argument("--prune-baseline", dest="baseline_mode", action="store_const",
+                           const="prune", help="drop the baseline's entries no finding matches")
         if name == "check":
             p.add_argument("--audit", action="store_true",
                            help="execute every chapter and report any the cache would have "
@@ -56,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     for hook in ("pre-render", "post-render"):
         sub.add_parser(hook, help=f"Quarto's `project: {hook}:` script (docs/quarto-compat.md)")
     sub.add_parser("bench", help="print benchmark figures (options: python -m scripts bench -h)")
+    sub.add_parser("pipe-tables", help="rewrite grid tables holding inline values as pipe "
+                                       "tables (options: python -m scripts pipe-tables -h)")
     return parser
 
 
@@ -96,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] in (["pre-render"], ["post-render"]):   # run by Quarto (render/hooks.py)
         from scripts.render.hooks import main as hook_main
         return hook_main(argv)
+    if argv[:1] == ["pipe-tables"]:     # and the grid-table rewriter (--check …)
+        from scripts.tools.grid_tables import main as pipe_tables
+        return pipe_tables(argv[1:])
     if argv[:1] == ["preview"]:     # so does the preview (--port …)
         from scripts.tools.preview import main as preview_main
         return int(preview_main(argv[1:]) or 0)
@@ -167,7 +178,8 @@ def _check(args):
     from scripts.verify.report import print_json, print_report, summary
     result = check_book(args.root, force=args.force, jobs=args.jobs,
                         update_ledger=args.command == "numbers", timeout_s=args.timeout,
-                        audit=getattr(args, "audit", False), profile=args.profile)
+                        audit=getattr(args, "audit", False), profile=args.profile,
+                        baseline_mode=args.baseline_mode)
     if args.json:
         print_json(result)
     else:
@@ -186,7 +198,7 @@ def _html(args) -> int:
     from scripts.render import uptodate
     options = {"command": "html", "root": str(args.root), "timeout": args.timeout,
                "jobs": args.jobs, "force": args.force, "json": args.json, "profile": args.profile}
-    if not uptodate.usable(options):
+    if not uptodate.usable(options) or args.baseline_mode:
         uptodate.forget(args.root)
         result = _check(args)
         return _render(result, "html") if result.ok else EXIT_FINDINGS

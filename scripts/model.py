@@ -29,16 +29,21 @@ class Kind(str, Enum):
     FRONT_MATTER = "front-matter", "a chapter's front matter is never closed, malformed, or not a mapping"
     UNCLOSED_FENCE = "unclosed-fence", "a code block or div opened and never closed (it swallows the rest of the file)"
     INCLUDE = "include", "an `{{< include >}}` that is malformed, escapes the project, forms a cycle or cannot be read"
-    INLINE_SYNTAX = "inline-syntax", "an inline expression Quarto evaluates but leaves as code (spacing, a line break)"
-    GRID_TABLE_INLINE = "grid-table-inline", "an inline expression inside a grid table (Quarto garbles it: use a pipe table)"
+    IGNORED_OPTION = "ignored-option", "a `#|` cell option Quarto ignores: it follows a blank line"
+    GRID_TABLE_INLINE = "grid-table-inline", "an inline expression inside a grid table (Quarto garbles it: `python -m scripts pipe-tables` converts it to a pipe table)"
     MISSING_CHAPTER = "missing-chapter", "a chapter `_quarto.yml` lists that does not exist or cannot be read"
     CHAPTER_PATH = "chapter-path", "a chapter path that escapes the project"
     DUPLICATE_CHAPTER = "duplicate-chapter", "a chapter listed twice in `_quarto.yml`"
+    NOTEBOOK = "notebook", "a `.ipynb` chapter Quarto cannot read (not nbformat JSON with a `cells` list)"
+    NOTEBOOK_OUTPUTS = "notebook-outputs", "a `.ipynb` chapter Quarto does not run: it publishes the outputs stored in the file, unchecked"
     OUTPUT_DIR = "output-dir", "`project: output-dir:` is the project folder, or holds it, its sources or the checker's caches (a render replaces its output folder whole)"
+    MATH_METHOD = "math-method", "an `html-math-method` the renderers cannot honour (unknown, or gladtex: readers would see raw TeX)"
     # running the chapters (run/)
     INVARIANT = "invariant", "a `check()` failed, at the line that called it"
     CELL_ERROR = "cell-error", "a cell raised (without `error: true`)"
-    INLINE_ERROR = "inline-error", "an inline expression raised"
+    INLINE_ERROR = "inline-error", "an inline expression raised (Quarto aborts the whole render there)"
+    STRAY_INLINE = "stray-inline", "`{python}` in the prose outside a code span (a backtick missing): the page shows the code as text"
+    INLINE_SYNTAX = "inline-syntax", "an inline expression Quarto evaluates without error but leaves as code (spacing, a line break)"
     INLINE_EMPTY = "inline-empty", "an inline expression yields nothing printable (None, NaN, an empty string)"
     INLINE_MANGLED = "inline-mangled", "an inline value Quarto would not show as meant (LaTeX, markup, HTML, a line break)"
     KERNEL = "kernel", "the `jupyter:` kernel a chapter names is not installed or not Python"
@@ -48,13 +53,21 @@ class Kind(str, Enum):
     UNSTABLE_OUTPUT = "unstable-output", "`check --audit`: an output differs between two runs of the same inputs"
     # checking the results (verify/)
     UNKNOWN_REF = "unknown-ref", "an `@label` no chapter defines"
-    DUPLICATE_LABEL = "duplicate-label", "a label defined twice in the book"
+    DUPLICATE_LABEL = "duplicate-label", "a label defined twice in the book (in a website: on one page)"
+    WEBSITE_REF = "website-ref", ("an `@label` of another page in a website (or a project not a "
+                                  "book): Quarto leaves it unresolved, `?@label`")
     UNKNOWN_CITATION = "unknown-citation", "an `@key` the bibliography does not have"
     BIBLIOGRAPHY = "bibliography", "a bibliography file `_quarto.yml` names that does not exist"
     LEDGER = "ledger", "a published value new, changed or gone against `numbers.lock`, or a `numbers.lock` that cannot be read"
     LITERAL_NUMBER = "literal-number", "a number typed in prose (`verify: literal-numbers`)"
     FIG_ALT = "fig-alt", "a figure without alt text (`verify: fig-alt`)"
+    SHORTCODE = "shortcode", "a `{{< shortcode >}}` Quarto cannot resolve (an unknown name, a `var` key `_variables.yml` lacks)"
+    INLINE_MATH = "inline-math", "an inline value inside `$…$`/`$$…$$` that Quarto inserts escaped as Markdown (`11\\,025`): the formula breaks"
     CAPTION_INLINE = "caption-inline", "an inline value inside a caption option, which Quarto leaves as code"
+    SUPPRESSION = "suppression", "an `mlsys: ignore` comment without a reason or naming no finding kind (it suppresses nothing; docs/adopting.md)"
+    BASELINE = "baseline", "`findings-baseline.json` cannot be read or written (docs/adopting.md)"
+    PANDOC_WARNING = "pandoc-warning", "pandoc's reader warns (a footnote defined twice or never referenced, an id or link defined twice, a div never closed): the page loses text silently"
+    MISSING_IMAGE = "missing-image", "an image whose file does not exist (relative to the chapter, `/…` to the project)"
     CONTROL = "control", "a control file (`_quarto.yml`, `numbers.lock`, a bibliography, a source) changed while the chapters ran"
     # the audit of a render (docs/audit.md)
     UNACCOUNTED_NUMBER = "unaccounted-number", "a rendered page shows a number no value, renderer or allowlist accounts for"
@@ -82,6 +95,8 @@ class Finding:
     old: str | None = None    # ledger findings: the value in numbers.lock (None: new key)
     new: str | None = None    # ledger findings: the published value (None: removed key)
     key: str | None = None    # ledger findings: `chapter · name`
+    within: int = 0           # first line of the construct it is one of (a grid table's
+                              # values): the text report shows the construct as one line
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -148,8 +163,11 @@ class ParsedChapter:
     # resolved by read/options.py (front matter over the project):
     freeze: object = False    # `execute: freeze:` false | true | "auto"
     search: bool = True       # False: `search: false` (left out of the search index)
+    number_sections: bool = True  # False: `number-sections: false` (its page numbers no heading)
     cache_inputs: list[str] = field(default_factory=list)  # `cache-inputs:` (ours) paths/globs
     kernel: tuple | None = None  # (`jupyter:` value, file, line) in force, or None
+    title_heading: int = 0    # the heading Quarto's Jupyter engine makes the page's title
+                              # outside a book (read/jupyter_title.py), its line; 0: none
 
     def source_of(self, line: int) -> tuple[str, int]:
         """(file, line) a line of `text` was written at (includes resolved)."""
@@ -162,7 +180,8 @@ class ParsedChapter:
         if finding.path != self.path or not self.line_map or finding.line <= 0:
             return finding
         path, line = self.source_of(finding.line)
-        return replace(finding, path=path, line=line)
+        within = self.source_of(finding.within)[1] if finding.within > 0 else finding.within
+        return replace(finding, path=path, line=line, within=within)
 
 
 @dataclass

@@ -7,15 +7,19 @@ findings.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from scripts.model import Finding, Kind, ParsedChapter
 from scripts.read.includes import expand
+from scripts.read import shortcodes
+from scripts.read.jupyter_title import applies, title_heading
 from scripts.read.options import resolve
 from scripts.read.profiles import directory_metadata
 from scripts.read.project import Project, load_project
 from scripts.read.qmd import decode, parse_chapter
+from scripts.read.includes import Expanded
+from scripts.read.ipynb import Notebook, read_notebook
 
 
 @dataclass
@@ -37,14 +41,50 @@ def read_book(root: Path, profile: str | None = None) -> ReadBook:
             book.findings.append(Finding(rel, 0, Kind.MISSING_CHAPTER,
                                          f"cannot read: {exc.strerror}"))
             continue
-        text, problems = decode(rel, data)
-        expanded = expand(project.root, rel, text)
+        expanded, notebook = source_text(project.root, rel, data)
         parsed = parse_chapter(rel, expanded.text)
-        if expanded.files:
+        if expanded.files or notebook:
             parsed.line_map, parsed.includes = expanded.line_map, expanded.files
-        parsed.findings = problems + expanded.findings + [parsed.relocate(f) for f in parsed.findings]
+        parsed.findings = expanded.findings + [parsed.relocate(f) for f in parsed.findings]
+        if notebook and notebook.kernel and "jupyter" not in parsed.front_matter:
+            parsed.front_matter["jupyter"] = notebook.kernel    # its kernelspec, as Quarto's
+            parsed.front_lines[("jupyter",)] = notebook.kernel_line
         *folder, problems = directory_metadata(project.root, rel)
         book.findings += [p for p in problems if p not in book.findings]     # once per file
         resolve(project, parsed, folder)
+        parsed.findings += shortcodes.check(project, parsed)
+        if applies(project):
+            parsed.title_heading = title_heading(parsed)
         book.parsed[rel] = parsed
+        if notebook and notebook.stored_outputs and not parsed.execute:
+            parsed.findings.append(_unchecked(rel, notebook.stored_outputs))
     return book
+
+
+def _unchecked(rel: str, cells: int) -> Finding:
+    """A notebook Quarto does not run, whose stored outputs it publishes."""
+    return Finding(rel, 1, Kind.NOTEBOOK_OUTPUTS, (
+        f"Quarto does not run a notebook unless told to: it publishes the outputs stored "
+        f"in {rel} (of {cells} code cell{'s' if cells != 1 else ''}), which nothing checks. "
+        f"Set `execute: enabled: true` in its front matter (a raw cell `---` at the top) "
+        f"or in _quarto.yml, so that it runs like a .qmd chapter, or make it one: "
+        f"`quarto convert {rel}`"))
+
+
+def source_text(root: Path, rel: str, data: bytes) -> tuple[Expanded, Notebook | None]:
+    """The text a chapter is parsed from (a notebook as Quarto's Markdown of it:
+    read/ipynb.py; includes expanded), its line map back to the files, and the
+    notebook read (None for a .qmd/.md)."""
+    if rel.endswith(".ipynb"):
+        notebook = read_notebook(rel, data)
+        text, problems = notebook.text, notebook.findings
+    else:
+        notebook, (text, problems) = None, decode(rel, data)
+    expanded = expand(root, rel, text)
+    expanded.findings[:0] = problems
+    if notebook:   # the notebook's own lines: to their JSON lines
+        def json_line(f: str, n: int) -> tuple[str, int]:
+            return notebook.line_map[n - 1] if f == rel and 0 < n <= len(notebook.line_map) else (f, n)
+        expanded.line_map = [json_line(f, n) for f, n in expanded.line_map]
+        expanded.findings = [replace(f, line=json_line(f.path, f.line)[1]) for f in expanded.findings]
+    return expanded, notebook

@@ -45,6 +45,18 @@ def outputs_shown(cell: CodeCell) -> bool:
     return cell.options.get("include") is not False and cell.options.get("output") is not False
 
 
+def number_sections(layer: dict, name: str, default: bool) -> bool:
+    """`number-sections` of a layer (`_quarto.yml`, or the front matter over the folders'
+    `_metadata.yml`): its `format: <name>:` value, else its top-level one, else `default`."""
+    formats = layer.get("format")
+    own = formats.get(name) if isinstance(formats, dict) else None
+    for value in ((own or {}).get("number-sections") if isinstance(own, dict) else None,
+                  layer.get("number-sections")):
+        if isinstance(value, bool):
+            return value
+    return default
+
+
 def accepts(spec: dict, value) -> bool:
     """Whether Quarto's schema entry `spec` ({"types", "enum"}) takes `value`."""
     kind = next((name for cls, name in _TYPES if isinstance(value, cls)), "string")
@@ -89,6 +101,8 @@ def resolve(project, parsed: ParsedChapter, directory: tuple[dict, list[str]] = 
     execute, found = check(execute, "execute", lambda name: where("execute", name))
     merged = {**project.execute, **execute}
     parsed.execute = merged.get("enabled", True) is not False
+    if parsed.path.endswith(".ipynb"):    # Quarto runs a notebook only when told to
+        parsed.execute = merged.get("ipynb", merged.get("enabled")) is True
     defaults = {k: v for k, v in merged.items() if k in CELL_DEFAULTS}
     for cell in parsed.cells:
         own, problems = check(cell.options, "cell", lambda name: (
@@ -99,6 +113,7 @@ def resolve(project, parsed: ParsedChapter, directory: tuple[dict, list[str]] = 
     parsed.findings += [parsed.relocate(f) for f in found]
     parsed.exec_dir = project.exec_dir(parsed.path)
     parsed.figure = document_figure_options(project.figure, front, project.figure_format)
+    parsed.number_sections = number_sections(front, project.figure_format, project.number_sections)
     parsed.freeze = merged.get("freeze", False)
     parsed.search = front.get("search") is not False
     inputs = front.get(DECLARED_INPUTS)

@@ -17,10 +17,12 @@ import yaml
 
 from scripts import store
 from scripts.model import Finding, Kind
-from scripts.read import CONFIG
+from scripts.read import CONFIG, shortcodes
 from scripts.read.figures import drawn_format, figure_options
-from scripts.read.options import check
+from scripts.read.options import check, number_sections
+from scripts.read.page_options import as_list, as_mapping, custom_callouts, page_footer
 from scripts.read.profiles import overlay, read_mapping
+from scripts.read.sidebar import page_order, sidebars
 from scripts.read.yamlio import compose_yaml, key_lines
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -39,7 +41,7 @@ class Project:
     No other module reads _quarto.yml: stages take these fields.
     """
     root: Path
-    title: str = ""
+    title: str = ""                                          # `book:`/`website: title:`, else `title:`
     subtitle: str = ""
     chapters: list[str] = field(default_factory=list)
     appendices: list[str] = field(default_factory=list)
@@ -54,6 +56,11 @@ class Project:
     figure: dict = field(default_factory=lambda: figure_options({}))  # Quarto's figure options for the
                                                              # kernels (read/figures.py)
     figure_format: str = "html"                              # the format they are drawn for
+    metadata: dict = field(default_factory=dict)             # the merged configuration: what
+                                                             # `{{< meta key >}}` reads below the front matter
+    variables: dict = field(default_factory=dict)            # `_variables.yml` ({{< var key >}})
+    shortcodes: list[str] = field(default_factory=list)      # shortcode names the project's extensions add
+    number_sections: bool = True                             # `number-sections` (options.number_sections)
     output_dir: str = "_book"                                # `project: output-dir:`
     parts: list[str] = field(default_factory=list)           # `- part: file.qmd` pages (in chapters)
     execute_dir: str = "file"                                # `project: execute-dir:` file | project
@@ -66,8 +73,13 @@ class Project:
                                                              # single: .qmd files without _quarto.yml
     config_files: list[str] = field(default_factory=list)   # merged over _quarto.yml (read/profiles.py)
     profiles: list[str] = field(default_factory=list)       # the active Quarto profiles
+    html_math: str = ""                                      # `html-math-method:` (format html's, else
+    html_math_url: str = ""                                  # the top level's; "" unset) and its `url:`
+    sidebars: list = field(default_factory=list)            # a website's `sidebar:`s (read/sidebar.py)
     jupyter: object = None                                   # `jupyter:` as written (kernel)
     jupyter_line: int = 0                                    # its line in _quarto.yml
+    page_footer: dict = field(default_factory=dict)          # `book:`/`website: page-footer:`:
+                                                             # left/center/right -> Markdown or nav items
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -124,10 +136,14 @@ def load_project(root: Path, profile: str | None = None) -> Project:
     config, project.config_files, project.profiles, problems = overlay(root, config, profile)
     project.findings += problems
     _resolve(project, config)
+    project.shortcodes = shortcodes.provided(root, config)
+    project.variables, problems = shortcodes.variables(root)
+    project.findings += problems
     lines = key_lines(node)
     project.execute, problems = check(project.execute, "execute",
                                       lambda name: (CONFIG, lines.get(("execute", name), 0)))
     project.findings += problems
+    project.findings += _math_method(project, node)
     if _child(node, "jupyter") is not None:
         project.jupyter, project.jupyter_line = config.get("jupyter"), _child(node, "jupyter").start_mark.line + 1
     book_node = _child(node, "book")
@@ -135,7 +151,10 @@ def load_project(root: Path, profile: str | None = None) -> Project:
         book_node = compose_yaml(yaml.safe_dump(config.get("book")))[0]
     seen: set[str] = set()
     if project.type != "book":                   # website, default: every input file
-        project.chapters = [r for r in _input_files(project, config) if _validate(project, r, 0, seen)]
+        inputs = [r for r in _input_files(project, config) if _validate(project, r, 0, seen)]
+        if project.type == "website":            # its pages in sidebar order (read/sidebar.py)
+            project.sidebars = sidebars(root, as_mapping(config.get("website")), inputs)
+        project.chapters = page_order(project.sidebars, inputs)
         project.findings += _unsafe_output_dir(project, lines.get(("project", "output-dir"), 0))
         return project
     project.chapters = _entries(project, _child(book_node, "chapters"), seen, "chapters")
@@ -149,16 +168,16 @@ def load_project(root: Path, profile: str | None = None) -> Project:
 def _input_files(project: Project, config: dict) -> list[str]:
     """A non-book project's documents as Quarto finds them: `project: render:` if
     given, else every .qmd/.md below the root but `_*`, `.*`, README and outputs."""
-    listed = _as_list(_mapping(config.get("project")).get("render"))
+    listed = as_list(as_mapping(config.get("project")).get("render"))
     if listed:
         return [PurePosixPath(str(p)).as_posix() for p in listed if not any(c in str(p) for c in "*?[")]
     return _candidate_inputs(project)
 
 
 def _candidate_inputs(project: Project) -> list[str]:
-    """Every .qmd/.md of source_files() Quarto would take for a document: not `_*` or
+    """Every .qmd/.md/.ipynb of source_files() Quarto would take for a document: not `_*` or
     `.*` (files or folders), not README; index.qmd first."""
-    found = [rel for rel in project.source_files() if rel.endswith((".qmd", ".md"))
+    found = [rel for rel in project.source_files() if rel.endswith((".qmd", ".md", ".ipynb"))
              and not any(part.startswith(("_", ".")) for part in rel.split("/"))
              and rel.rsplit("/", 1)[-1].lower() not in ("readme.md", "readme.qmd")]
     return sorted(found, key=lambda r: (r.count("/"), r != "index.qmd", r))
@@ -189,46 +208,45 @@ def unlisted_note(rel: str) -> str:
             f"{CONFIG}; if it is not a chapter, name it `_{name}`")
 
 
-def _mapping(value) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _as_list(value) -> list:
-    if value is None or value == "":
-        return []
-    return list(value) if isinstance(value, list) else [value]
-
-
 def _resolve(project: Project, config: dict) -> None:
     """Every option the later stages use, resolved from the raw mapping."""
-    book = _mapping(config.get("book"))
-    project.title = str(book.get("title") or config.get("title") or "")
+    book = as_mapping(config.get("book"))
+    site = as_mapping(config.get("website"))
+    project.title = str(book.get("title") or site.get("title") or config.get("title") or "")
+    project.page_footer = page_footer(book.get("page-footer", site.get("page-footer")))
     project.subtitle = str(book.get("subtitle") or config.get("subtitle") or "")
-    project.execute = _mapping(config.get("execute"))
+    project.execute = as_mapping(config.get("execute"))
     project.timeout_s = _timeout(project.execute.get("timeout"))
     bib = config.get("bibliography", book.get("bibliography"))
-    project.bibliography = [str(b) for b in _as_list(bib) if b]
+    project.bibliography = [str(b) for b in as_list(bib) if b]
     csl = config.get("csl")
     project.csl = str(csl) if csl else None
     project.lang = str(config.get("lang") or "en")
-    authors = _as_list(book.get("author") or config.get("author"))
+    authors = as_list(book.get("author") or config.get("author"))
     project.authors = [str(a.get("name", "")) if isinstance(a, dict) else str(a)
                        for a in authors if a]
-    project.crossref = _mapping(config.get("crossref"))
+    project.crossref = as_mapping(config.get("crossref"))
     project.custom_callouts = custom_callouts(config)
-    formats = _mapping(config.get("format"))
+    formats = as_mapping(config.get("format"))
     project.formats = [str(name) for name in formats]
     project.figure = figure_options(config)
+    math = as_mapping(formats.get("html")).get("html-math-method", config.get("html-math-method"))
+    if isinstance(math, dict):                   # {method: katex, url: …}
+        project.html_math_url, math = str(math.get("url") or ""), math.get("method")
+    project.html_math = str(math or "")
     project.figure_format = drawn_format(config.get("format"))
+    project.metadata = {k: v for k, v in config.items() if k != "project"}
     # Quarto's type is `default` unless set; a `book:` key alone still means a book here
-    project.type = str(_mapping(config.get("project")).get("type")
+    project.type = str(as_mapping(config.get("project")).get("type")
                        or ("book" if "book" in config else "default"))
+    # Quarto numbers a book's sections unless told not to, a website's only when told to
+    project.number_sections = number_sections(config, project.figure_format, project.type == "book")
     default_out = "_book" if project.type == "book" else "_site" if project.type == "website" else ""
-    project.output_dir = str(_mapping(config.get("project")).get("output-dir") or default_out or "_book")
-    project.execute_dir = str(_mapping(config.get("project")).get("execute-dir") or "file")
+    project.output_dir = str(as_mapping(config.get("project")).get("output-dir") or default_out or "_book")
+    project.execute_dir = str(as_mapping(config.get("project")).get("execute-dir") or "file")
     project.output_file = str(book.get("output-file") or "")
     # This pipeline's own checks live under `verify:` (Quarto ignores the key).
-    verify = _mapping(config.get("verify"))
+    verify = as_mapping(config.get("verify"))
     project.literal_numbers = bool(verify.get("literal-numbers"))
     project.fig_alt = bool(verify.get("fig-alt"))
 
@@ -260,32 +278,31 @@ def _unsafe_output_dir(project: Project, line: int) -> list[Finding]:
                     f"for a book is `_book`)")]
 
 
-def custom_callouts(config: dict) -> dict:
-    """Callout types an extension adds (coatless-quarto/custom-callout: `filters:` lists
-    `custom-callout` and `custom-callout: {todo: {title: ..., color: ...}}` defines them).
-
-    class -> {"title", "color"}: a div with that class is a callout; its default title is
-    the type's `title`, else its name capitalised (the extension's rule). Without the
-    filter listed Quarto ignores the key, and so does this.
-    """
-    filters = [str(f.get("path", "")) if isinstance(f, dict) else str(f)
-               for f in _as_list(config.get("filters"))]
-    if not any("custom-callout" in f for f in filters):
-        return {}
-    found = {}
-    for name, spec in _mapping(config.get("custom-callout")).items():
-        if isinstance(spec, dict):
-            title = spec.get("title") or str(name)[:1].upper() + str(name)[1:]
-            found[str(name)] = {"title": str(title), "color": str(spec.get("color") or "")}
-    return found
-
-
 def _timeout(value) -> float:
     """`execute: timeout` in seconds; missing, zero, negative or not a number: 120 s."""
     try:
         return float(value) if value and float(value) > 0 else DEFAULT_TIMEOUT_S
     except (TypeError, ValueError):
         return DEFAULT_TIMEOUT_S
+
+
+#: the `html-math-method`s the renderers honour (Quarto's schema also has gladtex: its `<eq>`
+#: elements wait for the GladTeX program, which neither Quarto nor this renderer runs)
+MATH_METHODS = ("mathml", "mathjax", "katex", "plain", "webtex")
+
+
+def _math_method(project: Project, node) -> list[Finding]:
+    """A finding for an `html-math-method` no renderer here honours, at its line."""
+    if not project.html_math or project.html_math in MATH_METHODS:
+        return []
+    value = _child(_child(_child(node, "format"), "html"), "html-math-method") or \
+        _child(node, "html-math-method")
+    why = ("leaves each formula's TeX in an `<eq>` element for the GladTeX program, which "
+           "neither Quarto nor this renderer runs: readers see raw TeX"
+           if project.html_math == "gladtex" else "is not a method Quarto 1.7 knows")
+    return [Finding(CONFIG, value.start_mark.line + 1 if value is not None else 0, Kind.MATH_METHOD,
+                    f"`html-math-method: {project.html_math}` {why}; use one of "
+                    f"{', '.join(MATH_METHODS)} (mathml: the built-in pages work offline)")]
 
 
 def _child(node, key: str):

@@ -6,12 +6,14 @@ What is recognised (and nothing is executed here):
 * code cells: an opening line matching FENCE_PY, closed by a line with the
   same indent and the same number of backticks and nothing else;
 * the cell's option block: the leading run of `#| key: value` lines (after any
-  blank lines, as Quarto), as YAML; read/options.py validates it;
+  blank lines, as Quarto), as YAML; read/options.py validates it; a `#|` line
+  after a blank line that ends the block is a finding (Quarto ignores it);
 * inline expressions `{python} expr` in one-backtick code spans of the
   markdown text (not inside any fenced block, not inside longer code spans);
-* cross-reference labels (`{#sec-x}`, `{#tbl-x}`, `{#fig-x}`, `{#eq-x}`,
-  cell `label:`, callouts `{#nte-x .callout-note}`), `@sec-x`-style
-  references and `[@key]` citations;
+* cross-reference labels (`{#sec-x}`, `{#tbl-x}`, `{#fig-x}`, `{#eq-x}`, in a
+  pandoc attribute list whose quoted values may hold braces; cell `label:`, a cell
+  labelled as the div wrapping it being a finding; callouts `{#nte-x .callout-note}`), `@sec-x`-style
+  references and `[@key]` citations (read/labels.py);
 * grid tables that contain an inline expression (rejected).
 
 Every problem found by reading alone becomes a Finding with a line number.
@@ -23,6 +25,8 @@ import re
 
 import yaml
 
+from scripts.read.labels import ATTR_LABEL, HTML_COMMENT, labels_and_refs
+from scripts.read.textpos import Lines
 from scripts.read.yamlio import compose_yaml, key_lines, load_yaml, yaml_problem
 from scripts.model import CodeCell, Finding, InlineExpr, Kind, ParsedChapter
 
@@ -38,32 +42,7 @@ SUBSTITUTED = re.compile(r"[ \t][^\s](?:[^\n]*\S)?")
 BACKTICKS = re.compile(r"`+")
 BLANK_LINE = re.compile(r"\n[ \t]*\n")
 GRID_BORDER = re.compile(r"^\s*\+(?:[-=:]+\+)+\s*$")
-HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
-# Quarto's callout cross-reference types (`::: {#nte-x .callout-note}`, `@nte-x`):
-# a label of these kinds is defined only on a callout div.
-CALLOUT_PREFIXES = ("nte", "tip", "wrn", "imp", "cau")
-CROSSREF_PREFIXES = ("sec", "tbl", "fig", "eq", "lst", "thm", "lem", "cor", "prp", "cnj",
-                     "def", "exm", "exr", "sol", "rem", "alg") + CALLOUT_PREFIXES
-LABEL_CHARS = r"[A-Za-z0-9_][A-Za-z0-9_:.\-]*[A-Za-z0-9_]|[A-Za-z0-9_]"
-ATTR_LABEL = re.compile(r"\{[^{}\n]*?#((?:" + "|".join(CROSSREF_PREFIXES) + r")-(?:"
-                        + LABEL_CHARS + r"))[^{}\n]*\}")
-# pandoc citation: @key where key starts with a letter, digit or _ ;
-# not preceded by a word character (emails) or by another @.
-AT_KEY = re.compile(r"(?<![\w@.`/])@(" + LABEL_CHARS + r")")
-
-
-class _Lines:
-    """Map character offsets of a text to 1-based (line, column)."""
-
-    def __init__(self, text: str):
-        self.starts = [0]
-        for m in re.finditer("\n", text):
-            self.starts.append(m.end())
-
-    def locate(self, offset: int) -> tuple[int, int]:
-        index = bisect.bisect_right(self.starts, offset) - 1
-        return index + 1, offset - self.starts[index] + 1
 
 
 def parse_chapter(path_rel: str, text: str) -> ParsedChapter:
@@ -79,9 +58,26 @@ def parse_chapter(path_rel: str, text: str) -> ParsedChapter:
     _inline_exprs(chapter, "\n".join(markdown), cell_starts)
     chapter.authored = _blank_spans("\n".join(markdown), [(e.start, e.end) for e in chapter.inlines])
     prose_text = _blank_code_spans("\n".join(prose))
-    _labels_and_refs(chapter, prose_text)
+    labels_and_refs(chapter, prose_text)
+    _stray_inline(chapter, prose_text)
     _grid_tables(chapter, lines)
     return chapter
+
+
+STRAY_INLINE = re.compile(r"\{python\}")
+
+
+def _stray_inline(chapter: ParsedChapter, prose: str) -> None:
+    """`{python}` left in the prose once code spans are blanked: an inline expression
+    missing a backtick, which Quarto and pandoc show as text (with its code)."""
+    prose = HTML_COMMENT.sub(lambda m: " " * len(m.group(0)), prose)
+    where = Lines(chapter.text)
+    for m in STRAY_INLINE.finditer(prose):
+        line, col = where.locate(m.start())
+        chapter.findings.append(Finding(
+            chapter.path, line, Kind.STRAY_INLINE,
+            "`{python}` outside a code span: a backtick is missing, so the page shows the "
+            "code as text; write the expression as `` `{python} name` ``", col=col))
 
 
 def _blank_spans(text: str, spans) -> str:
@@ -150,6 +146,9 @@ def _fenced_blocks(chapter: ParsedChapter, lines: list[str], prose: list[str],
             i += 1
             continue
         indent, fence = (py or other).group(1), (py or other).group(2)
+        listing = None if py else ATTR_LABEL.search(lines[i])
+        if listing and listing.group(1).startswith("lst-"):      # ```{#lst-x .python}
+            chapter.labels.append((listing.group(1), i + 1))
         if py:
             closing = re.compile("^" + re.escape(indent) + re.escape(fence) + r"\s*$")
         else:
@@ -187,6 +186,18 @@ def option_block(body: list[str]) -> tuple[int, list[str]]:
     return start, texts
 
 
+def _ignored_options(body: list[str], after: int) -> list[int]:
+    """Indices of the `#|` lines that follow the option block across blank lines
+    (Quarto reads them as code: comments)."""
+    ignored = []
+    for i in range(after, len(body)):
+        if OPTION_LINE.match(body[i]):
+            ignored.append(i)
+        elif body[i].strip():
+            break
+    return ignored
+
+
 def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -> CodeCell:
     """Build the CodeCell for fence line index `fence` closed at index `end`."""
     body = lines[fence + 1:end]
@@ -194,9 +205,15 @@ def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -
                     first_code_line=fence + 2, end_line=end + 1,
                     source="\n".join(body))
     indent = re.match(r"[ \t]*", lines[fence]).group(0)     # Quarto strips the fence's indent
-    start, option_text = option_block([ln[len(indent):] if ln.startswith(indent) else ln
-                                       for ln in body])
+    unindented = [ln[len(indent):] if ln.startswith(indent) else ln for ln in body]
+    start, option_text = option_block(unindented)
     first = cell.first_code_line + start
+    for i in _ignored_options(unindented, start + len(option_text)):
+        chapter.findings.append(Finding(
+            chapter.path, cell.first_code_line + i, Kind.IGNORED_OPTION,
+            "Quarto ignores this option: it follows a blank line (only the `#|` lines before "
+            "the first blank one are options); remove the blank line", label=cell.label,
+            detail=body[i].strip()))
     cell.code = "\n".join(body[start + len(option_text):]).strip("\n")
     if option_text:
         try:
@@ -221,7 +238,7 @@ def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -
 def _inline_exprs(chapter: ParsedChapter, markdown: str, cell_starts: list[int]) -> None:
     """Collect inline expressions as Quarto finds them: a plain scan of the Markdown
     text (HTML comments, indented and non-python fenced blocks, math, URLs included)."""
-    where = _Lines(chapter.text)
+    where = Lines(chapter.text)
     for m in INLINE.finditer(markdown):
         body = m.group(1)
         if not body.strip():
@@ -232,15 +249,6 @@ def _inline_exprs(chapter: ParsedChapter, markdown: str, cell_starts: list[int])
             index=len(chapter.inlines), line=line, col=col, expr=body.strip(),
             start=m.start(), end=m.end(), substitute=substitute,
             cells_before=bisect.bisect_left(cell_starts, m.start())))
-        if not substitute:
-            why = ("the expression spans lines" if "\n" in body.strip() else
-                   "a space before the closing backtick" if body != body.rstrip() else
-                   "more than one space or tab after `{python}`")
-            chapter.findings.append(Finding(
-                chapter.path, line, Kind.INLINE_SYNTAX,
-                f"Quarto evaluates this inline expression but leaves its code in the page "
-                f"({why}): write `{{python}} expr` with exactly one space, on one line",
-                col=col, detail=m.group(0)))
 
 
 def _blank_code_spans(prose: str) -> str:
@@ -274,30 +282,6 @@ def _closing_run(prose: str, start: int, n: int) -> int | None:
     return None
 
 
-def _labels_and_refs(chapter: ParsedChapter, prose: str) -> None:
-    """Record labels defined, @references and citations (code already blanked)."""
-    prose = HTML_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), prose)
-    where = _Lines(prose)
-    found = [(m.group(1), where.locate(m.start(1))[0]) for m in ATTR_LABEL.finditer(prose)
-             if _defines(m.group(1), m.group(0))]
-    found += [(cell.label, cell.first_code_line) for cell in chapter.cells if cell.label]
-    chapter.labels = sorted(found, key=lambda item: item[1])
-    for m in AT_KEY.finditer(prose):
-        key = m.group(1)
-        line, col = where.locate(m.start())
-        if key.split("-", 1)[0] in CROSSREF_PREFIXES and "-" in key:
-            chapter.references.append((key, line, col))
-        else:
-            chapter.citations.append((key, line, col))
-
-
-def _defines(label: str, attributes: str) -> bool:
-    """Whether `{... #label ...}` defines the label: a callout label only on a callout."""
-    if label.split("-", 1)[0] not in CALLOUT_PREFIXES:
-        return True
-    return re.search(r"(?:^|[\s{])\.callout-[\w-]+", attributes) is not None
-
-
 def _grid_tables(chapter: ParsedChapter, lines: list[str]) -> None:
     """Reject inline expressions inside grid tables (pandoc garbles them)."""
     i = 0
@@ -313,8 +297,9 @@ def _grid_tables(chapter: ParsedChapter, lines: list[str]) -> None:
             if first <= expr.line <= last:
                 chapter.findings.append(Finding(
                     chapter.path, expr.line, Kind.GRID_TABLE_INLINE,
-                    "inline expression inside a grid table (use a pipe table)",
-                    col=expr.col, detail=f"`{{python}} {expr.expr}`"))
+                    "inline expression inside a grid table (Quarto garbles the table): "
+                    "convert it to a pipe table with `python -m scripts pipe-tables`",
+                    col=expr.col, detail=f"`{{python}} {expr.expr}`", within=first))
         i = j + 1
 
 

@@ -71,10 +71,13 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
         log = _render_again_if_incomplete(result, dest, frozen, log)
     for line in quarto.warnings(log):
         print(f"quarto: {line}", file=sys.stderr)
-    if fmt == "html":
+    if fmt == "html":   # a project without index.qmd (a lone document): x.qmd -> x.html
+        first = result.project.documents[:1]
         index = dest / "index.html"
+        if not index.is_file() and first:
+            index = dest / (posixpath.splitext(first[0])[0] + ".html")
         if not index.is_file():
-            raise RenderError("quarto produced no index.html")
+            raise RenderError(f"quarto produced no {index.relative_to(dest).as_posix()}")
         return index
     pdfs = sorted(dest.rglob("*.pdf"))
     if not pdfs:
@@ -130,8 +133,15 @@ def audit(result, fmt: str, out_dir: Path, produced: Path, by_quarto: bool = Fal
         atomic_write(record, f"{AUDIT_SECONDS[-1]:.4f}\n")
     except OSError:
         pass
-    if findings:
-        raise AuditError(fmt, findings)
+    from scripts.verify.baseline import judge, unused
+    from scripts.verify.report import unused_lines, verdict_lines
+    verdict = judge(result.project.root, findings, fmt, mode=getattr(result, "baseline_mode", None))
+    checked = [result.verdict] if getattr(result, "verdict", None) else []
+    for line in verdict_lines(verdict, result.project.root, fmt) + unused_lines(
+            unused(verdict, *checked)):             # the audit's share; stale suppressions
+        print(f"audit: {line}")
+    if verdict.active:
+        raise AuditError(fmt, verdict.active)
 
 
 def render_book(result, fmt: str, use_quarto: bool | None = None, audited: bool = True) -> Path:

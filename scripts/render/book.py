@@ -22,13 +22,15 @@ from urllib.parse import quote
 from typing import Callable
 
 from .errors import RenderError
+from .footer import footer_sides
 from .incremental import (Job, RenderCache, context_for_key, files_digest, lookup,
                           run_missing)
 from .engine_md import engine_markdown
 from .numbering import ChapterInfo, Ref, number_book
-from . import citations, pandoc
+from . import citations, pandoc, shortcodes
+from .website import nav_titles, number_pages
 
-FILTERS = ("cells", "callouts", "crossref")
+FILTERS = ("shortcodes", "cells", "floats", "theorems", "callouts", "crossref")
 READER = "markdown"
 
 
@@ -66,12 +68,22 @@ class Book:
     work: Path                      # scratch directory for markdown/context files
     lang: str = "en"
     subtitle: str = ""
+    footer: dict = field(default_factory=dict)       # `page-footer:` sides, HTML-ready (footer.py)
     authors: list[str] = field(default_factory=list)
     crossref: dict = field(default_factory=dict)     # _quarto.yml `crossref:` options
     custom_callouts: dict = field(default_factory=dict)   # an extension's callout types (callouts.lua)
     output_file: str = ""                            # _quarto.yml `book: output-file:`
     parts: frozenset = frozenset()                   # `- part: file.qmd` pages: unnumbered
+    number_sections: bool = True                     # the project's `number-sections`
+    plain_pages: frozenset = frozenset()             # chapters with `number-sections: false`
+    metadata: dict = field(default_factory=dict)     # what `{{< meta >}}` reads below the front matter
+    variables: dict = field(default_factory=dict)    # `_variables.yml` (`{{< var >}}`)
     cache: RenderCache | None = None                 # stored pandoc outputs (incremental.py)
+    math: tuple[str, str] = ("", "")                 # `html-math-method` and its url ("": unset)
+    per_page: bool = False                           # not a book (a website): each page numbered
+                                                     # alone, its labels its own (website.py)
+    page_refs: dict = field(default_factory=dict)    # per_page: path -> label -> Ref
+    sidebars: list = field(default_factory=list)     # a website's sidebars (read/sidebar.py)
 
 
 def page_for(path: str) -> str:
@@ -100,16 +112,22 @@ def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Pat
         here = chapter.page_dir or "."
         pages = {c.path: quote(posixpath.relpath(c.page, here)) for c in book.chapters}
     refs = {}
-    for rid, ref in book.refs.items():
+    for rid, ref in (book.page_refs.get(chapter.path, {}) if book.per_page else book.refs).items():
         href = f"{pages[ref.path]}#{rid}" if target == "html" else f"#{rid}"
-        refs[rid] = {"kind": ref.kind, "number": ref.number, "text": ref.text, "href": href}
+        refs[rid] = {"kind": ref.kind, "number": ref.number, "text": ref.text, "href": href,
+                     "plain": ref.plain}
     ctx["refs"] = refs
+    ctx["plain_sections"] = chapter.path in book.plain_pages or not book.number_sections
     ctx["custom_callouts"] = book.custom_callouts
+    found = shortcodes.context(chapter.markdown_file, book.metadata, book.variables)
+    if found is not None:
+        ctx["shortcodes"] = found
+    ctx["website"] = book.per_page
     ctx["appendix_title"] = str(book.crossref.get("appendix-title", "Appendix"))
     ctx["appendix_delim"] = str(book.crossref.get("appendix-delim", " —"))
     ctx["image_prefix"] = f"{chapter.page_dir}/" if chapter.page_dir else ""
     path = book.work / f"{chapter.page.replace('/', '__')}.{mode}.{target}.json"
-    path.write_text(json.dumps(ctx), encoding="utf-8")
+    path.write_text(json.dumps(ctx, default=str), encoding="utf-8")
     return path
 
 
@@ -260,21 +278,39 @@ def new_book(project, chapters: list[Chapter], work: Path) -> Book:
     return Book(root=Path(project.root), title=str(project.title or "Book"), chapters=chapters,
                 refs={}, bibliography=_bibliography(project),
                 csl=Path(project.root) / project.csl if project.csl else None, work=work,
+                footer=footer_sides(getattr(project, "page_footer", {})),
                 lang=project.lang, subtitle=project.subtitle, authors=list(project.authors),
                 crossref=dict(project.crossref), output_file=project.output_file,
                 custom_callouts=dict(getattr(project, "custom_callouts", {})),
-                parts=frozenset(getattr(project, "parts", ())))
+                parts=frozenset(getattr(project, "parts", ())),
+                number_sections=getattr(project, "number_sections", True),
+                metadata=dict(getattr(project, "metadata", {})),
+                variables=dict(getattr(project, "variables", {})),
+                math=(getattr(project, "html_math", ""), getattr(project, "html_math_url", "")),
+                per_page=getattr(project, "type", "book") != "book",
+                sidebars=list(getattr(project, "sidebars", ())))
 
 
 def chapter_info(book: Book, chapter: Chapter, found) -> ChapterInfo:
     """What numbering needs of one chapter (a part page gets no number)."""
-    return ChapterInfo(chapter.path, chapter.appendix, found, unnumbered=chapter.path in book.parts)
+    return ChapterInfo(chapter.path, chapter.appendix, found, unnumbered=chapter.path in book.parts,
+                       numbered_page=chapter.path not in book.plain_pages)
 
 
 def number(book: Book) -> None:
-    """Number the whole book from its chapters' collected facts (sets book.refs)."""
+    """Number the whole book from its chapters' collected facts (sets book.refs; a
+    website's pages each on its own: book.page_refs)."""
+    if book.per_page:
+        book.refs, book.page_refs = {}, number_pages(     # `number-sections: true` pages: shown
+            [c.info for c in book.chapters],
+            frozenset(c.path for c in book.chapters if c.path not in book.plain_pages))
+        named = nav_titles(book.sidebars)           # the sidebar's names, the pager's too
+        for c in book.chapters:
+            c.info.title = named.get(c.path) or c.info.title
+        return
     book.refs = number_book([c.info for c in book.chapters],
-                            str(book.crossref.get("appendix-title", "Appendix")))
+                            str(book.crossref.get("appendix-title", "Appendix")), book.number_sections,
+                            str(book.crossref.get("appendix-delim", " —")))
 
 
 def prepare(result, work: Path, cache: RenderCache | None = None,
@@ -292,9 +328,10 @@ def prepare(result, work: Path, cache: RenderCache | None = None,
         if parsed is None:
             raise RenderError(f"{path}: not parsed by the checker (is it listed and present?)")
         md = assemble(project, parsed, result.runs.get(path))
-        chapters.append(new_chapter(work, path, appendix, md.markdown, md.files))
+        chapters.append(new_chapter(work, path, appendix, shortcodes.marked(md.markdown), md.files))
     book = new_book(project, chapters, work)
     book.cache = cache
+    book.plain_pages = frozenset(c.path for c in chapters if not result.parsed[c.path].number_sections)
     previous = cache.previous_facts() if cache is not None else {}
     collected = collect_all(book, chapters, previous, speculate)
     for chapter, found in zip(chapters, collected):

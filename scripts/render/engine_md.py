@@ -10,8 +10,8 @@ and the built-in renderer reads (docs/architecture.md, render/).
 - the text between cells is the chapter's (includes expanded), inline values
   as Quarto inserts them (InlineRun.markdown) or left as code;
 - a cell becomes `::: {#id .cell <forwarded options> execution_count=N}` with
-  its code (`echo`; `code-fold`, `code-summary`, `code-line-numbers` on its
-  block) and one `::: {.cell-output …}` div per output; a cell with neither
+  its code (`echo`; `lst-label` as the block's id, `lst-cap`, `code-fold`,
+  `code-summary`, `code-line-numbers` on its block) and one `::: {.cell-output …}` div per output; a cell with neither
   code nor output, or `include: false`, disappears;
 - `execution_count` is the cell's position among the chapter's code cells
   (Quarto renumbers them), on the cell and on an execute_result output;
@@ -36,6 +36,7 @@ from pathlib import Path, PurePosixPath
 
 from scripts.model import ChapterRun, CodeCell, Output, ParsedChapter
 from scripts.read.figures import figure_options
+from scripts.read.jupyter_title import title_edits
 from scripts.read.options import effective_options
 from scripts.verify.published import escape_pipes, in_pipe_table
 
@@ -154,6 +155,10 @@ class _Cell:
         if echo is False:
             return ""
         fenced = echo == "fenced"
+        label = self.opts.get("lst-label")          # a listing: `#lst-x`, then its caption
+        head = ("#" + label.lstrip("#") + " ") if isinstance(label, str) else ""
+        cap = self.opts.get("lst-cap")
+        listing = f' lst-cap="{cap}"' if isinstance(cap, str) else ""
         source = self.cell.code
         if self.indent:
             source = "\n".join(ln[len(self.indent):] if ln.startswith(self.indent) else ln
@@ -164,12 +169,12 @@ class _Cell:
                        if re.match(r"^\s*#\|", ln) and not re.search(r"\|\s+echo:\s+fenced\s*$", ln)]
             body = "\n".join(["```{{python}}", *options, source.strip("\n"), "```", ""])
             ticks = ticks_for(lines, 4)
-            return f"{ticks} {{ .cell-code}}\n{body}\n{ticks}\n"
+            return f"{ticks} {{{head} .cell-code{listing}}}\n{body}\n{ticks}\n"
         ticks = ticks_for(lines)
         attrs = "".join(f' {key}="{value if isinstance(value, str) else _json(value)}"'
                         for key in CODE_OPTIONS
                         if (value := self.opts.get(key)) is not None)
-        return f"{ticks} {{.python .cell-code{attrs}}}\n{source}\n{ticks}\n"
+        return f"{ticks} {{{head}.python .cell-code{listing}{attrs}}}\n{source}\n{ticks}\n"
 
     def output_md(self, output: Output, position: int, out_label: str) -> str:
         if output.name:                                    # a stream
@@ -374,6 +379,8 @@ def engine_markdown(parsed: ParsedChapter, run: ChapterRun | None, root=None,
                 pass
         at = line_start(line) if line <= len(parsed.line_map) else len(text)
         edits.append((at, at, include_newlines(raw, nested)))
+    if parsed.title_heading:        # Quarto's Jupyter engine makes it the title (read/jupyter_title.py)
+        edits += title_edits(text, parsed.title_heading, line_start)
     # an include on the chapter's last line takes the place of the final newline
     ends_in_include = any(line >= len(parsed.line_map) for line, _, nested in
                           include_ends(parsed) if not nested)
@@ -387,3 +394,4 @@ def engine_markdown(parsed: ParsedChapter, run: ChapterRun | None, root=None,
     out.append(text[pos:])
     final = "" if ends_in_include else "\n"        # the last Markdown cell's newline
     return EngineMarkdown("".join(out) + final, files)
+

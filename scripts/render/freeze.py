@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from scripts.files import atomic_write
 from scripts.model import Finding, Kind
-from scripts.read.includes import expand
+from scripts.read.book import source_text
 
 from .engine_md import FIGURES_DIR, engine_markdown, files_dir
 
@@ -78,8 +78,8 @@ def needs_entry(parsed) -> bool:
 
 def changed_since_check(root: Path, parsed, raw: str) -> bool:
     """The document's text (includes expanded) is not the one the check read."""
-    if parsed.includes or parsed.line_map:
-        return expand(root, parsed.path, raw).text != parsed.text
+    if parsed.includes or parsed.line_map:   # includes expanded, a notebook as Markdown
+        return source_text(root, parsed.path, raw.encode("utf-8"))[0].text != parsed.text
     return raw != parsed.text
 
 

@@ -1,12 +1,14 @@
 """HTML output: one page per chapter with a sidebar and previous/next links.
 
-Pandoc writes each chapter's body (MathML math, citeproc references); this module
+Pandoc writes each chapter's body (math as `html-math-method` asks, MathML by default;
+citeproc references); this module
 wraps it in our page (book title, search box, table of contents with the current
 page highlighted, "On this page", the PDF link when one was rendered, previous/next,
 a light/dark button), with book.css (light and dark schemes; the math font under
 fonts/) and three small scripts (book.js: menus, light/dark, "On this page"
 highlight; search.js: see search.py; scheme.js: a kept light/dark choice, applied
-before the page is drawn). No external resource: the pages work offline and from file://.
+before the page is drawn). No external resource: the pages work offline and from file://
+(unless `html-math-method` asks for MathJax, KaTeX or WebTeX, loaded as Quarto loads them).
 """
 from __future__ import annotations
 
@@ -18,8 +20,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 from . import downloads, search
-from .book import Book, Chapter, apply_job, write_files
+from .book import Book, Chapter, apply_job, page_for, write_files
+from .website import sidebar_html
 from .incremental import Job, run_jobs
+from .footer import page_footer
 
 ASSETS = Path(__file__).with_name("assets")
 CSS = "book.css"
@@ -36,7 +40,11 @@ def _rel(from_page: str, to_path: str) -> str:
 
 def sidebar(book: Book, current: Chapter) -> str:
     """The table of contents: the chapters, then the appendices (the page's
-    own sections are in "On this page", so the whole book fits one screen)."""
+    own sections are in "On this page", so the whole book fits one screen); a
+    website's follows its `website: sidebar:` (website.py)."""
+    if book.sidebars:
+        return sidebar_html(book.sidebars, current.path, {c.path: c.info.title for c in book.chapters
+                                                          if c.info}, lambda path: _rel(current.page, page_for(path)))
     def item(ch: Chapter) -> str:
         attrs = ' class="active" aria-current="page"' if ch is current else ""
         number = ch.info.number if ch.info else None
@@ -147,7 +155,7 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 <noscript><style>.sidebar {{ display: block; }} .nav-button, .scheme-button {{ display: none; }}</style></noscript>
 <script src="{_rel(here.page, JS)}" defer></script>
 <script src="{_rel(here.page, SEARCH_JS)}" defer></script>
-</head>
+{math_head(book)}</head>
 <body>
 <a class="skip-link" href="#content">Skip to the text</a>
 <header class="topbar">
@@ -170,6 +178,7 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 {pager(book, index)}
 </main>
 </div>
+{page_footer(book.footer, here.page)}
 </body>
 </html>
 """
@@ -268,12 +277,46 @@ def scrollable(body: str) -> str:
     return body.replace("<pre>", '<pre tabindex="0">').replace("<pre class=", '<pre tabindex="0" class=')
 
 
-HTML_ARGS = ["--mathml", "--syntax-highlighting=none", "--wrap=none"]
+HTML_ARGS = ["--syntax-highlighting=none", "--wrap=none"]
+#: pandoc's flag for each `html-math-method` (read/project.py MATH_METHODS). Unset: MathML,
+#: not Quarto's default MathJax, which loads from a CDN: the built-in pages work offline
+#: (docs/quarto-compat.md). mathjax, katex and webtex load from where Quarto loads them.
+MATH_FLAGS = {"": "--mathml", "mathml": "--mathml", "mathjax": "--mathjax", "katex": "--katex",
+              "plain": "", "webtex": "--webtex"}
+MATHJAX = "https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml-full.js"
+KATEX = "https://cdn.jsdelivr.net/npm/katex@latest/dist/"
+# Quarto's KaTeX call: each math span's TeX rendered in place
+KATEX_RENDER = """<script>document.addEventListener("DOMContentLoaded", function () {
+  for (const el of document.querySelectorAll("span.math")) {
+    katex.render(el.textContent, el, {displayMode: el.classList.contains("display"), throwOnError: false});
+  }
+});</script>"""
+
+
+def math_args(book: Book) -> list[str]:
+    """pandoc's math flag for the book's `html-math-method` (webtex with its url)."""
+    method, url = book.math
+    flag = MATH_FLAGS.get(method, "--mathml")
+    return [f"{flag}={url}" if flag == "--webtex" and url else flag] if flag else []
+
+
+def math_head(book: Book) -> str:
+    """What a page's <head> loads to draw its math: MathJax's or KaTeX's script (Quarto's
+    URLs, or the method's `url:`); nothing for MathML, plain and webtex."""
+    method, url = book.math
+    if method == "mathjax":
+        return f'<script src="{html.escape(url or MATHJAX)}" type="text/javascript"></script>\n'
+    if method == "katex":
+        base = html.escape(url or KATEX).rstrip("/") + "/"
+        return (f'<link rel="stylesheet" href="{base}katex.min.css">\n'
+                f'<script src="{base}katex.min.js"></script>\n{KATEX_RENDER}\n')
+    return ""
 
 
 def body_job(book: Book, chapter: Chapter, facts_out: Path | None = None) -> Job:
     """The pandoc run behind one page's body (the apply pass to HTML; see apply_job)."""
-    return apply_job(book, chapter, "html", "html5", HTML_ARGS, facts_out=facts_out)
+    return apply_job(book, chapter, "html", "html5", math_args(book) + HTML_ARGS,
+                     facts_out=facts_out)
 
 
 def finish_body(body: str) -> str:

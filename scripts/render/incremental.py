@@ -23,21 +23,10 @@ from pathlib import Path
 from typing import Callable
 
 from scripts import store
+from scripts.binaries import package_dir  # noqa: F401 (search.py, uptodate.py)
 
 FACTS = ".facts"                # the last render's collected facts (a record: prune keeps it)
 RENDERED: list[str] = []        # `what` of every pandoc/typst run not served from the cache
-
-
-def package_dir(name: str) -> Path | None:
-    """Where an installed package lives, found without importing it (pypandoc's import
-    alone costs more than a whole unchanged render)."""
-    from importlib.util import find_spec
-    try:
-        spec = find_spec(name)
-    except (ImportError, ValueError):
-        return None
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    return Path(locations[0]) if locations else None
 
 
 def tools() -> tuple:

@@ -9,10 +9,18 @@ into Quarto 1.10's numbers:
   numbered too, named by its page ("bare.html"), its labels counted 1, 2, …
   without the chapter number (Quarto 1.7's own numbering of such a page);
 - sections 1.1, 1.2.1, A.1 within numbered chapters;
-- tables, figures, equations and referenceable callouts (`#nte-`, `#tip-`,
-  `#wrn-`, `#imp-`, `#cau-`, each kind its own count) per chapter: 1.1, 2.3, A.1;
+- tables, figures, equations, listings, referenceable callouts (`#nte-`, `#tip-`,
+  `#wrn-`, `#imp-`, `#cau-`) and theorem-like divs (`#thm-`, `#lem-`, …), each kind
+  its own count, per chapter: 1.1, 2.3, A.1;
 - a reference text: "Chapter 1" / "Appendix A" for a chapter heading,
-  "Section 1.2", "Table A.1", "Figure 2.1", "Equation 1.1", "Note 1.1".
+  "Section 1.2", "Table A.1", "Figure 2.1", "Equation 1.1", "Listing 1.1", "Note 1.1".
+
+`number-sections: false` (Quarto 1.7.34, tests/render/test_quarto_markdown.py): for
+the project, no chapter or section number anywhere (an appendix's title still reads
+"Appendix A — Title"), a section reference reads the heading ("Alpha", "Sub one");
+for one chapter, its own page numbers no heading and its section references read
+`Ref.plain` ("1 Alpha", "Sub one"), the other pages number it as before. Floats and
+equations keep their numbers (Figure 1.1) either way.
 """
 from __future__ import annotations
 
@@ -22,9 +30,12 @@ from dataclasses import dataclass, field
 
 from .errors import RenderError
 
-KIND_NAMES = {"tbl": "Table", "fig": "Figure", "eq": "Equation", "sec": "Section",
+KIND_NAMES = {"tbl": "Table", "fig": "Figure", "eq": "Equation", "sec": "Section", "lst": "Listing",
               # callouts (Quarto's crossref categories: the name follows the label's prefix)
-              "nte": "Note", "tip": "Tip", "wrn": "Warning", "imp": "Important", "cau": "Caution"}
+              "nte": "Note", "tip": "Tip", "wrn": "Warning", "imp": "Important", "cau": "Caution",
+              # theorem-like divs (Quarto's customnodes/theorem.lua)
+              "thm": "Theorem", "lem": "Lemma", "cor": "Corollary", "prp": "Proposition",
+              "cnj": "Conjecture", "def": "Definition", "exm": "Example", "exr": "Exercise"}
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,7 @@ class Ref:
     number: str        # "1.2", "A.1", "" when unnumbered
     text: str          # "Table 1.2"
     path: str          # chapter source path (project-relative)
+    plain: str = ""    # a section's text on a page without section numbers ("Sub one")
 
 
 @dataclass
@@ -47,6 +59,7 @@ class ChapterInfo:
     title: str = ""
     headers: list[str | None] = field(default_factory=list)   # display number per heading
     unnumbered: bool = False            # a `- part: file.qmd` page: never numbered
+    numbered_page: bool = True          # False: `number-sections: false` in its front matter
 
 
 def appendix_letter(n: int) -> str:
@@ -77,10 +90,21 @@ def _chapter_number(info: ChapterInfo, counters: dict) -> str | None:
     return str(counters["chapter"])
 
 
-def number_book(chapters: list[ChapterInfo], appendix_title: str = "Appendix") -> dict[str, Ref]:
+def _plain(info: ChapterInfo, chap: str | None, text: str, shown: bool, title: str,
+           delim: str) -> str:
+    """What a section reference reads on a page without section numbers: the chapter's
+    title as the sidebar shows it ("1 Alpha", "Appendix A — App"), else the heading."""
+    if info.appendix and chap:
+        return f"{title} {chap}{delim} {text}"
+    return f"{chap}\u00a0{text}" if chap and shown else text
+
+
+def number_book(chapters: list[ChapterInfo], appendix_title: str = "Appendix",
+                number_sections: bool = True, appendix_delim: str = " —") -> dict[str, Ref]:
     """Fill each ChapterInfo's number/title/headers; return every label's Ref.
 
-    `appendix_title` is Quarto's `crossref: appendix-title` ("Appendix").
+    `appendix_title`, `appendix_delim`: Quarto's `crossref: appendix-title`
+    ("Appendix") and `appendix-delim`; `number_sections`: the project's.
     """
     refs: dict[str, Ref] = {}
     counters = {"chapter": 0, "appendix": 0}
@@ -89,11 +113,13 @@ def number_book(chapters: list[ChapterInfo], appendix_title: str = "Appendix") -
         if ref.id in refs:
             other = refs[ref.id].path
             raise RenderError(f"label {ref.id} is defined twice ({other} and {ref.path})")
+        if not number_sections and ref.kind == "sec":
+            ref = Ref(ref.id, ref.kind, ref.number, ref.plain, ref.path, ref.plain)
         refs[ref.id] = ref
 
     for info in chapters:
-        info.number = _chapter_number(info, counters)
-        chap = info.number
+        chap = _chapter_number(info, counters)
+        info.number = chap if number_sections else None
         # no heading at all: Quarto names the chapter by its page's file name
         info.title = info.collected.get("title") or posixpath.basename(
             posixpath.splitext(info.path)[0] + ".html")
@@ -105,14 +131,16 @@ def number_book(chapters: list[ChapterInfo], appendix_title: str = "Appendix") -
         info.headers = []
         for h in _as_list(info.collected.get("headers")):
             level, hid = int(h.get("level", 1)), h.get("id") or ""
-            number = None
-            if level == 1 and not seen_h1:
+            number, text = None, h.get("text", hid)
+            is_title = level == 1 and not seen_h1
+            if is_title:
                 seen_h1 = True
                 number = chap
                 if hid.startswith("sec-"):
                     word = appendix_title if info.appendix else "Chapter"
-                    text = f"{word} {chap}" if chap else h.get("text", hid)
-                    define(Ref(hid, "sec", chap or "", text, info.path))
+                    define(Ref(hid, "sec", chap or "", f"{word} {chap}" if chap else text, info.path,
+                               _plain(info, chap, text, number_sections, appendix_title,
+                                      appendix_delim)))
             else:
                 if chap and not h.get("unnumbered") and level >= 2:
                     depth = level - 1
@@ -120,8 +148,10 @@ def number_book(chapters: list[ChapterInfo], appendix_title: str = "Appendix") -
                     section[-1] += 1
                     number = ".".join([chap] + [str(n) for n in section])
                 if hid.startswith("sec-"):
-                    text = f"Section {number}" if number else h.get("text", hid)
-                    define(Ref(hid, "sec", number or "", text, info.path))
+                    define(Ref(hid, "sec", number or "", f"Section {number}" if number else text,
+                               info.path, text))
+            if not (number_sections and info.numbered_page):   # an appendix keeps "Appendix A —"
+                number = chap if is_title and info.appendix else None
             info.headers.append(number)
         per_kind: dict[str, int] = {}
         for label in _as_list(info.collected.get("labels")):

@@ -5,36 +5,22 @@ failure carries pandoc's own message, reduced to one line for RenderError.
 """
 from __future__ import annotations
 
-import functools
-import os
 import re
 import subprocess
 from pathlib import Path
 
 from .errors import RenderError
-from .incremental import package_dir
+from scripts.binaries import pandoc_binary
 
 FILTERS = Path(__file__).with_name("filters")
 
 
-@functools.lru_cache(maxsize=None)
 def pandoc_path() -> str:
-    """Path of the pandoc executable: `PYPANDOC_PANDOC` when set (as for pypandoc),
-    else the binary pypandoc-binary ships (the version requirements.lock pins),
-    found without importing pypandoc (its import and its probing of every candidate
-    with `pandoc --version` cost ~60 ms); else whatever pypandoc finds."""
-    chosen = os.environ.get("PYPANDOC_PANDOC")
-    if chosen:
-        return os.path.expanduser(chosen)
-    package = package_dir("pypandoc")
-    bundled = package / "files" / "pandoc" if package else None
-    if bundled and os.access(bundled, os.X_OK):
-        return str(bundled)
-    try:
-        import pypandoc
-        return pypandoc.get_pandoc_path()
-    except (ImportError, OSError) as exc:
-        raise RenderError(f"pandoc is not available: {exc}") from exc
+    """Path of the pandoc executable (scripts.binaries.pandoc_binary), or RenderError."""
+    found = pandoc_binary()
+    if found is None:
+        raise RenderError("pandoc is not available: install pypandoc-binary (make venv)")
+    return found
 
 
 def filter_args(*names: str) -> list[str]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from scripts.read.options import outputs_shown
 from scripts.run import deps, steps
-from scripts.run.inline_values import Inserted, inserted, mangled
+from scripts.run.inline_values import QUARTO_ABORTS, Inserted, inserted, left_as_code, mangled
 from scripts.run.kernel import (DEFAULT_TIMEOUT_S, LIVE_KERNEL_PIDS, OUTPUT_CAP_CHARS,  # noqa: F401 (API)
                                 Kernel, start_kernel)
 from scripts.model import (CellRun, ChapterRun, CodeCell, Finding, InlineRun, Kind, Output,
@@ -177,7 +177,8 @@ class _ChapterRunner:
             if "InvariantError" in res.get("names", []):
                 kind, reason = Kind.INVARIANT, _one_line(res["message"]) or "check() failed"
             else:
-                kind, reason = Kind.INLINE_ERROR, f"{res['error']}: {_one_line(res['message'])}"
+                kind, reason = Kind.INLINE_ERROR, (f"{res['error']}: {_one_line(res['message'])}"
+                                                   f" ({QUARTO_ABORTS})")
             self.run_.findings.append(Finding(path, expr.line, kind, reason, col=expr.col,
                                               detail=f"`{{python}} {expr.expr}`"))
             return
@@ -186,8 +187,12 @@ class _ChapterRunner:
         put = inserted(bundle) if expr.substitute else Inserted("code", "")
         self.run_.inlines.append(InlineRun(index=expr.index, kind=put.kind, text=text,
                                            markdown=put.markdown))
-        if not expr.substitute:
-            return              # evaluated, left as code: reported when the chapter was read
+        if not expr.substitute:     # evaluated, left as code
+            self.run_.findings.append(Finding(
+                path, expr.line, Kind.INLINE_SYNTAX,
+                left_as_code(self.parsed.text[expr.start:expr.end]),
+                col=expr.col, detail=self.parsed.text[expr.start:expr.end]))
+            return
         if res.get("empty"):
             shown = text if len(text) < 60 else text[:57] + "..."
             left = " (Quarto leaves it as inline code)" if put.kind == "code" else ""

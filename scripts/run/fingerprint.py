@@ -32,7 +32,9 @@ def execution_parts(parsed: ParsedChapter) -> dict:
                      parsed.cache_inputs],
         "cells": [{"source": c.source, "options": dict(c.options),
                    "code_offset": c.first_code_line - c.fence_line} for c in parsed.cells],
-        "inlines": [{"expr": e.expr, "cells_before": e.cells_before} for e in parsed.inlines],
+        "inlines": [{"expr": e.expr, "cells_before": e.cells_before,      # left as code: why
+                     "as_code": None if e.substitute else parsed.text[e.start:e.end]}
+                    for e in parsed.inlines],
     }
 
 

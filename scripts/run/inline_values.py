@@ -17,6 +17,9 @@ import ast
 import re
 from dataclasses import dataclass
 
+#: what Quarto 1.7.34 does at an inline expression that raises (a SyntaxError included):
+#: `SyntaxError: invalid syntax (<string>, line 1)`, the render of the whole book stops
+QUARTO_ABORTS = "Quarto stops the whole render at this error and writes no page"
 MD_PUNCT = set("\\`*_{}[]()>#+,-.!")
 MARKUP = (
     (re.compile(r"\\"), "a backslash (LaTeX?)"),
@@ -111,3 +114,15 @@ def mangled(bundle: dict) -> str | None:
                     f"Markdown punctuation escaped) so readers see raw markup: "
                     f"return Markdown(...) (or use md_math for LaTeX)")
     return None
+
+
+def left_as_code(inline: str) -> str:
+    """Why Quarto leaves the inline code span `inline` (`` `{python} …` ``, not substituted)
+    in the page, and the fix: a finding of the run stage, made once it evaluated (an
+    expression that raises is an inline-error instead: Quarto aborts the render there)."""
+    body = inline[len("`{python}"):-1]
+    why = ("the expression spans lines" if "\n" in body.strip() else
+           "a space before the closing backtick" if body != body.rstrip() else
+           "more than one space or tab after `{python}`")
+    return (f"Quarto evaluates this inline expression but leaves its code in the page ({why}): "
+            "write `{python} expr` with exactly one space, on one line")

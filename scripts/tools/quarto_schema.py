@@ -1,11 +1,14 @@
 """`python -m scripts.tools.quarto_schema [QUARTO_SRC]`: write scripts/read/quarto_schema.json,
 per option the YAML types and enum values Quarto's schema accepts (QUARTO_SRC/resources/
 schema: cell-*.yml for the Jupyter engine; document-execute.yml with the cell options Quarto
-takes under `execute:`). CI has no Quarto sources: the result is committed, and a local-only
+takes under `execute:`), and the names of the shortcodes Quarto itself provides (its
+directives `include`/`embed`, the handlers of its shortcode filter, the shortcodes of the
+extensions it ships). CI has no Quarto sources: the result is committed, and a local-only
 test checks it is what this writes."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -48,11 +51,32 @@ def distil(src: Path) -> dict:
     return {group: dict(sorted(options.items())) for group, options in groups.items()}
 
 
+def shortcodes(src: Path) -> dict:
+    """name -> {"from": where Quarto defines it}, for every shortcode Quarto 1.7 ships."""
+    src, found = Path(src), {}
+    for path in sorted((src / "core" / "handlers").glob("*.ts")):
+        text = path.read_text(encoding="utf-8")
+        if 'type: "directive"' in text:
+            found.update({name: {"from": path.relative_to(src).as_posix()}
+                          for name in re.findall(r'languageName: "(\w+)"', text)})
+    handlers = src / "resources" / "filters" / "quarto-pre" / "shortcodes-handlers.lua"
+    found.update({name: {"from": handlers.relative_to(src).as_posix()} for name in
+                  re.findall(r"handlers\['(\w+)'\]", handlers.read_text(encoding="utf-8"))})
+    for ext in sorted((src / "resources" / "extensions" / "quarto").glob("*/_extension.yml")):
+        for lua in (yaml.safe_load(ext.read_text(encoding="utf-8")).get("contributes") or {}).get(
+                "shortcodes") or []:
+            text = (ext.parent / lua).read_text(encoding="utf-8")
+            found.update({name: {"from": (ext.parent / lua).relative_to(src).as_posix()} for name in
+                          re.findall(r"""^\s*\[["'](\w+)["']\]\s*=\s*function""", text, re.M)})
+    return dict(sorted(found.items()))
+
+
 def render(src: Path) -> str:
     """The JSON text, one option a line."""
+    groups = {**distil(src), "shortcodes": shortcodes(src)}
     return "{" + ",\n".join(f'"{group}": {{\n' + ",\n".join(
         f"  {json.dumps(name)}: {json.dumps(spec)}" for name, spec in options.items()) + "\n}"
-        for group, options in distil(src).items()) + "}\n"
+        for group, options in groups.items()) + "}\n"
 
 
 if __name__ == "__main__":

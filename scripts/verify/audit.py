@@ -10,17 +10,19 @@ line each finding names, are docs/audit.md.
 
 Entry points: `audit_html_dir(result, out_dir)`, `audit_pdf(result, pdf)` and
 `audit_rendered(result, fmt, out_dir)`, each -> list[Finding]. A page whose text and
-values were audited clean before is not audited again (the store's `audit` cache).
+values were audited before is not audited again: its findings (none, if it was
+clean) are reported again (the store's `audit` cache).
 """
 from __future__ import annotations
 
-import difflib
 import posixpath
+import re
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 from scripts import store
-from scripts.model import Finding, Kind
+from scripts.model import Finding, Kind, finding_from_dict
 from scripts.verify import audit_tokens as tok
 
 CONTEXT = 30
@@ -39,7 +41,10 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     `typed_ok`: a number written in the chapter's source is the author's (a project
     that does not ask for the literal-number check, `verify: literal-numbers`).
     """
-    exempt = list(exempt) + tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text)
+    soft = tok.Ranges(soft)
+    # a "(0.99)" in a formula's TeX is no equation number: the renderer's labels are not in math
+    exempt = tok.Ranges(list(exempt) + [(a, b) for a, b in tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text)
+                                        if not tok.inside(a, soft)])
     tokens = [(n, s, e, tok.inside(s, soft)) for n, s, e in tok.number_tokens(text)
               if not tok.inside(s, exempt)]
     if glued:
@@ -49,12 +54,9 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     required = len(expected)
     expected += [(n, i) for i, v in enumerate(values) for n in v.optional]
     firm = [t for t, token in enumerate(tokens) if not token[3]]
-    matcher = difflib.SequenceMatcher(None, [tokens[t][0] for t in firm],
-                                      [n for n, _ in expected[:required]], autojunk=False)
-    page_of = {}                                    # token index -> expected index
-    for a, b, size in matcher.get_matching_blocks():
-        for k in range(size):
-            page_of[firm[a + k]] = b + k
+    ordered = [j for j, (_, i) in enumerate(expected[:required]) if values[i].ordered]
+    page_of = {firm[a]: ordered[b] for a, b in tok.in_order([tokens[t][0] for t in firm],
+                                                            [expected[j][0] for j in ordered])}
     # movable numbers out of order (a caption above its table), then values shown as
     # code or math (an md_math value, a number in a code span)
     _bag(tokens, expected, page_of, lambda t, j: not tokens[t][3] and values[expected[j][1]].movable)
@@ -62,6 +64,7 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     _bag(tokens, expected, page_of, lambda t, j: j >= required)
     used = set(page_of.values())
     soft_left = list(soft_numbers)
+    written = tok.source_index(parsed)
     findings, last_line = [], 0
     for t, (n, start, end, is_soft) in enumerate(tokens):
         if t in page_of:
@@ -72,16 +75,14 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
         if n in soft_left:
             soft_left.remove(n)
             continue
-        line = tok.source_line(parsed, n, last_line)
+        line = tok.source_line(written, n, last_line)
         if typed_ok and line:
             continue
         line = line or last_line            # not written anywhere: after the last value
         context = " ".join(text[max(0, start - CONTEXT):end + CONTEXT].split())
         findings.append(parsed.relocate(Finding(
             parsed.path, line, Kind.UNACCOUNTED_NUMBER,
-            f"{page} shows {n!r} (“…{context}…”): not a value the ledger records for this page, "
-            "not a number the renderer made, not allowlisted (scripts/verify/prose_numbers.py); "
-            "publish it from an inline value or a cell")))
+            f"{page} shows {n!r} (“…{context}…”): " + _why(n, values, expected, used))))
     missing = {}
     for j, (n, i) in enumerate(expected[:required]):
         if j not in used:
@@ -93,6 +94,26 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
             f"{page} does not show {', '.join(repr(n) for n in numbers)} of {value.where}, "
             "which the ledger records for it")))
     return findings
+
+
+def _why(n: str, values, expected, used) -> str:
+    """Why a number is unaccounted, and the way out: a value's text shown where the
+    audit did not expect it is not advised to be published from a value."""
+    same = [(j, i) for j, (m, i) in enumerate(expected) if m == n]
+    if not same:
+        return ("not a value the ledger records for this page, not a number the renderer "
+                "made, not allowlisted (scripts/verify/prose_numbers.py); publish it from "
+                "an inline value or a cell")
+    left = [i for j, i in same if j not in used]
+    value = values[(left or [same[0][1]])[0]]
+    where = f"{value.where} (line {value.line})"
+    if not left:
+        return (f"the text of {where}, shown more often than the page's values publish it "
+                "(each of them is accounted for elsewhere on the page): publish this one "
+                "from a value too, or write it in words")
+    return (f"the text of {where}, shown out of the order of the page's values (docs/audit.md, "
+            "\"What accounts for a number\"), so not taken for it: see the missing-value "
+            f"finding at line {value.line}")
 
 
 def _bag(tokens, expected, page_of: dict, allowed) -> None:
@@ -124,18 +145,24 @@ def _spend(authored: Counter, shown: str) -> bool:
     return authored[shown] < 0
 
 
-def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
+def leak_findings(parsed, page: str, text: str, raw: str = "",
+                  only: str | None = None) -> list[Finding]:
     """A `leak` finding for each leak in the reader's text (and each citation miss in
-    the raw HTML), located at the first source line that writes it, if any."""
-    authored = Counter(shown for _, shown in tok.leaks(parsed.authored) if shown in AUTHORED_WORDS)
-    found = [(what, shown) for what, shown in tok.leaks(text)
-             if shown not in AUTHORED_WORDS or _spend(authored, shown)]
-    found += [("a citation key no bibliography has", m.group(1) + "?")
-              for m in tok.CITATION_MISS.finditer(raw)]
-    findings = []
-    for what, shown in found:
-        key = shown.rstrip("?").lstrip("?@")
-        line = next((i for i, ln in enumerate(parsed.text.splitlines(), start=1) if key in ln), 0)
+    the raw HTML), located at the source line that writes it (`audit_tokens.written_at`:
+    a broken formula's raw TeX at that formula's line, not the first line using the macro)."""
+    authored = Counter(shown for _, shown, *_ in tok.leaks(parsed.authored) if shown in AUTHORED_WORDS)
+    # an `echo: fenced` cell shows its fence, ```{python}, as Quarto does
+    authored["{python}"] += sum(1 for cell in parsed.cells if cell.options.get("echo") == "fenced")
+    found = [(what, shown, text, at, pattern) for what, shown, at, pattern in tok.leaks(text)
+             if (shown not in AUTHORED_WORDS and shown not in authored or _spend(authored, shown))
+             and only in (None, shown)]
+    found += [("a citation key no bibliography has", m.group(1) + "?", raw, m.start(),
+               re.compile(re.escape(m.group(1)))) for m in tok.CITATION_MISS.finditer(raw)]
+    findings, places = [], {}
+    for what, shown, where, at, pattern in found:
+        if shown.startswith("?@"):              # the source writes @label, not ?@label
+            pattern = re.compile(re.escape(shown[1:]) + r"(?![\w:-])")
+        line = tok.written_at(parsed, pattern, where, at, places)
         findings.append(parsed.relocate(Finding(parsed.path, line, Kind.LEAK,
                                                 f"{page} shows {shown!r}: {what}")))
     return findings
@@ -144,34 +171,41 @@ def leak_findings(parsed, page: str, text: str, raw: str = "") -> list[Finding]:
 # ------------------------------------------------------------------ the caches
 
 class Seen:
-    """Digests of pages audited clean, not audited again (a record of the store's
-    `audit` cache, keyed on the audit's code: docs/audit.md, "Cost and reuse")."""
+    """The findings of pages audited before, by a digest of what the audit reads (a
+    record of the store's `audit` cache, keyed on the audit's code: docs/audit.md,
+    "Cost and reuse"): an unchanged page, clean or failing, is not audited again."""
 
     def __init__(self, root: Path, fmt: str):
         self.store = store.Store(root, "audit", ("scripts.verify.audit",))
         self.name = f".{fmt}"
-        old = self.store.get_json(self.name, [])
-        self.old = set(old) if isinstance(old, list) else set()
-        self.new: set[str] = set()
+        old = self.store.get_json(self.name, {})
+        self.old = old if isinstance(old, dict) else {}
+        self.new: dict[str, list] = {}
 
     def digest(self, *parts) -> str:
         return self.store.key(*parts)
 
-    def clean(self, digest: str) -> bool:
-        if digest in self.old:
-            self.new.add(digest)
-            return True
-        return False
+    def known(self, digest: str) -> list[Finding] | None:
+        """The findings of the page audited under `digest` before; None if it was not."""
+        found = self.old.get(digest)
+        if not isinstance(found, list):
+            return None
+        try:
+            findings = [finding_from_dict(f) for f in found]
+        except (TypeError, ValueError):
+            return None
+        self.new[digest] = found
+        return findings
 
-    def passed(self, digest: str) -> None:
-        self.new.add(digest)
+    def record(self, digest: str, findings: list[Finding]) -> None:
+        self.new[digest] = [asdict(f) for f in findings]
 
     def save(self) -> None:
-        self.store.put_json(self.name, sorted(self.new))
+        self.store.put_json(self.name, self.new)
 
 
-def _values(result) -> dict[str, list]:
-    return {path: tok.page_values(parsed, result.runs.get(path))
+def _values(result, notes_at_end: bool = True) -> dict[str, list]:
+    return {path: tok.page_values(parsed, result.runs.get(path), notes_at_end)
             for path, parsed in result.parsed.items()}
 
 
@@ -186,8 +220,12 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
     `page_of(path)` gives a chapter's page relative to `out_dir` (default: the
     source path with .html, Quarto's layout). A page that is missing is a finding.
     """
+    from scripts.verify.audit_chrome import audit_chrome, split_chrome
     from scripts.verify.audit_html import reader_text
+    from scripts.verify.inline_math import formula_leaks
     page_of = page_of or (lambda p: posixpath.splitext(p)[0] + ".html")
+    book = getattr(result.project, "type", "book") == "book"
+    first = _documents(result)[0] if book and _documents(result) else None
     seen = Seen(result.project.root, "html")
     typed_ok = not getattr(result.project, "literal_numbers", False)
     findings: list[Finding] = []
@@ -202,24 +240,25 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         except OSError:
             findings.append(Finding(path, 0, Kind.MISSING_PAGE, f"the render wrote no page {page}"))
             continue
-        digest = seen.digest(raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
-        if seen.clean(digest):
+        digest = seen.digest(page, raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
+        known = seen.known(digest)
+        if known is not None:
+            findings += known
             continue
         AUDITED.append(page)
         html = raw.decode("utf-8", errors="replace")
-        reader = reader_text(html)
+        reader = reader_text(split_chrome(html, book_index=path == first)[0])   # audit_chrome.py
         found = account(parsed, page, reader.text, values[path], reader.exempt, reader.soft,
                         typed_ok=typed_ok)
-        blank = _blank(reader.text, reader.soft)
+        found += formula_leaks(parsed, page, reader.text, reader.raw_math)
+        blank = _blank(reader.text, reader.soft + reader.raw_math)
         found += leak_findings(parsed, page, blank, html)
-        found += [f for f in leak_findings(parsed, page, reader.text) if "{python}" in f.reason
-                  and f not in found]
-        if found:
-            findings += found
-        else:
-            seen.passed(digest)
+        found += [f for f in leak_findings(parsed, page, reader.text, only="{python}")
+                  if f not in found]
+        seen.record(digest, found)
+        findings += found
     seen.save()
-    return findings
+    return findings + audit_chrome(result, out_dir, page_of)
 
 
 def _blank(text: str, ranges) -> str:
@@ -233,15 +272,16 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
     """Audit the PDF's text layer, chapter by chapter (its bookmarks say where each starts)."""
     from scripts.verify.audit_pdf import chapter_texts, soft_numbers
     raw = Path(pdf).read_bytes()
-    values = _values(result)
+    values = _values(result, notes_at_end=False)     # a PDF's notes: at the foot of a page
     seen = Seen(result.project.root, "pdf")
     typed_ok = not getattr(result.project, "literal_numbers", False)
     texts_digest = {p: result.parsed[p].text for p in values}
     digest = seen.digest(raw, {p: [v.__dict__ for v in vs] for p, vs in values.items()},
-                         texts_digest, typed_ok)
-    if seen.clean(digest):
+                         texts_digest, typed_ok, _documents(result))
+    known = seen.known(digest)
+    if known is not None:
         seen.save()
-        return []
+        return known
     findings: list[Finding] = []
     AUDITED.append(Path(pdf).name)
     documents = _documents(result)
@@ -256,8 +296,7 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
         findings += account(parsed, where, text, values[path], exempt,
                             soft_numbers=soft_numbers(parsed), glued=True, typed_ok=typed_ok)
         findings += leak_findings(parsed, where, text)
-    if not findings:
-        seen.passed(digest)
+    seen.record(digest, findings)
     seen.save()
     return findings
 

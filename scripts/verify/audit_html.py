@@ -1,18 +1,31 @@
-"""The text a reader sees of one HTML page, with the spans the renderer made.
+r"""The text a reader sees of one HTML page, with the spans the renderer made.
 
 `reader_text(html)` returns a `ReaderText`: the visible text of the page's
 `<main>` (docs/audit.md, "What a page is"), and two kinds of spans in it:
 
 - `exempt`: numbers the renderer made (the elements of `EXEMPT_CLASSES`, `EXEMPT_IDS`);
-- `soft`: code and math (`<code>`, `<pre>` other than a cell's text output,
-  `<math>`): a number there may be a published value (then it is matched),
-  else it is what the author wrote as code or a formula.
+- `soft`: code and math (`<code>`, `<pre>` other than a cell's text output, and
+  math as each `html-math-method` publishes it, `MATH`): a number there may be a
+  published value (then it is matched), else it is what the author wrote as code
+  or a formula;
+- `raw_math`: a formula pandoc could not convert (mathml, plain), which it writes as
+  its TeX between `$`: a reader sees raw TeX.
+
+Math as Quarto 1.7.34 and pandoc write it (tests/verify/test_audit_math.py):
+mathml `<math>` (the TeX in `<annotation>`, hidden); mathjax `<span class="math
+inline">\(…\)</span>` (display `\[…\]`), katex the same span with the bare TeX,
+plain the span with HTML (`<em>x</em><sup>2</sup>`); webtex `<img class="math …"
+alt="TeX">`; gladtex `<eq env="math">TeX</eq>`, raw TeX to a reader (the GladTeX program
+that would replace it is not run; read/project.py refuses the method). In math a number's thousands
+separator may stand apart (`<mn>961</mn><mo>,</mo><mn>538</mn>`) or be TeX's `{,}`:
+it reads as the one number `961,538`.
 
 Works on any HTML (the built-in renderer's and Quarto's use the same classes).
 Stdlib only (html.parser).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
@@ -34,11 +47,21 @@ BLOCK = {"p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6",
          "summary", "details", "ul", "ol", "dl", "thead", "tbody", "br", "hr", "main"}
 
 
+#: a number in math whose thousands separators stand apart (MathML's `<mo>,</mo>`, TeX's `{,}`)
+SPLIT_NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:\s*(?:,|\{,\})\s*\d{3})+(?![\d])")
+
+
+def is_math(tag: str, classes: set[str]) -> bool:
+    """An element holding one formula: `<math>`, `<eq>`, `.math` (span, img)."""
+    return tag in ("math", "eq") or (tag in ("span", "img") and "math" in classes)
+
+
 @dataclass
 class ReaderText:
     text: str = ""
     exempt: list[tuple[int, int]] = field(default_factory=list)
     soft: list[tuple[int, int]] = field(default_factory=list)
+    raw_math: list[tuple[int, int]] = field(default_factory=list)
 
 
 class _Reader(HTMLParser):
@@ -47,6 +70,8 @@ class _Reader(HTMLParser):
         self.parts: list[str] = []
         self.size = 0
         self.stack: list[tuple[str, str]] = []   # (tag, zone: "" | hidden | exempt | soft | output)
+        self.formulas: list[tuple] = []     # open math: (depth, offset, part, raw TeX?)
+        self.math: list[tuple[int, int]] = []
         self.only_main = only_main
         self.out = ReaderText()
 
@@ -64,9 +89,13 @@ class _Reader(HTMLParser):
         attrs = dict(attrs)
         if tag in BLOCK:
             self._add("\n", "")
+        classes = set((attrs.get("class") or "").split())
+        if tag == "img" and is_math(tag, classes) and self._zone() != "hidden":
+            start = self.size                  # webtex: the formula is an image, its TeX the alt
+            self._add(f" {visible(attrs.get('alt') or '')} ", "soft")
+            self.math.append((start, self.size))
         if tag in VOID:
             return
-        classes = set((attrs.get("class") or "").split())
         zone = ""
         if tag in HIDDEN or (tag == "div" and "page-toc" in classes):
             zone = "hidden"
@@ -74,10 +103,12 @@ class _Reader(HTMLParser):
             zone = "exempt"
         elif tag == "pre" and "cell-output" in classes:
             zone = "output"
-        elif tag in ("code", "pre", "math"):
+        elif tag in ("code", "pre") or is_math(tag, classes):
             zone = "soft"
         if tag == "details" and "page-toc" in classes:
             zone = "hidden"
+        if is_math(tag, classes):
+            self.formulas.append((len(self.stack), self.size, len(self.parts), tag == "eq"))
         self.stack.append((tag, zone))
 
     def handle_endtag(self, tag):
@@ -85,6 +116,8 @@ class _Reader(HTMLParser):
             if self.stack[i][0] == tag:
                 del self.stack[i:]
                 break
+        while self.formulas and self.formulas[-1][0] >= len(self.stack):
+            self._formula(*self.formulas.pop()[1:])
         if tag in BLOCK:
             self._add("\n", "")
 
@@ -96,6 +129,16 @@ class _Reader(HTMLParser):
         if any(t in ("math", "sup", "sub") for t, _ in self.stack):
             data = f" {data} "          # <mn>10</mn><mn>9</mn>, 754<sup>10</sup>: two numbers
         self._add(data, zone)
+
+    def _formula(self, start: int, part: int, tex: bool) -> None:
+        """A formula ends: pandoc's fallback (`$TeX$`) and gladtex's `<eq>` (TeX for a
+        program nobody runs) are raw TeX, not math."""
+        shown = "".join(self.parts[part:]).strip()
+        if tex or len(shown) > 1 and shown[0] == shown[-1] == "$":
+            self.out.soft = [(a, b) for a, b in self.out.soft if not start <= a < self.size]
+            self.out.raw_math.append((start, self.size))
+        else:
+            self.math.append((start, self.size))
 
     def _add(self, text: str, zone: str) -> None:
         start = self.size
@@ -113,5 +156,17 @@ def reader_text(html: str, whole_page: bool = False) -> ReaderText:
     parser = _Reader(only_main=not whole_page and "<main" in html)
     parser.feed(html)
     parser.close()
-    parser.out.text = "".join(parser.parts)
+    text = "".join(parser.parts)
+    parser.out.text = _joined(text, parser.math) if parser.math else text
     return parser.out
+
+
+def _joined(text: str, math: list[tuple[int, int]]) -> str:
+    """`text` with each split number of a formula written whole (`961,538`), right-aligned
+    in the room it took, so that every offset stays where it was."""
+    chars = list(text)
+    for a, b in math:
+        for m in SPLIT_NUMBER.finditer(text, a, b):
+            whole = re.sub(r"\s|\{,\}", lambda c: "" if c.group(0).isspace() else ",", m.group(0))
+            chars[m.start():m.end()] = whole.rjust(m.end() - m.start())
+    return "".join(chars)

@@ -6,13 +6,18 @@ Shared by the HTML and PDF audits (scripts.verify.audit). Pure, stdlib only.
   end), as docs/audit.md defines a number (``4x`` is ``4``; ``H100`` is a name);
   signs are not part of the number.
 - `page_values(parsed, run)`: the chapter's published values in page order
-  (inline values and shown cell outputs, by their position in the source), each as
-  a `Value` with the tokens of its text and its source line.
+  (inline values and shown cell outputs, by their position in the source; footnotes
+  at the end), each as a `Value` with the tokens of its text and its source line.
+- `in_order(page, expected)`: the page's numbers aligned with the values' (a longest
+  common subsequence).
+- `source_index(parsed)` / `source_line(index, number, after)`: where the source
+  writes a number (indexed once per page).
 - `leaks(text)`: text that must never reach a reader (`LEAKS`; docs/audit.md), as
-  (what, matched text).
+  (what, matched text, offset, pattern); `written_at` the source line of one.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -25,16 +30,19 @@ ALLOWED = [re.compile(p) for p, _ in ALLOWLIST]
 
 #: Numbers the renderer makes, recognised in running text: "Table 1.2", "Figure A.1",
 #: "Section 2.3", "Chapter 1", "Appendix B", "Equation (1.2)", a numbered callout's
-#: "Note 1.1" (also Tip, Warning, Important, Caution), Quarto's "Listing 3.1", and an equation number
+#: "Note 1.1" (also Tip, Warning, Important, Caution), Quarto's "Listing 3.1", a theorem-like
+#: div's "Theorem 1.1" (Lemma, Corollary, Proposition, Conjecture, Definition, Example, Exercise), and an equation number
 #: "(A.3)" (the number must contain a dot, so "(3)" in prose is not taken for one).
 LABEL = re.compile(r"\b(?:Table|Figure|Section|Chapter|Appendix|Equation|Eq\."
-                   r"|Note|Tip|Warning|Important|Caution|Listing)"
+                   r"|Note|Tip|Warning|Important|Caution|Listing"
+                   r"|Theorem|Lemma|Corollary|Proposition|Conjecture|Definition|Example|Exercise)"
                    r"[\s\u00a0]+\(?(?:[A-Z]|\d+)(?:\.\d+)*\)?")
 EQ_NUMBER = re.compile(r"\((?:[A-Z]|\d+)\.\d+\)")
 
 LEAKS = (
     (re.compile(r"\?@[\w:-]+"), "an unresolved cross-reference"),
-    (re.compile(r"\{python\}"), "an inline expression left as code"),
+    (re.compile(r"\{python\}"), "an inline expression left as code (Quarto runs only "
+     "`` `{python} expr` `` between its own backticks: one missing or doubled?)"),
     (re.compile(r"<Quantity\("), "a pint Quantity's repr"),
     (re.compile(r"<IPython\.core\.display[\w.]*"), "an IPython display object's repr"),
     (re.compile(r"<[\w.]+(?: object)? at 0x[0-9a-f]+>"), "a Python object's repr"),
@@ -69,6 +77,32 @@ def number_tokens(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(0), m.start(), m.end()) for m in NUMBER.finditer(text)]
 
 
+def in_order(page: list[str], expected: list[str]) -> list[tuple[int, int]]:
+    """(page index, expected index) pairs of a longest common subsequence of the two
+    (Hunt-Szymanski: cost grows with the pairs of equal numbers, not the product of
+    the lengths). A value's number is matched to a page number in order, however many
+    typed numbers the page shows between values."""
+    where: dict[str, list[int]] = {}
+    for j, n in enumerate(expected):
+        where.setdefault(n, []).append(j)
+    ends: list[int] = []            # ends[k]: the least expected index ending a match of k+1
+    links: list[tuple] = []         # links[k]: (page index, expected index, previous link)
+    for i, n in enumerate(page):
+        for j in reversed(where.get(n, ())):
+            k = bisect.bisect_left(ends, j)
+            link = (i, j, links[k - 1] if k else None)
+            if k == len(ends):
+                ends.append(j)
+                links.append(link)
+            else:
+                ends[k], links[k] = j, link
+    pairs, link = [], links[-1] if links else None
+    while link is not None:
+        pairs.append(link[:2])
+        link = link[2]
+    return pairs[::-1]
+
+
 def glued_tokens(text: str) -> list[tuple[str, int, int]]:
     """(number, start, end) of every digit run glued to a word before it."""
     return [(m.group(0), m.start(), m.end()) for m in GLUED.finditer(text)]
@@ -79,13 +113,72 @@ def spans(patterns, text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for p in patterns for m in p.finditer(text)]
 
 
-def inside(pos: int, ranges: list[tuple[int, int]]) -> bool:
+def inside(pos: int, ranges) -> bool:
+    """Whether `pos` is in one of the (start, end) `ranges` (a `Ranges` answers by bisection)."""
+    if isinstance(ranges, Ranges):
+        return ranges.holds(pos)
     return any(a <= pos < b for a, b in ranges)
 
 
-def leaks(text: str) -> list[tuple[str, str]]:
-    """(what, matched text) of each leak in the reader's text."""
-    return [(what, m.group(0)) for pattern, what in LEAKS for m in pattern.finditer(text)]
+class Ranges:
+    """(start, end) spans merged and sorted once, for many `inside` questions."""
+
+    def __init__(self, ranges):
+        merged: list[list[int]] = []
+        for a, b in sorted(r for r in ranges if r[0] < r[1]):
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        self.starts = [a for a, _ in merged]
+        self.ends = [b for _, b in merged]
+
+    def holds(self, pos: int) -> bool:
+        k = bisect.bisect_right(self.starts, pos) - 1
+        return k >= 0 and pos < self.ends[k]
+
+
+def leaks(text: str) -> list[tuple[str, str, int, re.Pattern]]:
+    """(what, matched text, its offset, the pattern) of each leak in the reader's text."""
+    return [(what, m.group(0), m.start(), pattern)
+            for pattern, what in LEAKS for m in pattern.finditer(text)]
+
+
+WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def written_at(parsed, pattern: re.Pattern, text: str, at: int, places: dict | None = None) -> int:
+    """The source line that wrote what the page shows at `at` matching `pattern` (a
+    leak): of the places in the author's text (cells and inline values blanked; else in
+    the whole source) that match it, the one whose surroundings share most words with
+    the page's around `at` (then the first); 0 when none matches. `places`: a dict
+    kept over one page's leaks (each pattern's places are read once)."""
+    places = {} if places is None else places
+    if pattern.pattern not in places:
+        places[pattern.pattern] = _places(parsed, pattern)
+    found = places[pattern.pattern]
+    if not found:
+        return 0
+    shown = pattern.match(text, at)
+    near = _words_near(text, at, shown.end() if shown else at)
+    return max(found, key=lambda p: (len(near[0] & p[1]) + len(near[1] & p[2]), -p[0]))[0]
+
+
+def _places(parsed, pattern: re.Pattern) -> list[tuple[int, set, set]]:
+    """(line, words before, words after) of each match of `pattern` in the source."""
+    for source in (parsed.authored, parsed.text):
+        hits = [m.span() for m in pattern.finditer(source)]
+        if hits:
+            return [(source.count("\n", 0, a) + 1, *_words_near(source, a, b)) for a, b in hits]
+    return []
+
+
+def _words_near(text: str, start: int, end: int, count: int = 6,
+                reach: int = 300) -> tuple[set, set]:
+    """The `count` words nearest before `start` and after `end` (lower case)."""
+    before = WORD.findall(text, max(0, start - reach), start)[-count:]
+    after = WORD.findall(text, end, end + reach)[:count]
+    return {w.lower() for w in before}, {w.lower() for w in after}
 
 
 # ------------------------------------------------------------ the ledger's side
@@ -107,12 +200,15 @@ class Value:
     """One published value of a page: its numbers, where it comes from, and whether the
     page may show them out of source order (`movable`: a cell's output, whose caption
     sits above its table, a table before the text around it; an inline value in a table
-    caption written below its table, which the page shows above it) or in place."""
+    caption written below its table, which the page shows above it) or in place;
+    `ordered` False: not even near its place (a PDF's footnote, at the foot of some
+    page), matched wherever the page shows it."""
     numbers: list[str]
     line: int
     where: str              # "inline `expr`" or "cell label"
     movable: bool
     optional: list[str] = field(default_factory=list)   # allowlisted: matched if shown
+    ordered: bool = True
 
 
 def cell_texts(outputs) -> list[str]:
@@ -132,9 +228,11 @@ def cell_texts(outputs) -> list[str]:
     return texts
 
 
-def page_values(parsed, run) -> list[Value]:
-    """The chapter's published values in source order (inline values in place, a cell's
-    outputs at its fence), as the ledger records them (ledger.collect)."""
+def page_values(parsed, run, notes_at_end: bool = True) -> list[Value]:
+    """The chapter's published values in page order (inline values in place, a cell's
+    outputs at its fence, a footnote's values at the end of the page in the order of
+    the notes' references; `notes_at_end` False, a PDF's: not ordered), as the ledger
+    records them (ledger.collect)."""
     if run is None:
         return []
     items = []
@@ -143,10 +241,11 @@ def page_values(parsed, run) -> list[Value]:
         result = inline_runs.get(expr.index)
         if result is not None and result.kind != "code" and expr.substitute:
             text = one_line(result.text)
-            items.append((expr.start, Value(value_numbers(text), expr.line,
-                                            f"inline `{{python}} {expr.expr}`",
-                                            _moved_by_the_renderer(parsed.text, expr.start),
-                                            value_numbers(text, allowed=True))))
+            place, movable = _placement(parsed.text, expr.start)
+            items.append((place, Value(value_numbers(text), expr.line,
+                                       f"inline `{{python}} {expr.expr}`", movable,
+                                       value_numbers(text, allowed=True),
+                                       ordered=notes_at_end or place[0] == 0)))
     starts = [0] + [m.end() for m in re.finditer("\n", parsed.text)]
     cell_runs = {r.index: r for r in run.cells}
     for cell in parsed.cells:
@@ -158,54 +257,76 @@ def page_values(parsed, run) -> list[Value]:
         numbers = [n for text in texts for n in value_numbers(text)]
         optional = [n for text in texts for n in value_numbers(text, allowed=True)]
         offset = starts[min(cell.fence_line, len(starts)) - 1]
-        items.append((offset, Value(numbers, cell.fence_line, f"cell {cell.label or cell.index + 1}",
-                                    True, optional)))
+        items.append(((0, offset), Value(numbers, cell.fence_line,
+                                         f"cell {cell.label or cell.index + 1}", True, optional)))
     return [value for _, value in sorted(items, key=lambda item: item[0])]
 
 
 TABLE_CAPTION = re.compile(r"[ \t]*(?:Table)?:[ \t]")
-NOTE_DEFINITION = re.compile(r"\[\^[^\]\s]+\]:")
+NOTE_DEFINITION = re.compile(r"\[\^([^\]\s]+)\]:")
 
 
-def _moved_by_the_renderer(text: str, offset: int) -> bool:
-    """Whether pandoc shows the text at `offset` elsewhere than written: on a pipe table's
-    caption line written under its table (`: Caption {#tbl-x}`: shown above it), or in
-    a footnote (`[^n]: …` with its indented paragraphs, or `^[…]`: shown at the end)."""
+def _placement(text: str, offset: int) -> tuple[tuple, bool]:
+    """Where the page shows the text at `offset` (a sort key) and whether it may show it
+    out of that order. pandoc puts a pipe table's caption line written under its table
+    (`: Caption {#tbl-x}`) above it (movable), and a footnote (`[^n]: …` with its
+    indented paragraphs, or `^[…]`) at the end of the page, the notes in the order of
+    their references (also movable: another `reference-location` shows them elsewhere)."""
+    note = _note_reference(text, offset)
+    if note is not None:
+        return (1, note, offset), True
     line_start = text.rfind("\n", 0, offset) + 1
-    above = text[:line_start].split("\n")[:-1]
-    rows = [ln for ln in above if ln.strip()]
-    if TABLE_CAPTION.match(text, line_start) and rows and rows[-1].lstrip().startswith("|"):
-        return True
+    rows = [ln for ln in text[:line_start].split("\n")[:-1] if ln.strip()]
+    caption = bool(TABLE_CAPTION.match(text, line_start) and rows
+                   and rows[-1].lstrip().startswith("|"))
+    return (0, offset), caption
+
+
+def _note_reference(text: str, offset: int) -> int | None:
+    """The offset of the reference of the footnote whose text holds `offset` (None when
+    it is in no footnote; len(text) for a note nothing references: pandoc drops it)."""
     paragraph_start = text.rfind("\n\n", 0, offset) + 1
     paragraph = text[paragraph_start:offset].lstrip("\n")
-    note = paragraph.rfind("^[")
-    if note >= 0 and paragraph.count("[", note) > paragraph.count("]", note):
-        return True
-    if NOTE_DEFINITION.match(paragraph):
-        return True
-    if not paragraph.startswith(("    ", "\t")):
-        return False
-    for line in reversed(text[:paragraph_start].split("\n")):     # an indented paragraph
-        if NOTE_DEFINITION.match(line):                            # of a footnote?
-            return True
-        if line.strip() and not line.startswith(("    ", "\t")):
-            return False
-    return False
+    inline = paragraph.rfind("^[")
+    if inline >= 0 and paragraph.count("[", inline) > paragraph.count("]", inline):
+        return text.rfind("^[", 0, offset)
+    definition = NOTE_DEFINITION.match(paragraph)
+    if definition is None and paragraph.startswith(("    ", "\t")):
+        for line in reversed(text[:paragraph_start].split("\n")):     # an indented paragraph
+            definition = NOTE_DEFINITION.match(line)                    # of a footnote?
+            if definition or (line.strip() and not line.startswith(("    ", "\t"))):
+                break
+    if definition is None:
+        return None
+    reference = re.search(r"\[\^" + re.escape(definition.group(1)) + r"\](?!:)", text)
+    return reference.start() if reference else len(text)
 
 
-def source_line(parsed, number: str, after: int) -> int:
-    """The first source line at or after `after` (else anywhere) where `number` is
-    written, skipping code cells but not their `#|` options (a caption); 0 when it is
-    nowhere in the source."""
-    lines = parsed.text.splitlines()
-    pattern = re.compile(r"(?<![\w.,\d])" + re.escape(number) + r"(?![\d])")
-    cells = [(c.fence_line, c.end_line) for c in parsed.cells]
-    hits = [i for i, text in enumerate(lines, start=1)
-            if pattern.search(text) and (text.lstrip().startswith("#|")
-                                         or not any(a <= i <= b for a, b in cells))]
-    later = [i for i in hits if i >= after]
-    return (later or hits or [0])[0]
+def source_index(parsed) -> dict[str, list[int]]:
+    """Each number written in the chapter's source (read as the page's numbers are)
+    -> the lines writing it, in order: prose, raw blocks and cell options such as a
+    caption, not cell code. Built once per page (`source_line` looks numbers up)."""
+    code = set()
+    for cell in parsed.cells:
+        code.update(range(cell.fence_line, cell.end_line + 1))
+    index: dict[str, list[int]] = {}
+    for i, text in enumerate(parsed.text.splitlines(), start=1):
+        if i in code and not text.lstrip().startswith("#|"):
+            continue
+        for m in NUMBER.finditer(text):
+            lines = index.setdefault(m.group(0), [])
+            if not lines or lines[-1] != i:
+                lines.append(i)
+    return index
+
+
+def source_line(index: dict[str, list[int]], number: str, after: int) -> int:
+    """The first line of `index` (source_index) at or after `after` (else anywhere)
+    where `number` is written; 0 when it is nowhere in the source."""
+    lines = index.get(number, [])
+    later = bisect.bisect_left(lines, after)
+    return lines[later] if later < len(lines) else (lines[0] if lines else 0)
 
 
 __all__ = ["SEP", "Value", "page_values", "number_tokens", "leaks", "value_numbers",
-           "source_line", "ALLOWED", "LABEL", "EQ_NUMBER", "CITATION_MISS"]
+           "source_index", "source_line", "ALLOWED", "LABEL", "EQ_NUMBER", "CITATION_MISS"]

@@ -14,11 +14,14 @@ from scripts.model import ChapterRun, Finding, Kind, ParsedChapter
 from scripts.read.book import read_book
 from scripts.read.project import Project, unlisted_chapters, unlisted_note
 from scripts.run.schedule import opaque_notes, run_chapters
-from scripts.verify import control, ledger
+from scripts.read import CONFIG
+from scripts.verify import baseline, control, ledger
 from scripts.verify.blame import kernel_refused, once_per_book
 from scripts.verify.figalt import missing_fig_alt
 from scripts.verify.generated import (ALT_ATTRIBUTE, CAPTIONS, caption_fix,
                                       caption_inlines, with_generated)
+from scripts.verify.inline_math import inline_math
+from scripts.verify.pandoc_lint import pandoc_findings
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
 
@@ -38,6 +41,9 @@ class BookResult:
     ledger_compared: bool = False       # numbers.lock was compared (or written)
     ledger_skipped: list[str] = field(default_factory=list)   # chapters left out of it
     notes: list[str] = field(default_factory=list)    # said once, not failures (opaque runs)
+    verdict: baseline.Verdict | None = None  # the baseline's and suppressions' share (findings:
+                                             # the rest); baseline_mode: "write", "prune", None
+    baseline_mode: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -50,7 +56,8 @@ class BookResult:
 
 def check_book(root: Path, force: bool = False, jobs: int | None = None,
                update_ledger: bool = False, timeout_s: float | None = None,
-               audit: bool = False, profile: str | None = None) -> BookResult:
+               audit: bool = False, profile: str | None = None,
+               baseline_mode: str | None = None) -> BookResult:
     """Check every chapter and appendix of the book at `root`.
 
     force: ignore the cache; audit: execute every chapter and report each one the
@@ -58,12 +65,16 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     jobs: chapters run at once (default: cores);
     update_ledger: rewrite numbers.lock (only when there is no other finding);
     timeout_s: per cell (default: _quarto.yml `execute: timeout`, else 120 s);
-    profile: the Quarto profile(s) (read/project.py: load_project).
+    profile: the Quarto profile(s) (read/project.py: load_project);
+    baseline_mode: "write" records every finding as the baseline, "prune" drops its
+    gone entries (verify/baseline.py); either way `findings` holds only the findings
+    neither the baseline nor a suppression accepts, `verdict` the others.
     """
     started = time.perf_counter()
     book = read_book(Path(root), profile)
     project = book.project
-    result = BookResult(project=project, parsed=book.parsed, findings=list(book.findings))
+    result = BookResult(project=project, parsed=book.parsed, findings=list(book.findings),
+                        baseline_mode=baseline_mode)
     # prune the cache only after a complete run of a valid project (a YAML typo or a
     # missing chapter file must not throw away every entry)
     chapters = list(result.parsed.values())
@@ -85,6 +96,7 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
+        result.findings += [parsed.relocate(f) for f in inline_math(parsed, result.runs[rel])]
     result.findings = once_per_book(result.findings)
     for check in text_checks(project):
         result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
@@ -94,7 +106,7 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     failed = [rel for rel, run in result.runs.items() if run.findings]
     generated = {rel: with_generated(parsed, result.runs.get(rel))   # refs in cell outputs
                  for rel, parsed in result.parsed.items()}
-    result.findings += book_wide(project, generated, published, failed, result, update_ledger)
+    book_wide(project, generated, published, failed, result, update_ledger, baseline_mode)
     result.seconds = time.perf_counter() - started
     return result
 
@@ -120,6 +132,7 @@ def text_checks(project: Project) -> list:
     if project.fig_alt:
         checks.append(missing_fig_alt)
     checks.append(caption_inlines)      # always: a value in a caption is left as code
+    checks.append(lambda parsed: pandoc_findings(project.root, parsed))   # always: pandoc's warnings
     return [lambda parsed, check=check: [parsed.relocate(f) for f in check(parsed)]
             for check in checks]
 
@@ -150,16 +163,30 @@ def run_options(project: Project) -> dict:
 
 def book_wide(project: Project, parsed: dict[str, ParsedChapter],
               published: dict[str, dict[str, str]], failed: list[str], result,
-              update_ledger: bool = False) -> list[Finding]:
-    """The checks that need every chapter: cross-references, citations, numbers.lock.
+              update_ledger: bool = False, baseline_mode: str | None = None) -> None:
+    """The checks that need every chapter, their findings added to result.findings:
+    cross-references and citations; then the baseline and suppressions settle every
+    finding so far (`settle`); then numbers.lock, compared or written unless a finding
+    left blocks it.
 
     `parsed` needs only path, labels, references and citations; `published`
     holds each chapter's numbers (ledger.collect) and `failed` the chapters
     whose run did not reach its end. Sets result.ledger_compared/_skipped.
     """
-    findings = _relocated(parsed, cross_references(parsed) + citations(project, parsed))
-    blocked = bool(result.findings or findings)
-    return findings + _ledger(project.root, published, failed, result, update_ledger, blocked)
+    result.findings += _relocated(parsed, cross_references(parsed, project.type)
+                                  + citations(project, parsed))
+    settle(result, project.root, parsed, baseline_mode)
+    result.findings += _ledger(project.root, published, failed, result, update_ledger,
+                               bool(result.findings))
+
+
+def settle(result, root: Path, parsed: dict[str, ParsedChapter], mode: str | None) -> None:
+    """result.findings judged by the baseline and the suppressions in the sources
+    (verify/baseline.py): result.verdict, and the findings they leave."""
+    paths = [CONFIG] + [rel for chapter in parsed.values()
+                        for rel in [chapter.path, *chapter.includes]]
+    result.verdict = baseline.judge(root, result.findings, baseline.CHECK, paths, mode)
+    result.findings = list(result.verdict.active)
 
 
 def literal_numbers(parsed: dict[str, ParsedChapter]) -> list[Finding]:

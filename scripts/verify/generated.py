@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from scripts.model import Finding, Kind
 from scripts.read.options import outputs_shown
-from scripts.read.qmd import AT_KEY, CROSSREF_PREFIXES
+from scripts.read.labels import AT_KEY, CROSSREF_PREFIXES
 
 CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)

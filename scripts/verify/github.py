@@ -21,7 +21,7 @@ from typing import Mapping, TextIO
 
 from scripts.model import Finding, Kind
 from scripts.verify.ledger import LOCK_NAME, SEP
-from scripts.verify.report import new_values_line, split_new_values
+from scripts.verify.report import grouped, new_values_line, result_root, split_new_values
 
 NEW, REMOVED = "(new)", "(removed)"
 MAX_TABLE_ROWS = 200        # a summary is capped at 1 MiB by GitHub; keep it readable
@@ -110,6 +110,7 @@ def report(result, verdict: str, env: Mapping[str, str] = os.environ,
         return
     findings = list(result.findings)
     real, new = split_new_values(findings)
+    real = grouped(real, result_root(result))       # one annotation per grid table
     if new:
         real.append(Finding(LOCK_NAME, 0, Kind.LEDGER, new_values_line(len(new))))
     for finding in real:

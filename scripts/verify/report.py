@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import sys
 from typing import TextIO
 
 from scripts.model import Finding, Kind
+from scripts.verify.baseline import FILE as BASELINE_FILE
 from scripts.verify.ledger import SEP, is_new_value
 
 
@@ -71,7 +74,48 @@ def summary(result) -> str:
     status = "ok" if result.ok else "FAILED"
     return (f"{status}: {chapters} chapter{'s' * (chapters != 1)} checked "
             f"({cached} from cache), {cells} cells, {inlines} inline expressions, "
-            f"{invariants} invariants, {count_findings(result.findings)}, {result.seconds:.2f} s")
+            f"{invariants} invariants, {count_findings(result.findings)}"
+            f"{accepted(getattr(result, 'verdict', None))}, {result.seconds:.2f} s")
+
+
+def accepted(verdict) -> str:
+    """` (496 in the baseline, 3 suppressed)`: the findings not counted, or ''."""
+    if verdict is None or not (verdict.baselined or verdict.suppressed):
+        return ""
+    return f" ({len(verdict.baselined)} in the baseline, {len(verdict.suppressed)} suppressed)"
+
+
+def unused_lines(marks) -> list[str]:
+    """The suppressions that matched no finding of the check nor of the audit."""
+    if not marks:
+        return []
+    return [f"{len(marks)} suppression{'s' * (len(marks) != 1)} matched no finding (remove "
+            f"{'them' if len(marks) != 1 else 'it'}):"] + [
+        f"  {m.path}:{m.line} {', '.join(m.kinds)}: {m.reason}" for m in marks]
+
+
+def verdict_lines(verdict, root=None, command: str = "check") -> list[str]:
+    """What the baseline and the suppressions hold, for every report: how many known
+    findings the baseline holds, each entry gone, each finding suppressed and why."""
+    if verdict is None:
+        return []
+    lines = [verdict.wrote] if verdict.wrote else []
+    if verdict.exists and (verdict.entries or verdict.gone):
+        n, gone = len(verdict.baselined), verdict.gone
+        head = (f"baseline {BASELINE_FILE}: {n} known finding{'s' * (n != 1)} not shown "
+                f"({verdict.entries} entr{'ies' if verdict.entries != 1 else 'y'})")
+        if gone:
+            head += (f"; {len(gone)} entr{'ies' if len(gone) != 1 else 'y'} gone (fixed, or "
+                     f"the line edited): `python -m scripts {command} --prune-baseline"
+                     f"{_root_option(root)}` drops {'them' if len(gone) != 1 else 'it'}:")
+        lines.append(head)
+        lines += [f"  {e['path']}:{e.get('line', 0)} {e['kind']}: {e.get('message', '')}"
+                  for e in gone]
+    if verdict.suppressed:
+        lines.append(f"{len(verdict.suppressed)} suppressed in the source:")
+        lines += [f"  {f.location()} {f.kind}: {f.reason} (suppressed at {m.path}:{m.line}: "
+                  f"{m.reason})" for f, m in verdict.suppressed]
+    return lines
 
 
 def split_new_values(findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
@@ -94,18 +138,71 @@ def new_values_line(n: int) -> str:
             f"{'it' if n == 1 else 'them'}")
 
 
+def _lines(numbers: list[int]) -> str:
+    return f"line{'s' * (len(numbers) != 1)} {', '.join(map(str, numbers))}"
+
+
+def _root_option(root) -> str:
+    """`--root R` as the reader types it from here ('.' for the current folder)."""
+    if root is None:
+        return ""
+    shown = os.path.relpath(root) if not os.path.relpath(root).startswith("..") else str(root)
+    return f" --root {shlex.quote(shown)}"
+
+
+# How the text report says a construct's findings in one line (Finding.within), by kind.
+GROUPED = {
+    Kind.GRID_TABLE_INLINE: lambda n, lines, path, root: (
+        f"this grid table holds {n} inline value{'s' * (n != 1)} ({lines}); Quarto inserts "
+        "each value's text without re-aligning the borders and garbles the table; convert it "
+        f"with: python -m scripts pipe-tables{_root_option(root)} {shlex.quote(path)}"),
+}
+
+
+def grouped(findings: list[Finding], root=None) -> list[Finding]:
+    """`findings` with those of one construct (same path, kind and `within`) as one
+    finding at the construct's first line, in the place of its first (the JSON report
+    keeps every finding)."""
+    members: dict[tuple, list[Finding]] = {}
+    for f in findings:
+        if f.within and f.kind in GROUPED:
+            members.setdefault((f.path, f.kind, f.within), []).append(f)
+    out, done = [], set()
+    for f in findings:
+        key = (f.path, f.kind, f.within)
+        if key not in members:
+            out.append(f)
+        elif key not in done:
+            done.add(key)
+            group = members[key]
+            reason = GROUPED[f.kind](len(group), _lines(sorted({g.line for g in group})), f.path, root)
+            out.append(Finding(f.path, f.within, f.kind, reason, within=f.within))
+    return out
+
+
+def result_root(result):
+    """The project root of a BookResult or a merged shard result (None if neither)."""
+    project = getattr(result, "project", None)
+    return getattr(project, "root", None) or getattr(result, "root", None)
+
+
 def print_report(result, out: TextIO = sys.stdout) -> None:
     """Findings first (ledger differences grouped last), then the summary."""
-    print_findings(result.findings, getattr(result, "ledger_skipped", []), out)
+    print_findings(result.findings, getattr(result, "ledger_skipped", []), out,
+                   root=result_root(result))
     for note in getattr(result, "notes", []):
         print(f"note: {note}", file=out)
+    for line in verdict_lines(getattr(result, "verdict", None), result_root(result)):
+        print(line, file=out)
     print(summary(result), file=out)
 
 
-def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sys.stdout) -> None:
-    """Each finding, ledger differences grouped last, new published values as one line;
-    then the chapters left out of numbers.lock."""
+def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sys.stdout,
+                   root=None) -> None:
+    """Each finding (a construct's as one: `grouped`), ledger differences grouped last,
+    new published values as one line; then the chapters left out of numbers.lock."""
     findings, new = split_new_values(findings)
+    findings = grouped(findings, root)
     findings = sorted(findings, key=lambda f: f.kind == Kind.LEDGER)
     moved = sum(1 for f in findings if f.kind == Kind.LEDGER and "→" in f.reason)
     ledger_header = False
@@ -165,6 +262,22 @@ def json_report(result) -> dict:
             "ledger_skipped": list(result.ledger_skipped),
         },
         "notes": list(getattr(result, "notes", [])),
+        **accepted_records(getattr(result, "verdict", None), documents),
+    }
+
+
+def accepted_records(verdict, documents: list[str]) -> dict:
+    """The findings the baseline and the suppressions accept, and the gone entries."""
+    if verdict is None:
+        return {}
+    return {
+        "suppressed": [{**finding_record(f, documents),
+                        "suppression": {"path": m.path, "line": m.line, "reason": m.reason}}
+                       for f, m in verdict.suppressed],
+        "baselined": [finding_record(f, documents) for f in verdict.baselined],
+        "baseline": {"file": BASELINE_FILE if verdict.exists else None,
+                     "entries": verdict.entries, "gone": list(verdict.gone),
+                     "written": verdict.wrote or None},
     }
 
 

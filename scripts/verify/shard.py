@@ -148,6 +148,7 @@ def chapter_record(parsed: ParsedChapter | None, run, findings: list[Finding],
             "labels": [list(x) for x in parsed.labels],
             "references": [list(x) for x in parsed.references],
             "citations": [list(x) for x in parsed.citations],
+            "title_heading": parsed.title_heading,
             "entries": entries,
             "run_failed": bool(run.findings),
             "seconds": run.seconds, "cached": run.cached, "invariants": run.invariants,
@@ -207,7 +208,8 @@ class MergedChapters:
         return {rel: ParsedChapter(path=rel, text="",
                                    labels=[tuple(x) for x in rec["labels"]],
                                    references=[tuple(x) for x in rec["references"]],
-                                   citations=[tuple(x) for x in rec["citations"]])
+                                   citations=[tuple(x) for x in rec["citations"]],
+                                   title_heading=rec.get("title_heading", 0))
                 for rel, rec in self.records.items() if rec["parsed"]}
 
 

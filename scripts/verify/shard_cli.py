@@ -32,7 +32,7 @@ def run_shard(root: Path, spec: str, out: Path | None, force: bool, jobs: int | 
 
 def run_merge(root: Path, paths: list[Path], stream: TextIO = sys.stdout) -> int:
     """Merge partial results; print the report (and GitHub annotations); 0 ok, 1 findings, 2 bad input."""
-    from scripts.verify.report import print_findings
+    from scripts.verify.report import print_findings, verdict_lines
     from scripts.verify.sharding import merge
     try:
         result = merge(root, paths)
@@ -44,7 +44,9 @@ def run_merge(root: Path, paths: list[Path], stream: TextIO = sys.stdout) -> int
               f"{'s' * (len(result.set_aside) != 1)} of another plan or source tree "
               f"(stale; delete {'them' if len(result.set_aside) != 1 else 'it'}): "
               f"{', '.join(map(str, result.set_aside))}", file=sys.stderr)
-    print_findings(result.findings, result.ledger_skipped, stream)
+    print_findings(result.findings, result.ledger_skipped, stream, root=result.root)
+    for text in verdict_lines(result.verdict, result.root):
+        print(text, file=stream)
     line = merged_summary(result)
     print(line, file=stream)
     github.report(result, line)
@@ -52,10 +54,11 @@ def run_merge(root: Path, paths: list[Path], stream: TextIO = sys.stdout) -> int
 
 
 def merged_summary(result) -> str:
-    from scripts.verify.report import count_findings
+    from scripts.verify.report import accepted, count_findings
     status = "ok" if result.ok else "FAILED"
     return (f"{status}: {result.chapters} chapter{'s' * (result.chapters != 1)} checked in "
             f"{result.shards} shard{'s' * (result.shards != 1)} ({result.cached_chapters} from "
             f"cache), {result.cells} cells, {result.inlines} inline expressions, "
-            f"{result.invariants} invariants, {count_findings(result.findings)}, "
+            f"{result.invariants} invariants, {count_findings(result.findings)}"
+            f"{accepted(getattr(result, 'verdict', None))}, "
             f"slowest shard {result.seconds:.2f} s")

@@ -18,6 +18,7 @@ from scripts.verify import control, ledger
 from scripts.verify import shard as sh
 from scripts.verify.check import book_wide, run_some, text_checks
 from scripts.verify.generated import with_generated
+from scripts.verify.inline_math import inline_math
 
 
 def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | None = None,
@@ -44,7 +45,7 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
                                                           if f.path == rel], {})
             continue
         run = runs[rel]
-        records[rel] = sh.chapter_record(with_generated(parsed, run), run, parsed.findings + [parsed.relocate(f) for f in run.findings],
+        records[rel] = sh.chapter_record(with_generated(parsed, run), run, parsed.findings + [parsed.relocate(f) for f in run.findings + inline_math(parsed, run)],
                                          ledger.collect(parsed, run),
                                          [check(parsed) for check in text_checks(project)])
     changed = control.changed(project, controls)
@@ -98,7 +99,7 @@ def merge(root: Path, paths: list[Path]) -> MergedResult:
                                           for f in data.get("control", [])))
     published = {rel: rec["entries"] for rel, rec in records.items()}
     failed = [rel for rel, rec in records.items() if rec["run_failed"]]
-    result.findings += book_wide(project, merged.parsed_stubs(), published, failed, result)
+    book_wide(project, merged.parsed_stubs(), published, failed, result)
     sh.save_timings(project.root, {rel: rec["seconds"] for rel, rec in records.items()
                                    if not rec["cached"]})
     return result

@@ -36,7 +36,8 @@ def test_unknown_name_in_an_inline_expression(good_book, runner):
     result = runner.cli(good_book)
     f = result.only("inline-error")
     assert (f.line, f.col) == (line, col)
-    assert f.reason == "NameError: name 'no_such_name' is not defined"
+    assert f.reason == ("NameError: name 'no_such_name' is not defined "
+                        "(Quarto stops the whole render at this error and writes no page)")
     assert_consistent_after_failure(runner, good_book, before, result)
 
 
@@ -105,3 +106,21 @@ def test_failure_in_the_second_inline_expression_is_blamed_on_it(good_book, runn
     assert "{" not in f.reason and "status" not in f.reason, f.reason     # no raw reply dict
     assert len(f.reason) < 200, f.reason
     assert_consistent_after_failure(runner, good_book, before, result, extra=("--timeout", "3"))
+
+
+def test_a_bad_inline_expression_is_one_finding_with_what_quarto_does(good_book, runner):
+    """Quarto 1.7.34 aborts the whole render at an inline SyntaxError (`x +` then a line
+    break): one inline-error, no inline-syntax; a valid expression with two spaces is
+    evaluated and left as code (inline-syntax); fixed, the cached run is not served."""
+    path = good_book / "contents" / "one.qmd"
+    line, col = inject(good_book, "cluster_str +")
+    edit(path, "`{python} cluster_str +`", "`{python} cluster_str +\n1`")
+    result = runner.cli(good_book)
+    f = result.only("inline-error")
+    assert (f.line, f.col) == (line, col) and f.reason.startswith("SyntaxError"), result.output
+    assert "stops the whole render" in f.reason and result.kinds() == {"inline-error"}
+    edit(path, "`{python} cluster_str +\n1`", "`{python}  cluster_str`")
+    f = runner.cli(good_book).only("inline-syntax")
+    assert (f.line, f.col) == (line, col) and "more than one space" in f.reason
+    edit(path, "`{python}  cluster_str`", "`{python} cluster_str`")
+    assert runner.cli(good_book).code == 0

@@ -411,7 +411,8 @@ def test_misspelt_inline_name_gets_a_suggestion(good_book, runner):
     before, result, f = check_fails(runner, good_book, "inline-error")
     assert (f.path, f.line) == ("contents/one.qmd", line_of(chapter(good_book), "clustr_str"))
     assert f.reason == ("NameError: name 'clustr_str' is not defined; "
-                        "did you mean `cluster_str`?")
+                        "did you mean `cluster_str`? (Quarto stops the whole render at this "
+                        "error and writes no page)")
     assert_consistent_after_failure(runner, good_book, before, result)
 
 

@@ -309,6 +309,7 @@ def test_typed_numbers_where_readers_see_them_are_literal_numbers(clean, tmp_pat
         needle = "#| tbl-cap"
     elif where == "alt":
         book(root, prose='\n![A box](box.svg){#fig-box fig-alt="A box drawn 3 times"}\n')
+        (root / CHAPTER_PATH).with_name("box.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
         needle = "fig-alt"
     elif where == "heading":
         book(root, prose="\n## The 12 rules\n")

@@ -74,14 +74,14 @@ def test_yes_is_a_string_as_in_quartos_yaml_1_2(tmp_path):
 def test_option_lines_are_found_as_quarto_finds_them(tmp_path):
     """Checked with Quarto 1.7.34 (`quarto render --to md`): blank lines before the
     option block are skipped, `# |` and `#|key` are option lines; the block ends at
-    the first other line, a blank one too."""
+    the first other line, a blank one too (a `#|` line after it: `ignored-option`)."""
     cells = ["\n#| echo: false\nprint('A')", "\n\n#| echo: false\nprint('B')",
              "# | echo: false\nprint('C')", "#|echo: false\nprint('D')",
              "#| echo: false\n\n#| eval: false\nprint('E')"]
     chapter = "# I\n\n" + "".join(f"```{{python}}\n{c}\n```\n\n" for c in cells)
     write(tmp_path, {"_quarto.yml": BOOK, "index.qmd": chapter})
     parsed = read_book(tmp_path).parsed["index.qmd"]
-    assert parsed.findings == []
+    assert [(f.line, f.kind) for f in parsed.findings] == [(29, "ignored-option")]
     assert [dict(c.options) for c in parsed.cells] == [{"echo": False}] * 5
     assert [c.code for c in parsed.cells[:4]] == [f"print('{x}')" for x in "ABCD"]
     assert parsed.cells[4].code == "#| eval: false\nprint('E')"

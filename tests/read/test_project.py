@@ -82,3 +82,26 @@ def test_symlink_escaping_the_project_is_refused(tmp_path):
 def test_missing_config(tmp_path):
     (finding,) = load_project(tmp_path).findings
     assert (finding.path, finding.line, finding.kind) == ("_quarto.yml", 0, Kind.YAML)   # no line to point at
+
+
+MATH_BOOK = "book:\n  chapters:\n    - index.qmd\n"
+
+
+def test_html_math_method_is_read_from_format_html_then_the_top_level(tmp_path):
+    write(tmp_path, MATH_BOOK + "html-math-method: plain\nformat:\n  html:\n"
+          "    html-math-method:\n      method: katex\n      url: k/\n", "index.qmd")
+    project = load_project(tmp_path)
+    assert (project.html_math, project.html_math_url, project.findings) == ("katex", "k/", [])
+    write(tmp_path, MATH_BOOK + "html-math-method: mathjax\n", "index.qmd")
+    assert load_project(tmp_path).html_math == "mathjax"
+    write(tmp_path, MATH_BOOK, "index.qmd")
+    assert load_project(tmp_path).html_math == ""          # unset: the renderer's default
+
+
+def test_an_html_math_method_no_renderer_honours_is_a_finding_at_its_line(tmp_path):
+    for method, words in (("gladtex", "raw TeX"), ("mathjx", "not a method Quarto 1.7 knows")):
+        write(tmp_path, MATH_BOOK + f"format:\n  html:\n    toc: true\n    html-math-method: {method}\n",
+              "index.qmd")
+        (finding,) = load_project(tmp_path).findings
+        assert (finding.path, finding.line, finding.kind) == ("_quarto.yml", 7, Kind.MATH_METHOD)
+        assert words in finding.reason and "mathml" in finding.reason

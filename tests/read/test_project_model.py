@@ -103,3 +103,17 @@ def test_custom_callout_types_of_the_extension(tmp_path):
     assert load_project(tmp_path).custom_callouts == {
         "todo": {"title": "Todo", "color": "#ff69b4"},
         "callout-quiz": {"title": "Self-check", "color": ""}}
+
+
+def test_the_title_and_page_footer_of_a_website_and_of_a_book(tmp_path):
+    """Quarto's resolvePageFooter: a string is the center; a mapping's sides are Markdown
+    or lists of items; a website's title is `website: title:`."""
+    make_book(tmp_path, {"index.qmd": "# I\n"}, "project:\n  type: website\nwebsite:\n"
+              "  title: Site 2.0\n  page-footer:\n    left: \"CC BY 4.0\"\n"
+              "    right:\n      - text: v1\n        href: index.qmd\n    center: 7\n")
+    project = load_project(tmp_path)
+    assert project.title == "Site 2.0"
+    assert project.page_footer == {"left": "CC BY 4.0", "right": [{"text": "v1", "href": "index.qmd"}]}
+    book = BOOK.replace("  title: Base\n", "  title: Base\n  page-footer: \"Footer *3.1*\"\n")
+    make_book(tmp_path, quarto_yml=book)
+    assert load_project(tmp_path).page_footer == {"center": "Footer *3.1*"}

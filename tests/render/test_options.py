@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from scripts.render import render_book
+import pytest
+
+from scripts.model import Kind
+from scripts.render import AuditError, render_book
+from scripts.render.html import KATEX, MATHJAX
 
 from .htmlscan import norm, scan
 
@@ -27,3 +31,34 @@ def test_output_dir_option(fresh_minibook):
     index = render_book(result, "html", use_quarto=False)
     assert index == root / "site" / "index.html" and index.is_file()
     assert not (root / "_book").exists()
+
+
+@pytest.mark.parametrize("method, url, shown, loads", [
+    ("", "", "<math display=\"block\"", None),                       # unset: MathML, offline
+    ("mathml", "", "<math display=\"block\"", None),
+    ("mathjax", "", '<span class="math display">\\[', MATHJAX),     # Quarto's default
+    ("mathjax", "mj/tex-svg.js", '<span class="math display">\\[', "mj/tex-svg.js"),
+    ("katex", "", '<span class="math display"> H = 24', KATEX + "katex.min.js"),
+    ("webtex", "", '<img style="vertical-align:middle" src="https://latex.codecogs.com/', None),
+])
+def test_html_math_method(fresh_minibook, method, url, shown, loads):
+    """Each method's math as pandoc writes it (and Quarto: tests/verify/test_audit_math.py),
+    audited clean by the render itself."""
+    root, result = fresh_minibook
+    result.project = dataclasses.replace(result.project, html_math=method, html_math_url=url)
+    render_book(result, "html", use_quarto=False)
+    page = (root / "_book" / "contents" / "constants.html").read_text(encoding="utf-8")
+    assert shown in page
+    scripts = [e.attrs.get("src") for e in scan(page) if e.tag == "script"]
+    assert (loads in scripts) if loads else all(s is None or "//" not in s for s in scripts)
+
+
+def test_html_math_method_plain_shows_what_it_cannot_convert_as_raw_tex(fresh_minibook):
+    """plain has no `\\frac`: pandoc leaves `$$TeX$$`, one leak at its formula's line."""
+    root, result = fresh_minibook
+    result.project = dataclasses.replace(result.project, html_math="plain")
+    with pytest.raises(AuditError) as caught:
+        render_book(result, "html", use_quarto=False)
+    assert [(f.path, f.line, f.kind) for f in caught.value.findings] == \
+        [("contents/scaling.qmd", 25, Kind.LEAK)]
+    assert "T = \\frac{1}{\\lambda}" in caught.value.findings[0].reason

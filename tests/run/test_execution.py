@@ -254,7 +254,8 @@ def test_inline_error_and_empty_values(book):
     errors = [f for f in found if f.kind == Kind.INLINE_ERROR]
     assert [(f.line, f.col) for f in errors] == [
         (line_of(root, "inline.qmd", "undefined_name"), col_of(root, "inline.qmd", "`{python} undefined"))]
-    assert errors[0].reason == "NameError: name 'undefined_name' is not defined"
+    assert errors[0].reason == ("NameError: name 'undefined_name' is not defined (Quarto stops "
+                                "the whole render at this error and writes no page)")
     assert "undefined_name" in errors[0].detail
     empty = [f for f in found if f.kind == Kind.INLINE_EMPTY]
     line = line_of(root, "inline.qmd", "Empty:")

@@ -137,9 +137,9 @@ def test_inline_values_quarto_would_mangle_are_reported_with_the_fix(tmp_path):
     result = check_book(root, force=True)
     got = [(f.line, f.col, f.kind) for f in result.findings if f.kind != Kind.LEDGER]
     line = line_of(root, "ch.qmd", "A `{python}")
-    assert got == [(line + 1, col_of(root, "ch.qmd", "`{python}  plain"), Kind.INLINE_SYNTAX),
-                   (line, col_of(root, "ch.qmd", "`{python} latex"), Kind.INLINE_MANGLED),
-                   (line, col_of(root, "ch.qmd", "`{python} empty"), Kind.INLINE_EMPTY)]
+    assert got == [(line, col_of(root, "ch.qmd", "`{python} latex"), Kind.INLINE_MANGLED),
+                   (line, col_of(root, "ch.qmd", "`{python} empty"), Kind.INLINE_EMPTY),
+                   (line + 1, col_of(root, "ch.qmd", "`{python}  plain"), Kind.INLINE_SYNTAX)]
     mangled = next(f for f in result.findings if f.kind == Kind.INLINE_MANGLED)
     assert "Markdown(...)" in mangled.reason and "md_math" in mangled.reason
     inserted = [(i.kind, i.markdown) for i in result.runs["ch.qmd"].inlines]

@@ -188,6 +188,102 @@ def test_a_value_in_a_footnote_may_be_shown_at_the_end(source):
     run = ChapterRun(path=parsed.path, inlines=[InlineRun(0, "text", "16", "16"),
                                                 InlineRun(1, "text", "1,024", "1,024"),
                                                 InlineRun(2, "text", "0.25", "0.25")])
-    assert [v.movable for v in page_values(parsed, run)] == [False, True, False]
+    assert [(v.numbers, v.movable) for v in page_values(parsed, run)] == \
+        [(["16"], False), (["0.25"], False), (["1,024"], True)]       # the note at the end
     shown = "Text 16. 1 More 0.25. 1. At 1,024 GPUs."
     assert account(parsed, "one.html", shown, page_values(parsed, run), exempt=[(8, 10), (22, 24)]) == []
+
+
+def _run(*texts):
+    from scripts.model import ChapterRun, InlineRun
+    return ChapterRun(path="contents/one.qmd",
+                      inlines=[InlineRun(i, "text", t, t) for i, t in enumerate(texts)])
+
+
+def test_footnotes_shown_at_the_end_do_not_pull_the_values_after_them():
+    """Upstream's introduction: a note defined between paragraphs, its values shown at
+    the end of the page; the values after the note in the source are shown before it."""
+    from scripts.read.qmd import parse_chapter
+    parsed = parse_chapter("contents/one.qmd", (
+        "A `{python} a`.[^one]\n\n[^one]: Said `{python} b`, `{python} c`, `{python} d`.\n\n"
+        "Then `{python} e` and `{python} f`.\n"))
+    values = page_values(parsed, _run("1", "2", "3", "4", "5", "6"))
+    shown = "A 1. ¹ Then 5 and 6. Notes: Said 2, 3, 4."
+    assert account(parsed, "one.html", shown, values) == []
+
+
+def test_a_value_shown_several_times_among_typed_numbers_is_matched_in_order():
+    """The same 11,025 three times: typed numbers that repeat the values' (up front,
+    in a summary) once took the values' place in the alignment and lost two of them."""
+    from scripts.read.qmd import parse_chapter
+    parsed = parse_chapter("contents/one.qmd", (
+        "In short: 11,025 and 42.\n\nFirst `{python} a` (x 9), again `{python} a` (x 9),\n"
+        "once more `{python} a` (x 9) and `{python} b`.\n"))
+    values = page_values(parsed, _run("11,025", "11,025", "11,025", "42"))
+    shown = ("In short: 11,025 and 42. First 11,025 (x 9), again 11,025 (x 9), "
+             "once more 11,025 (x 9) and 42.")
+    assert account(parsed, "one.html", shown, values, typed_ok=True) == []
+
+
+@pytest.mark.parametrize("broken, shown, what", [
+    ("$x = 1\\.5 \\text{ s}$", "x = 1\\.5 \\text{ s} in the second case", "\\text"),
+    ("a \\${python} x` leftover", "a ${python} x` leftover in the second case", "{python}"),
+])
+def test_a_leak_is_located_where_the_page_shows_it(broken, shown, what):
+    """A broken formula's raw TeX at that formula's line, not at the first line using
+    the macro in a formula that renders; a stray `{python}` at its sentence, not at
+    the first cell's fence."""
+    from scripts.read.qmd import parse_chapter
+    source = ("```{python}\nx = 1\n```\n\nA formula that works: $y = 2 \\text{ m}$ first.\n\n"
+              f"Then {broken} in the second case.\n")
+    parsed = parse_chapter("contents/one.qmd", source)
+    found = leak_findings(parsed, "one.html", f"A formula that works: first.\n\nThen {shown}.")
+    assert [(f.line, what in f.reason) for f in found] == [(7, True)]
+
+
+def test_a_value_shown_out_of_order_is_not_advised_to_be_published_from_a_value():
+    reader = reader_text(PAGE)
+    found = account(chapter(), "one.html", reader.text, values("1,234.5", "16"),
+                    reader.exempt, reader.soft)
+    unaccounted = [f.reason for f in found if f.kind == Kind.UNACCOUNTED_NUMBER]
+    assert len(unaccounted) == 1 and "the text of inline `16` (line 1)" in unaccounted[0]
+    assert "publish it from" not in unaccounted[0]
+
+
+def test_a_failing_page_is_not_audited_again_and_reports_the_same_findings(tmp_path):
+    from scripts.verify import audit
+    project = SimpleNamespace(root=tmp_path, chapters=["contents/one.qmd"], appendices=[])
+    result = SimpleNamespace(project=project, parsed={"contents/one.qmd": chapter("Nodes.\n")},
+                             runs={})
+    (tmp_path / "contents").mkdir()
+    (tmp_path / "contents/one.html").write_text("<main><p>42 nodes</p></main>")
+    audit.AUDITED.clear()
+    first = audit.audit_rendered(result, "html", tmp_path)
+    assert [f.kind for f in first] == [Kind.UNACCOUNTED_NUMBER]
+    assert audit.AUDITED == ["contents/one.html"]
+    audit.AUDITED.clear()
+    assert audit.audit_rendered(result, "html", tmp_path) == first
+    assert audit.AUDITED == []
+
+
+def test_a_pdfs_footnote_at_the_foot_of_a_page_does_not_pull_the_values_after_it():
+    """In the PDF a note is set at the foot of the page that references it, among the
+    body's values: matched wherever it is shown, not expected at the end."""
+    from scripts.read.qmd import parse_chapter
+    parsed = parse_chapter("contents/one.qmd", (
+        "A `{python} a`, `{python} b`, `{python} c`.[^one]\n\n"
+        "[^one]: Said `{python} f`, `{python} g`, `{python} h`, `{python} i`.\n\n"
+        "Then `{python} d`, `{python} e` and `{python} j`.\n"))
+    run = _run("1", "2", "3", "11", "12", "13", "14", "4", "5", "6")
+    pdf = "A 1, 2, 3.¹\n¹ Said 11, 12, 13, 14.\nThen 4, 5 and 6."
+    assert account(parsed, "book.pdf p. 1", pdf, page_values(parsed, run, notes_at_end=False)) == []
+    html = "A 1, 2, 3.¹ Then 4, 5 and 6. ¹ Said 11, 12, 13, 14."
+    assert account(parsed, "one.html", html, page_values(parsed, run)) == []
+
+
+def test_an_unresolved_reference_is_located_at_the_line_referencing_it():
+    """Not at the first line holding its text (a longer label, `@sec-xy`)."""
+    from scripts.read.qmd import parse_chapter
+    parsed = parse_chapter("contents/one.qmd", "See @sec-xy first.\n\nThen see @sec-x here.\n")
+    found = leak_findings(parsed, "one.html", "See Section 2 first.\n\nThen see ?@sec-x here.")
+    assert [(f.line, f.kind) for f in found] == [(3, Kind.LEAK)]

@@ -256,3 +256,20 @@ def test_stale_partials_of_another_n_are_set_aside_by_name(planted, tmp_path):
     with pytest.raises(sh.ShardError, match=r"shard-1-of-2\.json: come from another plan .* "
                                             r"delete the stale partials"):
         merge(root, [stale[0], fresh[0]])
+
+
+def test_merged_shards_of_a_website_equal_one_run(tmp_path):
+    """A website's per-page references, through the partials (the heading Quarto makes
+    a page's title travels with them)."""
+    cell = "```{python}\nx = 1\n```\n"
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "_quarto.yml").write_text("project:\n  type: website\n", encoding="utf-8")
+    (root / "index.qmd").write_text("# Home\n\nSee @sec-b and @fig-a.\n", encoding="utf-8")
+    (root / "a.qmd").write_text("# A\n\n![Dot](dot.png){#fig-a}\n", encoding="utf-8")
+    (root / "b.qmd").write_text(f"# B {{#sec-b}}\n\n{cell}\nSee @sec-b.\n", encoding="utf-8")
+    expected = check_book(root)
+    assert sorted((f.path, f.kind) for f in expected.findings) == [
+        ("b.qmd", "website-ref"), ("index.qmd", "website-ref"), ("index.qmd", "website-ref")]
+    paths = [check_shard(root, sh.Shard(i, 2), out=tmp_path / f"s{i}.json").path for i in (1, 2)]
+    assert merge(root, paths).findings == expected.findings

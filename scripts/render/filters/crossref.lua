@@ -4,8 +4,9 @@ crossref.lua: book-wide numbering and cross-references, in two passes.
 The filter reads a JSON context file named by the metadata `book-context`.
 
   mode "collect": list what this chapter defines, in document order
-    (headings, and tbl-/fig-/eq- labels and callouts labelled nte-/tip-/
-    wrn-/imp-/cau-, as callouts.lua left them), plus its title and the images it
+    (headings, and tbl-/fig-/eq-/lst- labels, callouts labelled nte-/tip-/
+    wrn-/imp-/cau-, as callouts.lua left them, and theorem-like divs thm-/lem-/…
+    as theorems.lua left them), plus its title and the images it
     uses, and write that as JSON to `context.out`. The document is unchanged.
     Python (scripts/render/numbering.py) turns the lists of all chapters
     into numbers: numbering needs every chapter before any page is written.
@@ -15,10 +16,11 @@ The filter reads a JSON context file named by the metadata `book-context`.
 
   mode "apply": number headings (`context.headers`, one entry per heading
     in document order), prefix captions ("Table 1.1: "), show equation
-    numbers, and replace every @sec-/@tbl-/@fig-/@eq-/@nte-… citation with a link
+    numbers, and replace every @sec-/@tbl-/@fig-/@eq-/@lst-/@nte-… citation with a link
     whose text is the label ("Table A.1") to `context.refs[id].href`.
     An unknown reference is an error: the render fails rather than
-    printing "?@tbl-x".
+    printing "?@tbl-x" (but in a website, where Quarto prints it for a label
+    of another page: `context.website`).
 
 Equations follow Quarto's syntax: `$$ ... $$ {#eq-x}` parses as display
 math followed by the string "{#eq-x}".
@@ -26,10 +28,16 @@ math followed by the string "{#eq-x}".
 
 local ctx = {}
 local NBSP = "\u{a0}"
-local CROSSREF_KINDS = { sec = true, tbl = true, fig = true, eq = true,
+local CROSSREF_KINDS = { sec = true, tbl = true, fig = true, eq = true, lst = true,
   -- callouts (callouts.lua, which runs first, numbers their titles)
   nte = true, tip = true, wrn = true, imp = true, cau = true }
 local CALLOUT_KINDS = { nte = true, tip = true, wrn = true, imp = true, cau = true }
+-- theorem-like divs (theorems.lua, which runs first, classes them `theorem` and titles them)
+local THEOREM_KINDS = { thm = true, lem = true, cor = true, prp = true, cnj = true, def = true,
+  exm = true, exr = true }
+for kind in pairs(THEOREM_KINDS) do
+  CROSSREF_KINDS[kind] = true
+end
 
 --- "tbl" for "tbl-x", nil for ids that are not cross-reference labels.
 local function label_kind(id)
@@ -92,6 +100,7 @@ local function collect(doc)
         id = h.identifier,
         level = h.level,
         unnumbered = is_unnumbered(h),
+        title = h.classes:includes("title"),
         text = pandoc.utils.stringify(h.content),
       })
     end,
@@ -107,9 +116,10 @@ local function collect(doc)
     end,
     Div = function(d)
       local kind = label_kind(d.identifier)
-      if kind == "fig" or kind == "tbl" then
+      if kind == "fig" or kind == "tbl" or kind == "lst" then
         table.insert(found.labels, { id = d.identifier, kind = kind })
-      elseif CALLOUT_KINDS[kind] and d.classes:includes("callout") then
+      elseif (CALLOUT_KINDS[kind] and d.classes:includes("callout"))
+          or (THEOREM_KINDS[kind] and d.classes:includes("theorem")) then
         table.insert(found.labels, { id = d.identifier, kind = kind })
       end
     end,
@@ -261,9 +271,20 @@ local function apply_cite(cite)
   for _, c in ipairs(cite.citations) do
     -- `@Fig-x` is Quarto's capitalised form of `@fig-x`
     local id = c.id:gsub("^%u", string.lower)
-    if label_kind(id) then
+    if label_kind(id) and not ctx.refs[id] then
+      -- another page's label in a website (a website-ref finding of the check), or an
+      -- unknown label the check's baseline accepts: Quarto prints **?@id** (the audit sees it)
+      if #links > 0 then
+        links:insert(pandoc.Str(","))
+        links:insert(pandoc.Space())
+      end
+      links:insert(pandoc.Strong({ pandoc.Str("?@" .. c.id) }))
+    elseif label_kind(id) then
       local entry = lookup(id)
       local text = label_inlines(entry)
+      if entry.kind == "sec" and ctx.plain_sections and entry.plain ~= "" then
+        text = pandoc.Inlines({ pandoc.Str(entry.plain) })   -- `number-sections: false`
+      end
       if c.mode == "SuppressAuthor" then
         text = pandoc.Inlines({ pandoc.Str(entry.number) })
       end
@@ -303,12 +324,20 @@ local function html_table(raw)
   return found
 end
 
+--- A listing as Quarto shows it: its caption above its code.
+local function listing(d, body, caption_inlines, entry)
+  local caption = prefix_caption({ long = pandoc.Blocks({ pandoc.Plain(caption_inlines or {}) }) }, entry)
+  body:insert(1, pandoc.Div(caption.long, pandoc.Attr("", { "listing-caption" })))
+  return pandoc.Div(body, pandoc.Attr(d.identifier, { "listing" }))
+end
+
 --- Quarto's div syntax for floats: `::: {#fig-x}` (content, then the
---- caption as the last paragraph) becomes a Figure; `::: {#tbl-x}` around a
---- table gives the table that id (and the last paragraph as its caption).
+--- caption as the last paragraph; floats.lua puts a `fig-cap=` there) becomes a
+--- Figure; `::: {#tbl-x}` around a table gives the table that id (and the last
+--- paragraph as its caption); `::: {#lst-x}` around code is a listing.
 local function float_div(d)
   local kind = label_kind(d.identifier)
-  if kind ~= "fig" and kind ~= "tbl" then
+  if kind ~= "fig" and kind ~= "tbl" and kind ~= "lst" then
     return nil
   end
   local entry = lookup(d.identifier)
@@ -319,6 +348,9 @@ local function float_div(d)
   if #body > 1 and last and (last.t == "Para" or last.t == "Plain") then
     caption_inlines = last.content
     body:remove(#body)
+  end
+  if kind == "lst" then
+    return listing(d, body, caption_inlines, entry)
   end
   if kind == "tbl" then
     for i, block in ipairs(body) do
@@ -380,6 +412,16 @@ end
 --- page as the level-1 title (the text before it stays; the other headings keep
 --- their levels). A chapter with no heading at all gets none.
 local function ensure_title(doc)
+  if ctx.website then
+    -- a website's page (each page its own document): its `title:` above its headings
+    -- (Quarto's title block), none without one
+    if doc.meta.title then
+      local title = doc.meta.title
+      doc.blocks:insert(1, pandoc.Header(1, pandoc.utils.type(title) == "Inlines" and title
+        or pandoc.Inlines({ pandoc.Str(pandoc.utils.stringify(title)) }), pandoc.Attr("", { "title" })))
+    end
+    return doc
+  end
   local first = nil
   for i, block in ipairs(doc.blocks) do
     if block.t == "Header" then

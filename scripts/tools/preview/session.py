@@ -20,9 +20,9 @@ IGNORED_DIRS = NOT_SOURCES | {"docs"}
 
 # What a book is made of: chapters, configuration, bibliography, the science
 # package, images and data the chapters read.
-SOURCE_SUFFIXES = {".qmd", ".md", ".yml", ".yaml", ".bib", ".csl", ".py", ".png", ".jpg",
-                   ".jpeg", ".svg", ".gif", ".webp", ".css", ".json", ".csv", ".tsv", ".txt",
-                   ".lua", ".toml"}
+SOURCE_SUFFIXES = {".qmd", ".md", ".ipynb", ".yml", ".yaml", ".bib", ".csl", ".py", ".png",
+                   ".jpg", ".jpeg", ".svg", ".gif", ".webp", ".css", ".json", ".csv", ".tsv",
+                   ".txt", ".lua", ".toml"}
 
 
 @dataclass
