@@ -87,17 +87,19 @@ def write_entries(result, documents: list[str] | None = None) -> tuple[list[str]
     """Write the freeze entry of every executable document of a checked book.
 
     Returns (the documents handed over, findings: documents Quarto would execute).
-    Nothing is written for a document with a finding.
+    Nothing is written for a document with a finding, but one the book's baseline or a
+    suppression accepts (verify/baseline.py: the check passed with it).
     """
     root = Path(result.project.root)
     written: list[str] = []
     findings: list[Finding] = []
+    accepted = _accepted(result)
     for rel in documents if documents is not None else list(result.parsed):
         parsed = result.parsed.get(rel)
         run = result.runs.get(rel)
         if parsed is None or not needs_entry(parsed):
             continue
-        if run is None or run.findings or parsed.findings:
+        if run is None or any(f not in accepted for f in [*run.findings, *parsed.findings]):
             findings.append(Finding(rel, 0, Kind.FREEZE, "no finding-free checked run to hand "
                                     "over: Quarto would execute this document"))
             continue
@@ -120,6 +122,12 @@ def write_entries(result, documents: list[str] | None = None) -> tuple[list[str]
                entry_json(source_hash(raw), md.markdown, rel, includes_of(run)))
         written.append(rel)
     return written, findings
+
+
+def _accepted(result) -> list[Finding]:
+    """The findings the baseline or a suppression accepted (result.verdict)."""
+    verdict = getattr(result, "verdict", None)
+    return [*verdict.baselined, *(f for f, _ in verdict.suppressed)] if verdict else []
 
 
 def _write(path: Path, data: bytes | str) -> None:

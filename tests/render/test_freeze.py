@@ -120,6 +120,21 @@ def test_a_run_with_findings_is_never_handed_over(tmp_path):
     assert written == [] and findings[0].kind == Kind.FREEZE
 
 
+def test_a_run_whose_findings_the_baseline_accepts_is_handed_over(tmp_path):
+    """A book adopted with a baseline (verify/baseline.py) passes its check with those
+    findings; Quarto must publish its checked runs all the same, not execute them."""
+    from scripts.model import Finding
+    from scripts.verify.baseline import Verdict
+    result = book(tmp_path)
+    known = Finding("contents/ch.qmd", 3, Kind.INVARIANT, "known")
+    result.runs["contents/ch.qmd"].findings.append(known)
+    result.verdict = Verdict(baselined=[Finding("contents/ch.qmd", 3, Kind.INVARIANT, "known")])
+    assert freeze.write_entries(result) == (["contents/ch.qmd"], [])
+    result.runs["contents/ch.qmd"].findings.append(Finding("contents/ch.qmd", 4, Kind.INVARIANT, "new"))
+    written, findings = freeze.write_entries(result)
+    assert written == [] and findings[0].kind == Kind.FREEZE
+
+
 def test_the_hash_is_quartos_md5_of_the_lf_text():
     """freezeInputHash: the same hash for a file saved with CRLF line endings."""
     assert freeze.source_hash("a\r\nb\r\n") == hashlib.md5(b"a\nb\n").hexdigest()
