@@ -82,8 +82,10 @@ test: $(READY)
 test-fast: $(READY)
 	$(PY) -m pytest -q -m "not slow" $(PYTEST_WORKERS)
 
+# make bench BENCH_BOOK=path: benchmark a copy of another book as the real one (with
+# Quarto on PATH: make html against plain `quarto render`, docs/quarto-compat.md)
 bench: $(READY)
-	$(BOOK) bench
+	$(BOOK) bench $(if $(BENCH_BOOK),--book $(BENCH_BOOK) --only real,)
 
 mutate: $(READY)
 	$(PY) -m scripts.tools.mutation
