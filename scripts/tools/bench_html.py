@@ -13,6 +13,7 @@ appendix, when there is one). Each figure is followed by the audit's share of it
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -123,7 +124,12 @@ def measure_html(book, runs: int, step_cls, timed) -> list:
         cmd = [quarto, "render", "--to", "html"]
         qplan = [("quarto html cold", quarto_cold), ("quarto html nothing changed", lambda _r: None),
                  ("quarto html prose edit", lambda r: _edit(root, edited, r))]
-        steps += [_measure(step_cls, name, cmd, root, runs, prep, timed) for name, prep in qplan]
+        # Quarto as an author runs it: not with the PYTHONPATH the benchmark gives
+        # `python -m scripts`, which would put this checkout's `mlsys` before the book's
+        # in Quarto's kernels
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        plain = lambda cmd, cwd: timed(cmd, cwd, env)      # noqa: E731
+        steps += [_measure(step_cls, name, cmd, root, runs, prep, plain) for name, prep in qplan]
     else:
         steps[0].note = "quarto is not on PATH: no Quarto figures beside these"
     return steps
