@@ -60,6 +60,7 @@ def fix_real_defects(root: Path, findings: list[dict]) -> None:
             image = root / re.search(r"not found \(([^;]+);", f["message"]).group(1)
             image.parent.mkdir(parents=True, exist_ok=True)
             image.write_bytes(PLACEHOLDERS[image.suffix])
+    _edit_at_columns(root, findings)
     missing_labels = {_label_in(f["message"]) for f in findings
                       if f["kind"] in ("unknown-ref", "website-ref")}
     missing_keys = {_label_in(f["message"]) for f in findings if f["kind"] == "unknown-citation"}
@@ -76,3 +77,28 @@ def fix_real_defects(root: Path, findings: list[dict]) -> None:
             for key in sorted(missing_keys)), "utf-8")
         config = root / "_quarto.yml"
         config.write_text(config.read_text("utf-8") + "\nbibliography: references.bib\n", "utf-8")
+
+
+MARKDOWN = '__import__("IPython.display", fromlist=["Markdown"]).Markdown'
+
+
+def _edit_at_columns(root: Path, findings: list[dict]) -> None:
+    """The fixes made at a finding's line and column: an inline value inside math
+    returned as Markdown (inline-math's advice), a missing backtick added (stray-inline).
+    Edits are made right to left so earlier columns stay where the findings say."""
+    edits = sorted(((f["path"], f["line"], f["column"], f["kind"]) for f in findings
+                    if f["kind"] in ("inline-math", "stray-inline")), reverse=True)
+    texts: dict[str, list[str]] = {}
+    for path, line, col, kind in edits:
+        lines = texts.setdefault(path, (root / path).read_text("utf-8").split("\n"))
+        at, text = col - 1, lines[line - 1]
+        if kind == "stray-inline":
+            assert text.startswith("{python}", at), (path, line, text[at:at + 20])
+            lines[line - 1] = text[:at] + "`" + text[at:]
+        else:
+            assert text.startswith("`{python} ", at), (path, line, text[at:at + 20])
+            end = text.index("`", at + 1)
+            expr = text[at + len("`{python} "):end]
+            lines[line - 1] = f"{text[:at]}`{{python}} {MARKDOWN}({expr})`{text[end + 1:]}"
+    for path, lines in texts.items():
+        (root / path).write_text("\n".join(lines), "utf-8")
