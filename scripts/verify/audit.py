@@ -160,8 +160,8 @@ def leak_findings(parsed, page: str, text: str, raw: str = "",
                re.compile(re.escape(m.group(1)))) for m in tok.CITATION_MISS.finditer(raw)]
     findings, places = [], {}
     for what, shown, where, at, pattern in found:
-        if shown.startswith("?@"):              # the source writes @label, not ?@label
-            pattern = re.compile(re.escape(shown[1:]) + r"(?![\w:-])")
+        if shown.startswith("?"):               # the source writes @label, not ?@label or ?label
+            pattern = re.compile("@" + re.escape(shown.lstrip("?@")) + r"(?![\w:-])")
         line = tok.written_at(parsed, pattern, where, at, places)
         findings.append(parsed.relocate(Finding(parsed.path, line, Kind.LEAK,
                                                 f"{page} shows {shown!r}: {what}")))

@@ -21,6 +21,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from scripts.read.labels import CROSSREF_PREFIXES
 from scripts.read.options import outputs_shown
 from scripts.verify.published import SEP, cell_entries, one_line, split_pipe_tables
 from scripts.verify.prose_numbers import ALLOWLIST
@@ -41,6 +42,9 @@ EQ_NUMBER = re.compile(r"\((?:[A-Z]|\d+)\.\d+\)")
 
 LEAKS = (
     (re.compile(r"\?@[\w:-]+"), "an unresolved cross-reference"),
+    # Quarto's book writes an unknown label as <span class="quarto-unresolved-ref">?sec-x</span>
+    (re.compile(r"(?<![\w@?])\?(?:" + "|".join(CROSSREF_PREFIXES) + r")-[\w:-]*\w"),
+     "an unresolved cross-reference"),
     (re.compile(r"\{python\}"), "an inline expression left as code (Quarto runs only "
      "`` `{python} expr` `` between its own backticks: one missing or doubled?)"),
     (re.compile(r"<Quantity\("), "a pint Quantity's repr"),

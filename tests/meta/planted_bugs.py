@@ -113,7 +113,7 @@ PLANTS: list[Plant] = [
           ("tests/run/test_cache.py",),
           old='if not n.endswith((".pyc", ".pyo"))', new='if not n.endswith((".pyc", ".pyo", ".py"))',
           ci=True),
-    Plant("inline-column-plus-one", "scripts/read/qmd.py", "inline findings at the exact column",
+    Plant("inline-column-plus-one", "scripts/read/textpos.py", "inline findings at the exact column",
           ("tests/read/test_qmd.py",),
           old="return index + 1, offset - self.starts[index] + 1",
           new="return index + 1, offset - self.starts[index] + 2", ci=True),

@@ -53,10 +53,12 @@ def test_equation_in_typst(tmp_path):
 
 def test_an_unknown_reference_is_shown_as_quarto_shows_it(tmp_path):
     """Reached only when the check's baseline or a suppression accepts it; then the
-    page shows Quarto's `?@label` in bold, which the audit reports (a leak)."""
+    book's page shows what Quarto 1.7.34 writes (conformance case 21), which the audit
+    reports (a leak); a website's is `?@label` in bold (tests/render/test_website.py)."""
     html = run(tmp_path, "See @fig-nope and [@fig-x; @tbl-none].")
-    assert html.strip() == ('<p>See <strong>?@fig-nope</strong> and <a href="a.html#fig-x" '
-                            'class="quarto-xref">Figure\u00a01.1</a>, <strong>?@tbl-none</strong>.</p>')
+    assert html.strip() == ('<p>See <span class="quarto-unresolved-ref">?fig-nope</span> and '
+                            '<a href="a.html#fig-x" class="quarto-xref">Figure\u00a01.1</a>, '
+                            '<span class="quarto-unresolved-ref">?tbl-none</span>.</p>')
 
 
 def test_collect_lists_labels_in_order(tmp_path):

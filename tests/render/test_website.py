@@ -65,7 +65,8 @@ website:
 PAGES = {"index.qmd": "---\ntitle: Home\n---\n\nWelcome.\n",
          "a.qmd": "---\ntitle: Page A\n---\n\n# Alpha {#sec-a}\n\n## Sub {#sec-a1}\n\n"
                   "![First](dot.png){#fig-one}\n\nSee @fig-one and @sec-a1.\n",
-         "z.qmd": "---\ntitle: Zed\n---\n\n![Zed's](dot.png){#fig-one}\n\nSee @fig-one.\n"}
+         "z.qmd": "---\ntitle: Zed\n---\n\n![Zed's](dot.png){#fig-one}\n\nSee @fig-one.\n",
+         "dot.png": "png"}
 
 
 def test_a_website_renders_as_quarto_numbers_it(tmp_path):

@@ -287,3 +287,14 @@ def test_an_unresolved_reference_is_located_at_the_line_referencing_it():
     parsed = parse_chapter("contents/one.qmd", "See @sec-xy first.\n\nThen see @sec-x here.\n")
     found = leak_findings(parsed, "one.html", "See Section 2 first.\n\nThen see ?@sec-x here.")
     assert [(f.line, f.kind) for f in found] == [(3, Kind.LEAK)]
+
+
+def test_quartos_unresolved_reference_in_a_book_is_a_leak_at_its_reference():
+    """Quarto 1.7.34's book writes an unknown @tbl-x as `?tbl-x` (conformance case 21):
+    a leak, located at the line that writes @tbl-x, not at a longer @tbl-xy."""
+    from scripts.read.qmd import parse_chapter
+    from scripts.verify.audit import leak_findings
+    parsed = parse_chapter("c.qmd", "# C\n\nSee @tbl-xy.\n\nAnd @tbl-x here.\n")
+    found = leak_findings(parsed, "c.html", "C See Table 1.1. And ?tbl-x here.")
+    assert [(f.line, f.kind) for f in found] == [(5, "leak")]
+    assert "unresolved cross-reference" in found[0].reason

@@ -267,6 +267,7 @@ def test_merged_shards_of_a_website_equal_one_run(tmp_path):
     (root / "_quarto.yml").write_text("project:\n  type: website\n", encoding="utf-8")
     (root / "index.qmd").write_text("# Home\n\nSee @sec-b and @fig-a.\n", encoding="utf-8")
     (root / "a.qmd").write_text("# A\n\n![Dot](dot.png){#fig-a}\n", encoding="utf-8")
+    (root / "dot.png").write_text("png", encoding="utf-8")
     (root / "b.qmd").write_text(f"# B {{#sec-b}}\n\n{cell}\nSee @sec-b.\n", encoding="utf-8")
     expected = check_book(root)
     assert sorted((f.path, f.kind) for f in expected.findings) == [

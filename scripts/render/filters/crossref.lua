@@ -273,12 +273,17 @@ local function apply_cite(cite)
     local id = c.id:gsub("^%u", string.lower)
     if label_kind(id) and not ctx.refs[id] then
       -- another page's label in a website (a website-ref finding of the check), or an
-      -- unknown label the check's baseline accepts: Quarto prints **?@id** (the audit sees it)
+      -- unknown label the check's baseline accepts, shown as Quarto 1.7 shows it (the
+      -- audit sees it): **?@id** in a website, `?id` in a quarto-unresolved-ref span in a book
       if #links > 0 then
         links:insert(pandoc.Str(","))
         links:insert(pandoc.Space())
       end
-      links:insert(pandoc.Strong({ pandoc.Str("?@" .. c.id) }))
+      if ctx.website then
+        links:insert(pandoc.Strong({ pandoc.Str("?@" .. c.id) }))
+      else
+        links:insert(pandoc.Span({ pandoc.Str("?" .. c.id) }, { class = "quarto-unresolved-ref" }))
+      end
     elseif label_kind(id) then
       local entry = lookup(id)
       local text = label_inlines(entry)
