@@ -1,7 +1,9 @@
 """The phone (issue 35), at 390×844 in chromium, on every page of the real
 book: no table sits in a box that scrolls up and down (every row shows in
 the page), and a table that still scrolls sideways says so (.scrolls: its
-edge shadows and its caption's "scrolls sideways" hint)."""
+edge shadows and its caption's "scrolls sideways" hint); no equation number
+covers its formula or leaves the column, and a formula wider than the
+column is in a box that scrolls sideways and says so."""
 from __future__ import annotations
 
 from urllib.parse import urljoin
@@ -49,3 +51,53 @@ def test_phone_tables_scroll_on_one_axis_with_a_cue(site, browser):  # noqa: F81
     context.close()
     assert tables >= 10 and sideways >= 1       # the check saw the book's tables, some too wide
     assert problems == []
+
+
+EQUATION_PROBLEMS = """() => {
+  const problems = [];
+  const main = document.querySelector('main'), style = getComputedStyle(main), column = main.getBoundingClientRect();
+  const left = column.left + parseFloat(style.paddingLeft) - 0.5;
+  const right = column.right - parseFloat(style.paddingRight) + 0.5;
+  for (const e of main.querySelectorAll('.equation')) {
+    const m = e.querySelector('math'), n = e.querySelector('.eq-number'), name = n.textContent;
+    let ink = null;                                   // the formula as drawn, scrolled out of view or not
+    for (const d of m.querySelectorAll('*')) {
+      const b = d.getBoundingClientRect();
+      if (b.width === 0 || b.height === 0) continue;
+      ink = ink ? {left: Math.min(ink.left, b.left), right: Math.max(ink.right, b.right),
+                   top: Math.min(ink.top, b.top), bottom: Math.max(ink.bottom, b.bottom)} : b;
+    }
+    const box = m.getBoundingClientRect(), clips = getComputedStyle(m).overflowX !== 'visible';
+    const seen = clips ? {left: Math.max(ink.left, box.left), right: Math.min(ink.right, box.right),
+                          top: ink.top, bottom: ink.bottom} : ink;
+    const num = n.getBoundingClientRect();
+    if (num.left < seen.right && seen.left < num.right && num.top < seen.bottom && seen.top < num.bottom)
+      problems.push(`${name}: the number covers the formula`);
+    if (num.left < left || num.right > right) problems.push(`${name}: the number is outside the column`);
+    const whole = seen.left <= ink.left + 0.5 && seen.right >= ink.right - 0.5 &&
+                  seen.left >= left && seen.right <= right;
+    if (!whole) {
+      const hint = getComputedStyle(e, '::after').content;
+      if (!clips || m.scrollWidth <= m.clientWidth || !e.classList.contains('scrolls') ||
+          !hint.includes('scrolls sideways'))
+        problems.push(`${name}: the formula is cut with no sideways scroller and cue`);
+    }
+  }
+  return problems;
+}"""
+
+
+def test_phone_equations_keep_their_number_clear_and_scroll_with_a_cue(site, browser):  # noqa: F811
+    result, _, base = site
+    context = browser.new_context(viewport={"width": PHONE, "height": 844})
+    page = context.new_page()
+    problems, equations, scrolling = [], 0, 0
+    for rel in pages_of(result):
+        page.goto(urljoin(base, rel))
+        page.evaluate("() => document.fonts.ready")
+        problems += [f"{rel}: {p}" for p in page.evaluate(EQUATION_PROBLEMS)]
+        equations += page.evaluate("() => document.querySelectorAll('main .equation').length")
+        scrolling += page.evaluate("() => document.querySelectorAll('main .equation.scrolls').length")
+    context.close()
+    assert problems == []
+    assert equations >= 10 and scrolling >= 1    # the check saw the book's equations, some too wide

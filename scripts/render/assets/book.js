@@ -44,14 +44,20 @@
     });
   }
 
-  /* ---- tables that scroll sideways: .scrolls (shadows, caption hint) ---- */
+  /* ---- tables and display formulas that scroll sideways: .scrolls (hints) ---- */
   var wraps = Array.prototype.slice.call(document.querySelectorAll(".table-wrap"));
+  var equations = Array.prototype.slice.call(document.querySelectorAll(".equation"));
   function markScrolling() {
     wraps.forEach(function (w) {
       w.classList.toggle("scrolls", w.scrollWidth > w.clientWidth + 1);
     });
+    equations.forEach(function (e) {
+      var m = e.querySelector("math");
+      if (m) e.classList.toggle("scrolls", m.scrollWidth > m.clientWidth + 1);
+    });
   }
   markScrolling();
+  if (document.fonts && document.fonts.ready) document.fonts.ready.then(markScrolling);   // the math font changes widths
   window.addEventListener("resize", markScrolling);
 
   /* ---- inline formulas wider than the column scroll in a focusable box ---- */
