@@ -1,7 +1,8 @@
 """The phone (issue 35), at 390×844 in chromium, on every page of the real
-book: no table sits in a box that scrolls up and down (every row shows in
-the page), and a table that still scrolls sideways says so (.scrolls: its
-edge shadows and its caption's "scrolls sideways" hint); no equation number
+book: no table or figure sits in a box that scrolls up and down (every row
+shows in the page), and one that still scrolls sideways says so (.scrolls:
+its caption's "scrolls sideways" hint, a table's edge shadows); a figure's
+smallest text is measured in test_reader_layout (MIN_TEXT_PX); no equation number
 covers its formula or leaves the column, and a formula wider than the
 column is in a box that scrolls sideways and says so."""
 from __future__ import annotations
@@ -17,7 +18,7 @@ pytestmark = [pytest.mark.needs_tool("chromium"), pytest.mark.slow]   # skipped 
 
 TABLE_PROBLEMS = """() => {
   const problems = [];
-  for (const w of document.querySelectorAll('main .table-wrap')) {
+  for (const w of document.querySelectorAll('main .table-wrap, main .figure-scroll')) {
     const name = (w.closest('figure') || w).id || 'a table';
     if (w.scrollHeight > w.clientHeight + 1)
       problems.push(`${name}: scrolls up and down (${w.scrollHeight} in ${w.clientHeight} px)`);
@@ -38,19 +39,20 @@ TABLE_PROBLEMS = """() => {
 }"""
 
 
-def test_phone_tables_scroll_on_one_axis_with_a_cue(site, browser):  # noqa: F811
+def test_phone_tables_and_figures_scroll_on_one_axis_with_a_cue(site, browser):  # noqa: F811
     result, _, base = site
     context = browser.new_context(viewport={"width": PHONE, "height": 844})
     page = context.new_page()
-    problems, tables, sideways = [], 0, 0
+    problems, tables, sideways, figures = [], 0, 0, 0
     for rel in pages_of(result):
         page.goto(urljoin(base, rel))
         problems += [f"{rel}: {p}" for p in page.evaluate(TABLE_PROBLEMS)]
         tables += page.evaluate("() => document.querySelectorAll('main .table-wrap').length")
         sideways += page.evaluate("() => document.querySelectorAll('main .table-wrap.scrolls').length")
+        figures += page.evaluate("() => document.querySelectorAll('main .figure-scroll').length")
     context.close()
-    assert tables >= 10 and sideways >= 1       # the check saw the book's tables, some too wide
     assert problems == []
+    assert tables >= 10 and sideways >= 1 and figures >= 5   # the check saw the book's tables and figures
 
 
 EQUATION_PROBLEMS = """() => {

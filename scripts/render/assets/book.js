@@ -44,8 +44,8 @@
     });
   }
 
-  /* ---- tables and display formulas that scroll sideways: .scrolls (hints) ---- */
-  var wraps = Array.prototype.slice.call(document.querySelectorAll(".table-wrap"));
+  /* ---- tables, figures and display formulas that scroll sideways: .scrolls (hints) ---- */
+  var wraps = Array.prototype.slice.call(document.querySelectorAll(".table-wrap, .figure-scroll"));
   var equations = Array.prototype.slice.call(document.querySelectorAll(".equation"));
   function markScrolling() {
     wraps.forEach(function (w) {
@@ -58,6 +58,7 @@
   }
   markScrolling();
   if (document.fonts && document.fonts.ready) document.fonts.ready.then(markScrolling);   // the math font changes widths
+  window.addEventListener("load", markScrolling);     // images have their sizes
   window.addEventListener("resize", markScrolling);
 
   /* ---- inline formulas wider than the column scroll in a focusable box ---- */
