@@ -4,7 +4,9 @@ shows in the page), and one that still scrolls sideways says so (.scrolls:
 its caption's "scrolls sideways" hint, a table's edge shadows); a figure's
 smallest text is measured in test_reader_layout (MIN_TEXT_PX); no equation number
 covers its formula or leaves the column, and a formula wider than the
-column is in a box that scrolls sideways and says so."""
+column is in a box that scrolls sideways and says so; an inline formula is
+never hidden (the τ of "τ-Bench" in the references, at either width) and
+one wider than the column scrolls in a box with edge shadows."""
 from __future__ import annotations
 
 from urllib.parse import urljoin
@@ -12,7 +14,7 @@ from urllib.parse import urljoin
 import pytest
 
 from .test_browser import browser  # noqa: F401  (fixture)
-from .test_reader_browser import PHONE, pages_of, site  # noqa: F401  (fixture)
+from .test_reader_browser import PHONE, WIDE, pages_of, site  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.needs_tool("chromium"), pytest.mark.slow]   # skipped locally, an error under CI
 
@@ -103,3 +105,40 @@ def test_phone_equations_keep_their_number_clear_and_scroll_with_a_cue(site, bro
     context.close()
     assert problems == []
     assert equations >= 10 and scrolling >= 1    # the check saw the book's equations, some too wide
+
+
+INLINE_MATH_PROBLEMS = """() => {
+  const problems = [];
+  const blockAround = e => {
+    while (e.parentElement && /^inline|^contents/.test(getComputedStyle(e).display)) e = e.parentElement;
+    return e;
+  };
+  for (const m of document.querySelectorAll("main math:not([display='block'])")) {
+    const box = m.parentElement.closest('.math-scroll'), r = m.getBoundingClientRect();
+    const clip = box ? box.getBoundingClientRect() : r;
+    const shown = Math.min(r.right, clip.right) - Math.max(r.left, clip.left);
+    const column = blockAround(box || m.parentElement).clientWidth;
+    const name = m.textContent.trim().slice(0, 24);
+    if (shown < Math.min(r.width, column) - 1) problems.push(`${name}: ${Math.round(shown)} of ${Math.round(r.width)} px shown`);
+    if (shown < r.width - 1 && !(box && getComputedStyle(box).backgroundImage.includes('gradient') &&
+                                 getComputedStyle(box).overflowX === 'auto'))
+      problems.push(`${name}: cut with no sideways scroller and cue`);
+  }
+  return problems;
+}"""
+
+
+@pytest.mark.parametrize("width", [PHONE, WIDE])
+def test_inline_formulas_are_never_hidden(site, browser, width):  # noqa: F811
+    result, _, base = site
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    page = context.new_page()
+    problems, formulas = [], 0
+    for rel in pages_of(result):
+        page.goto(urljoin(base, rel))
+        page.evaluate("() => document.fonts.ready")
+        problems += [f"{rel} @{width}: {p}" for p in page.evaluate(INLINE_MATH_PROBLEMS)]
+        formulas += page.evaluate("() => document.querySelectorAll('main .csl-entry math').length")
+    context.close()
+    assert problems == []
+    assert formulas >= 1          # the check saw a formula in the references (the τ of τ-Bench)

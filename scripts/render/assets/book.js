@@ -61,12 +61,18 @@
   window.addEventListener("load", markScrolling);     // images have their sizes
   window.addEventListener("resize", markScrolling);
 
-  /* ---- inline formulas wider than the column scroll in a focusable box ---- */
+  /* ---- inline formulas wider than the column scroll in a focusable box ----
+     (the column is the nearest block around the formula: an inline span has
+     no width of its own, and a box as wide as it would hide the formula) */
+  function blockAround(m) {
+    var e = m.parentElement;
+    while (e.parentElement && /^inline|^contents/.test(getComputedStyle(e).display)) e = e.parentElement;
+    return e;
+  }
   function wrapWideMath() {
     Array.prototype.forEach.call(document.querySelectorAll("main math:not([display='block'])"), function (m) {
       if (m.parentElement.classList.contains("math-scroll")) return;
-      var column = m.closest("p, li, td, figcaption, dd") || m.parentElement;
-      if (m.getBoundingClientRect().width <= column.clientWidth) return;
+      if (m.getBoundingClientRect().width <= blockAround(m).clientWidth) return;
       var box = document.createElement("span");
       box.className = "math-scroll";
       box.tabIndex = 0;
