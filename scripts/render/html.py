@@ -191,7 +191,8 @@ COLGROUP = re.compile(r"\s*<colgroup>.*?</colgroup>", re.S)
 ID_ATTR = re.compile(r'\s*\bid="([^"]*)"')
 CODE = re.compile(r"<code\b[^>]*>.*?</code>", re.S)
 TAG = re.compile(r"<[^>]+>")
-EQUATION = re.compile(r'(<span\b[^>]*\bclass="equation"[^>]*)>')
+EQUATION = re.compile(r'(<span\b[^>]*\bclass="equation"[^>]*><math\b)')
+FIGURE_IMG = re.compile(r'(<figure\b(?![^>]*\btable-float)[^>]*>\s*)(<img\b[^>]*>)')
 
 
 def breakable_code(cells: str) -> str:
@@ -268,10 +269,13 @@ def table_float(match: re.Match) -> str:
 
 def scrollable(body: str) -> str:
     """Tables become captioned, scrolling figures (table_float); code blocks
-    and numbered equations scroll themselves and get tabindex too; MathML's
-    TeX annotations are kept out of the search index."""
+    and the formula of a numbered equation scroll in their own boxes and get
+    tabindex too, and so does a figure's image (a phone shows it at its own
+    size, whose text is readable); MathML's TeX annotations are kept out of
+    the search index."""
     body = TABLE.sub(table_float, body)
-    body = EQUATION.sub(r'\1 tabindex="0">', body)
+    body = FIGURE_IMG.sub(r'\1<div class="figure-scroll" tabindex="0">\2</div>', body)
+    body = EQUATION.sub(r'\1 tabindex="0"', body)
     # MathML's TeX source is not text a reader searches for (search.py)
     body = body.replace("<annotation encoding=", "<annotation data-pagefind-ignore encoding=")
     return body.replace("<pre>", '<pre tabindex="0">').replace("<pre class=", '<pre tabindex="0" class=')

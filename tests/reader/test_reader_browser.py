@@ -235,7 +235,7 @@ def test_phone_width_nothing_overflows(site, browser):
         assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE, rel
         wide = page.evaluate("() => [...document.querySelectorAll('main *')]"
                              ".filter(e => e.getBoundingClientRect().right > innerWidth + 0.5"
-                             " && !e.closest('.table-wrap, pre, .equation, .math-scroll')).map(e => e.tagName)")
+                             " && !e.closest('.table-wrap, .figure-scroll, pre, .equation, .math-scroll')).map(e => e.tagName)")
         assert wide == [], (rel, wide[:5])
         scrolled_tables += page.evaluate("() => [...document.querySelectorAll('.table-wrap')]"
                                          ".filter(w => w.scrollWidth > w.clientWidth).length")

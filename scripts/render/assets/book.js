@@ -44,22 +44,35 @@
     });
   }
 
-  /* ---- tables that scroll sideways: .scrolls (shadows, caption hint) ---- */
-  var wraps = Array.prototype.slice.call(document.querySelectorAll(".table-wrap"));
+  /* ---- tables, figures and display formulas that scroll sideways: .scrolls (hints) ---- */
+  var wraps = Array.prototype.slice.call(document.querySelectorAll(".table-wrap, .figure-scroll"));
+  var equations = Array.prototype.slice.call(document.querySelectorAll(".equation"));
   function markScrolling() {
     wraps.forEach(function (w) {
       w.classList.toggle("scrolls", w.scrollWidth > w.clientWidth + 1);
     });
+    equations.forEach(function (e) {
+      var m = e.querySelector("math");
+      if (m) e.classList.toggle("scrolls", m.scrollWidth > m.clientWidth + 1);
+    });
   }
   markScrolling();
+  if (document.fonts && document.fonts.ready) document.fonts.ready.then(markScrolling);   // the math font changes widths
+  window.addEventListener("load", markScrolling);     // images have their sizes
   window.addEventListener("resize", markScrolling);
 
-  /* ---- inline formulas wider than the column scroll in a focusable box ---- */
+  /* ---- inline formulas wider than the column scroll in a focusable box ----
+     (the column is the nearest block around the formula: an inline span has
+     no width of its own, and a box as wide as it would hide the formula) */
+  function blockAround(m) {
+    var e = m.parentElement;
+    while (e.parentElement && /^inline|^contents/.test(getComputedStyle(e).display)) e = e.parentElement;
+    return e;
+  }
   function wrapWideMath() {
     Array.prototype.forEach.call(document.querySelectorAll("main math:not([display='block'])"), function (m) {
       if (m.parentElement.classList.contains("math-scroll")) return;
-      var column = m.closest("p, li, td, figcaption, dd") || m.parentElement;
-      if (m.getBoundingClientRect().width <= column.clientWidth) return;
+      if (m.getBoundingClientRect().width <= blockAround(m).clientWidth) return;
       var box = document.createElement("span");
       box.className = "math-scroll";
       box.tabIndex = 0;
