@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from . import pandoc, pdf_stamp, typst_tables
+from . import pandoc, pdf_stamp, typst_math, typst_tables
 from .book import Book, apply_job, citeproc_args, write_files
 from .errors import RenderError
 from .incremental import RENDERED, cached_run, files_digest, run_jobs
@@ -74,6 +74,7 @@ def write_typst(book: Book, dest: Path) -> Path:
     source = cached_run(book.cache, key, "PDF (typst)",
                         lambda: pandoc.run(args, stdin=stdin, what="PDF (typst)"))
     source = typst_tables.drop_default_columns(source)
+    source = typst_math.negative_thin_spaces(source)      # texmath writes \! as -1em
     write_files(book, dest)
     typ = dest / "book.typ"
     typ.write_text(source, encoding="utf-8")
