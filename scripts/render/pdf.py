@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from . import pandoc, pdf_stamp, typst_tables
+from . import pandoc, pdf_stamp, typst_math, typst_tables
 from .book import Book, apply_job, citeproc_args, write_files
 from .errors import RenderError
 from .incremental import RENDERED, cached_run, files_digest, run_jobs
@@ -74,6 +74,7 @@ def write_typst(book: Book, dest: Path) -> Path:
     source = cached_run(book.cache, key, "PDF (typst)",
                         lambda: pandoc.run(args, stdin=stdin, what="PDF (typst)"))
     source = typst_tables.drop_default_columns(source)
+    source = typst_math.negative_thin_spaces(source)      # texmath writes \! as -1em
     write_files(book, dest)
     typ = dest / "book.typ"
     typ.write_text(source, encoding="utf-8")
@@ -89,21 +90,42 @@ def write_pdf(book: Book, dest: Path) -> Path:
         pdf_stamp.record(book, pdf)
         return pdf                  # same typst source and figures: the same PDF
     RENDERED.append("PDF (typst compile)")
+    pdf.write_bytes(compile_typst(typ, dest))
+    if key is not None:
+        book.cache.put(key, pdf.read_bytes())
+    pdf_stamp.record(book, pdf)     # the HTML pages link it only while it is current
+    return pdf
+
+
+def compile_typst(typ: Path, root: Path) -> bytes:
+    """The PDF typst makes of `typ` (files under `root`); RenderError on an error
+    or on any warning (a layout that did not converge, a missing font, …),
+    naming it: a warning is a PDF that is wrong somewhere."""
     try:
         import typst
     except ImportError as exc:
         raise RenderError("the typst Python package is not installed") from exc
     try:
-        typst.compile(str(typ), output=str(pdf), root=str(dest))
+        data, warnings = typst.compile_with_warnings(str(typ), root=str(root))
     except Exception as exc:  # typst.TypstError and friends
-        message = " ".join(str(getattr(exc, "message", exc)).split())
-        raise RenderError(f"typst failed: {message[:300]}") from exc
-    if not pdf.is_file() or pdf.stat().st_size == 0:
+        raise RenderError(f"typst failed: {flat(getattr(exc, 'message', exc))[:300]}") from exc
+    if warnings:
+        named = "; ".join(warning_text(w) for w in warnings)
+        raise RenderError(f"typst warned ({len(warnings)}): {named[:600]}")
+    if not data:
         raise RenderError("typst produced no PDF")
-    if key is not None:
-        book.cache.put(key, pdf.read_bytes())
-    pdf_stamp.record(book, pdf)     # the HTML pages link it only while it is current
-    return pdf
+    return data
+
+
+def warning_text(warning) -> str:
+    """A typst warning in one line: its message and, if known, where (book.typ:LINE:COL)."""
+    where = re.search(r"\u250c\u2500\s*(\S+)", str(getattr(warning, "diagnostic", "") or ""))
+    text = flat(getattr(warning, "message", warning))
+    return f"{text} (at {Path(where.group(1)).name})" if where else text
+
+
+def flat(text) -> str:
+    return " ".join(str(text).split())
 
 
 def tree_digest(dest: Path) -> list[str]:

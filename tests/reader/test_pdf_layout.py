@@ -74,11 +74,10 @@ def overlapping_words(pages: list[list[Word]], tolerance_pt: float = 0.5) -> lis
     return found
 
 
-def short_table_starts(rows: list[dict]) -> list[str]:
-    """Tables that run over pages with fewer than two body rows on their
-    first page. `rows`: the template's <book-row> metadata in document order,
-    `{"y": row, "page": page}` of each row's first cell (y 0: the header,
-    repeated on every page of the table)."""
+def tables_of(rows: list[dict]) -> list[list[dict]]:
+    """Each table's body rows. `rows`: the template's <book-row> metadata in
+    document order, `{"y": row, "page": page}` of each row's first cell (y 0:
+    the header, repeated on every page of the table)."""
     tables: list[list[dict]] = []
     last_y = None
     for row in rows:
@@ -88,8 +87,14 @@ def short_table_starts(rows: list[dict]) -> list[str]:
             tables.append([])
         tables[-1].append(row)
         last_y = row["y"]
+    return tables
+
+
+def short_table_starts(rows: list[dict]) -> list[str]:
+    """Tables that run over pages with fewer than two body rows on their
+    first page (`rows`: as for tables_of)."""
     found = []
-    for number, body in enumerate(tables, start=1):
+    for number, body in enumerate(tables_of(rows), start=1):
         first = body[0]["page"]
         on_first = sum(1 for r in body if r["page"] == first)
         if on_first < 2 and len(body) > on_first:
@@ -149,17 +154,37 @@ def test_no_words_overprint_in_the_book(real_pdf):
     assert overlapping_words(pages) == []
 
 
-def test_no_table_starts_with_one_row_in_the_book(real_pdf, tmp_path):
-    """The real book's typst source (as write_pdf compiles it), queried."""
+@pytest.fixture(scope="module")
+def book_rows(real_pdf, tmp_path_factory) -> list[dict]:
+    """The real book's typst source (as write_pdf compiles it), queried for <book-row>."""
     result, _ = real_pdf
+    tmp_path = tmp_path_factory.mktemp("rows")
     cache = RenderCache(Path(result.project.root), "pdf")
     (tmp_path / "work").mkdir()
     (tmp_path / "out").mkdir()
     book = prepare(result, tmp_path / "work", cache)
     typ = write_typst(book, tmp_path / "out")
-    rows = query_rows(typ, tmp_path / "out")
+    return query_rows(typ, tmp_path / "out")
+
+
+def test_no_table_starts_with_one_row_in_the_book(book_rows):
+    rows = book_rows
     assert sum(1 for r in rows if r["y"] == 1) >= 10          # the book's tables are seen
     assert short_table_starts(rows) == []
+
+
+def split_short_tables(rows: list[dict], short: int = 8) -> list[str]:
+    """Tables of at most `short` body rows that run over two pages."""
+    return [f"table {number} ({len(body)} rows) on pages {sorted({r['page'] for r in body})}"
+            for number, body in enumerate(tables_of(rows), start=1)
+            if len(body) <= short and len({r["page"] for r in body}) > 1]
+
+
+def test_no_short_table_is_split_in_the_book(book_rows):
+    """The template keeps a table of at most short-table-rows (8) body rows
+    whole (it moves to the next page): no 3 + 2, no last row alone."""
+    assert "#let short-table-rows = 8" in TEMPLATE.read_text(encoding="utf-8")
+    assert split_short_tables(book_rows) == []
 
 
 def test_figures_are_vector_in_the_pdf(real_pdf):

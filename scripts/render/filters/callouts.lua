@@ -121,7 +121,10 @@ local function typst_callout(div, kind, title, body)
     .. 'fill: rgb("%s").lighten(92%%), stroke: (left: 3pt + rgb("%s")))[',
     color, color)
   local blocks = pandoc.Blocks({ pandoc.RawBlock("typst", open) })
+  -- the title sticks to the body's first lines: never alone at a page's foot
+  blocks:insert(pandoc.RawBlock("typst", "#block(sticky: true)["))
   blocks:insert(pandoc.Para({ pandoc.Strong(title) }))
+  blocks:insert(pandoc.RawBlock("typst", "]"))
   blocks:extend(body)
   blocks:insert(pandoc.RawBlock("typst", "]" .. label))
   return blocks
