@@ -34,8 +34,8 @@ def test_output_dir_option(fresh_minibook):
 
 
 @pytest.mark.parametrize("method, url, shown, loads", [
-    ("", "", "<math display=\"block\"", None),                       # unset: MathML, offline
-    ("mathml", "", "<math display=\"block\"", None),
+    ("", "", "<math tabindex=\"0\" display=\"block\"", None),         # unset: MathML, offline
+    ("mathml", "", "<math tabindex=\"0\" display=\"block\"", None),
     ("mathjax", "", '<span class="math display">\\[', MATHJAX),     # Quarto's default
     ("mathjax", "mj/tex-svg.js", '<span class="math display">\\[', "mj/tex-svg.js"),
     ("katex", "", '<span class="math display"> H = 24', KATEX + "katex.min.js"),
