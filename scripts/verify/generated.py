@@ -20,10 +20,9 @@ from dataclasses import replace
 
 from scripts.model import Finding, Kind
 from scripts.read.options import outputs_shown
-from scripts.read.labels import AT_KEY, CROSSREF_PREFIXES
+from scripts.read.labels import AT_KEY, CROSSREF_PREFIXES, HTML_COMMENT
 
 CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
-HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 CAPTIONS = ("tbl-cap", "fig-cap", "fig-alt", "lst-cap", "fig-subcap", "tbl-subcap")
 
 

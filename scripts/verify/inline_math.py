@@ -21,9 +21,9 @@ import re
 from dataclasses import dataclass
 
 from scripts.model import Finding, Kind
+from scripts.read.labels import HTML_COMMENT
 from scripts.read.qmd import FENCE_ANY
 
-HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 BACKTICKS = re.compile(r"`+")
 COMMAND = re.compile(r"\\[A-Za-z]+(?=\{)")
 SPACES = re.compile(r"\s+")
