@@ -5,6 +5,7 @@ Layers (a lower one never imports a higher one):
 * :mod:`mlsys.constants`  – ``ureg`` (information is a dimension), ``Q_``, unit shortcuts,
   constants with sources
 * :mod:`mlsys.units`      – the unit rule every formula validates through, and its errors
+* :mod:`mlsys.validity`   – the domain of the first-order checkpoint model, and its error
 * :mod:`mlsys.formulas`   – validated pure functions returning Quantities or floats
 * :mod:`mlsys.formatting` – display strings, Markdown tables, the ``check`` guard
 
@@ -15,11 +16,12 @@ Everything public is re-exported here. Plotting lives in ``mlsys.plotting``
 (imported explicitly; it pulls in matplotlib).
 """
 
-from mlsys import constants, formatting, formulas, units
+from mlsys import constants, formatting, formulas, units, validity
 from mlsys.constants import *  # noqa: F403
-from mlsys.units import ContractFormWarning, DimensionalityError, UnitError
+from mlsys.units import DimensionalityError, UnitError
+from mlsys.validity import *  # noqa: F403
 from mlsys.formatting import *  # noqa: F403
 from mlsys.formulas import *  # noqa: F403
 
-__all__ = [*constants.__all__, "UnitError", "DimensionalityError", "ContractFormWarning",
+__all__ = [*constants.__all__, "UnitError", "DimensionalityError", *validity.__all__,
            *formulas.__all__, *formatting.__all__]

@@ -6,6 +6,9 @@ Layer 1 of ``mlsys`` (imports nothing else from the package).
 * ``GB``, ``TB``, ``byte``, ``second``, ``minute``, ``hour``, ``day``, ``FIT`` are
   unit shortcuts (``GB`` is the decimal gigabyte, 1e9 byte; ``FIT`` one failure
   per 10⁹ device-hours). Information (``bit``, ``byte``) is its own dimension.
+* ``gpu`` and ``node`` are units of counts, each its own dimension, so a count of
+  GPUs passed where nodes are expected is a DimensionalityError:
+  ``10_000 * gpu / (GPUS_PER_HOST * gpu / node)`` is ``1250 node``.
 * Every constant is a plain ``int`` or ``float`` whose name carries its unit
   (``GPU_MTTF_HOURS``, ``HEARTBEAT_TIMEOUT_S``, ``CHECKPOINT_WRITE_BW_GBS``);
   counts and fractions are dimensionless.
@@ -47,6 +50,8 @@ def _registry() -> pint.UnitRegistry:
     registry = pint.UnitRegistry(None)
     registry.load_definitions(text.splitlines())
     registry.define("failures_in_time = 1e-9 / hour = FIT")
+    registry.define("gpu = [gpu]")      # counts that carry what they count: 10_000 * gpu
+    registry.define("node = [node]")    # is not 1250 * node (GPUS_PER_HOST * gpu / node)
     return registry
 
 
@@ -62,6 +67,8 @@ minute = ureg.minute
 hour = ureg.hour
 day = ureg.day
 FIT = ureg.FIT  # failures per 10⁹ device-hours
+gpu = ureg.gpu    # a count of GPUs: its own dimension [gpu]
+node = ureg.node  # a count of nodes (hosts): its own dimension [node]
 
 # ---------------------------------------------------------------------- provenance
 
@@ -412,7 +419,7 @@ DISTSERVE_SLO_TIGHTENING_MAX = _declare(
 
 
 __all__ = [
-    "ureg", "Q_", "byte", "GB", "TB", "second", "minute", "hour", "day", "FIT",
+    "ureg", "Q_", "byte", "GB", "TB", "second", "minute", "hour", "day", "FIT", "gpu", "node",
     "Constant", "CITATION_KEYS", "SOURCE_MARKERS", "constant_info", "list_constants",
     *_REGISTRY,
 ]

@@ -13,7 +13,9 @@ The kind of each parameter is read from its example value, so write it as such:
 * a pint Quantity (``24.5 * second``, ``14 * byte``, ``20_000 * FIT``): a
   dimensioned parameter of that dimension (time, information, failure rate …);
 * an ``int`` (``1250``, ``175_000_000_000``, not ``175e9``): a count, which
-  ``make mutate`` also perturbs by one;
+  ``make mutate`` also perturbs by one; a count of GPUs or nodes carries its unit
+  (``8 * gpu``, ``1250 * node``), is perturbed by one of that unit, and is
+  checked like a dimensioned parameter (its dimension is ``[gpu]`` or ``[node]``);
 * a ``float`` (``0.99``, ``1.0``, not ``1``): a fraction or probability;
 * a ``list``: a structured parameter (components of a series, step
   probabilities), checked element by element by its own tests.
@@ -24,7 +26,7 @@ Layer: imports only :mod:`mlsys.constants` (never formatting); not re-exported b
 
 from __future__ import annotations
 
-from mlsys.constants import FIT, byte, day, hour, second
+from mlsys.constants import FIT, byte, day, gpu, hour, node, second
 
 __all__ = ["EXAMPLES"]
 
@@ -36,14 +38,15 @@ _WASTE = {"interval": 854 * s, "checkpoint_cost": 24.5 * s, "mtbf": 14_897 * s,
 
 # formula name -> {parameter: valid value}, parameters in the formula's order
 EXAMPLES = {
-    "calc_mtbf_node": {"gpu_mttf": 50_000 * h, "n_gpus": 8, "nic_mttf": 150_000 * h,
+    "calc_mtbf_node": {"gpu_mttf": 50_000 * h, "n_gpus": 8 * gpu, "nic_mttf": 150_000 * h,
                        "n_nics": 2, "psu_mttf": 100_000 * h, "n_psus": 2},
     "calc_mtbf_series": {"components": [(50_000 * h, 8), (150_000 * h, 2)]},
-    "calc_mtbf_cluster": {"node_mtbf": 5172 * h, "n_nodes": 1250},
+    "calc_mtbf_cluster": {"node_mtbf": 5172 * h, "n_nodes": 1250 * node},
     "calc_failure_probability": {"mtbf": 4 * h, "duration": 24 * h},
     "calc_expected_failures": {"mtbf": 4 * h, "duration": 24 * h},
     "calc_mtbf_observed": {"duration": 54 * day, "n_failures": 419},
-    "calc_mtbf_rescaled": {"mtbf": 3 * h, "from_devices": 16_384, "to_devices": 100_000},
+    "calc_mtbf_rescaled": {"mtbf": 3 * h, "from_devices": 16_384 * gpu,
+                           "to_devices": 100_000 * gpu},
     "calc_fit_from_mttf": {"mttf": 50_000 * h},
     "calc_mttf_from_fit": {"fit": 20_000 * FIT},
     "calc_young_daly_interval": {"checkpoint_cost": 24.5 * s, "mtbf": 14_897 * s},

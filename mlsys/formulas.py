@@ -9,11 +9,12 @@ Input rules, shared by every function (the unit rule of :mod:`mlsys.units`):
   dimension a ``DimensionalityError`` (a ``pint.DimensionalityError``), both naming the
   parameter and the unit expected. Counts are plain whole numbers (integral floats
   such as ``175e9`` are accepted); fractions and probabilities plain numbers.
-* The contract form: ``calc_mtbf_node``, ``calc_young_daly_interval``,
-  ``calc_recovery_time`` and ``calc_checkpoint_size``'s ``bytes_per_param`` also
-  take bare numbers, all or nothing, in the units of ``../shared/spec/mlsys-api.md``
-  (hours, seconds, bytes), with a ``ContractFormWarning``; the upstream appendix
-  and the synthetic benchmark book call them so.
+* Counts of GPUs and nodes carry their unit (``8 * gpu``, ``1250 * node``), so
+  GPUs passed where nodes go are an error; ``calc_mtbf_rescaled``'s two counts
+  are keyword-only, so they cannot be swapped by position.
+* The first-order checkpoint model (``calc_young_daly_interval``,
+  ``calc_waste_terms``, ``calc_waste_fraction``) raises ``OutsideDomainError``
+  outside its domain (:mod:`mlsys.validity`), naming the exact alternative.
 * Bad values raise ``ValueError`` naming the parameter: NaN or infinite inputs,
   zero or negative MTBF / MTTF / checkpoint cost, probabilities outside [0, 1],
   negative or non-integer counts.
@@ -34,8 +35,9 @@ import pint
 
 from mlsys.constants import CHECKPOINT_BYTES_PER_PARAM, FIT, HOURS_PER_YEAR, Q_, byte
 from mlsys.units import (
-    INFORMATION, RATE, contract_form, count, non_negative, positive, probability,
+    GPUS, INFORMATION, NODES, RATE, count, counted, non_negative, positive, probability,
 )
+from mlsys.validity import ResultOverflowError, first_order_domain
 
 __all__ = [
     "calc_mtbf_node", "calc_mtbf_series", "calc_mtbf_cluster", "calc_failure_probability",
@@ -82,18 +84,16 @@ def calc_mtbf_node(gpu_mttf, n_gpus, nic_mttf, n_nics, psu_mttf, n_psus) -> pint
     """MTBF of one node built from GPUs, NICs and PSUs in series.
 
     Formula: 1/MTBF_node = n_gpus/MTTF_gpu + n_nics/MTTF_nic + n_psus/MTTF_psu.
-    MTTFs are time Quantities, counts plain; the contract form (all three MTTFs
-    bare numbers, read as hours) is accepted with a warning. Same assumptions as
+    MTTFs are time Quantities; ``n_gpus`` is a count of GPUs (``8 * gpu``), the
+    NIC and PSU counts plain whole numbers. Same assumptions as
     :func:`calc_mtbf_series`. Returns a Quantity in hours (8 GPUs at 50,000 h,
     2 NICs at 150,000 h and 2 PSUs at 100,000 h give about 5,172.4 h).
     """
-    mttfs = contract_form("calc_mtbf_node", "hour", gpu_mttf=gpu_mttf, nic_mttf=nic_mttf,
-                          psu_mttf=psu_mttf)
-    named = [("gpu", mttfs["gpu_mttf"], n_gpus), ("nic", mttfs["nic_mttf"], n_nics),
-             ("psu", mttfs["psu_mttf"], n_psus)]
-    rate_per_hour = sum(
-        count(n, f"n_{part}s") / positive(mttf, "hour", f"{part}_mttf") for part, mttf, n in named
-    )
+    counts = [counted(n_gpus, "gpu", "n_gpus", GPUS), count(n_nics, "n_nics"),
+              count(n_psus, "n_psus")]
+    mttfs = [positive(gpu_mttf, "hour", "gpu_mttf"), positive(nic_mttf, "hour", "nic_mttf"),
+             positive(psu_mttf, "hour", "psu_mttf")]
+    rate_per_hour = sum(n / mttf for n, mttf in zip(counts, mttfs))
     if rate_per_hour == 0:
         raise ValueError("n_gpus, n_nics and n_psus are all zero: an empty node never fails")
     return Q_(1.0 / rate_per_hour, "hour")
@@ -103,9 +103,11 @@ def calc_mtbf_cluster(node_mtbf, n_nodes) -> pint.Quantity:
     """MTBF of a job that stops when any of ``n_nodes`` identical nodes fails.
 
     Formula: MTBF_cluster = MTBF_node / N, ``node_mtbf`` a time Quantity (the
-    result keeps its unit). Assumes independent nodes with exponential lifetimes.
+    result keeps its unit) and N = ``n_nodes`` a count of nodes (``1250 * node``;
+    a count of GPUs is refused: divide it by ``GPUS_PER_HOST * gpu / node``).
+    Assumes independent nodes with exponential lifetimes.
     """
-    n = count(n_nodes, "n_nodes", minimum=1)
+    n = counted(n_nodes, "node", "n_nodes", NODES, minimum=1)
     positive(node_mtbf, "hour", "node_mtbf")
     return Q_(float(node_mtbf.magnitude) / n, node_mtbf.units)
 
@@ -139,15 +141,17 @@ def calc_mtbf_observed(duration, n_failures) -> pint.Quantity:
     return Q_(positive(duration, "hour", "duration") / n, "hour")
 
 
-def calc_mtbf_rescaled(mtbf, from_devices, to_devices) -> pint.Quantity:
+def calc_mtbf_rescaled(mtbf, *, from_devices, to_devices) -> pint.Quantity:
     """Project an observed MTBF to another fleet size: MTBF × from / to.
 
     Assumes the per-device failure rate stays as observed and failures stay
     independent, so the job failure rate scales linearly with device count.
-    ``mtbf`` is a time Quantity; returns a Quantity in hours.
+    ``mtbf`` is a time Quantity; the two counts are keyword-only (swapped they
+    give the inverse ratio) and counts of GPUs (``16_384 * gpu``). Returns a
+    Quantity in hours.
     """
-    n_from = count(from_devices, "from_devices", minimum=1)
-    n_to = count(to_devices, "to_devices", minimum=1)
+    n_from = counted(from_devices, "gpu", "from_devices", GPUS, minimum=1)
+    n_to = counted(to_devices, "gpu", "to_devices", GPUS, minimum=1)
     return Q_(positive(mtbf, "hour", "mtbf") * n_from / n_to, "hour")
 
 
@@ -168,15 +172,17 @@ def calc_young_daly_interval(checkpoint_cost, mtbf) -> pint.Quantity:
     """First-order optimal compute time between checkpoints (Young 1974).
 
     Formula: τ* = √(2 δ M), where δ is the time to write one checkpoint and M the
-    job MTBF, both time Quantities; the contract form (both bare numbers, read as
-    seconds) is accepted with a warning. τ* minimises the first-order waste
-    δ/τ + τ/(2M); valid for δ ≪ M with exponential failures. Returns seconds.
+    job MTBF, both time Quantities. τ* minimises the first-order waste
+    δ/τ + τ/(2M), with exponential failures; valid while τ*/M = √(2δ/M) is small
+    (not only δ ≪ M): above :data:`mlsys.validity.FIRST_ORDER_MAX_RATIO` it raises
+    ``OutsideDomainError`` (use :func:`calc_exact_optimal_interval`). Returns seconds.
     """
-    times = contract_form("calc_young_daly_interval", "second",
-                          checkpoint_cost=checkpoint_cost, mtbf=mtbf)
-    delta = positive(times["checkpoint_cost"], "second", "checkpoint_cost")
-    m = positive(times["mtbf"], "second", "mtbf")
-    return Q_(math.sqrt(2.0 * delta * m), "second")
+    delta = positive(checkpoint_cost, "second", "checkpoint_cost")
+    m = positive(mtbf, "second", "mtbf")
+    tau = math.sqrt(2.0 * delta * m)
+    first_order_domain("calc_young_daly_interval",
+                       {"tau*/M": (tau / m, "sqrt(2 * checkpoint_cost / mtbf)")})
+    return Q_(tau, "second")
 
 
 def calc_daly_interval(checkpoint_cost, mtbf) -> pint.Quantity:
@@ -201,8 +207,7 @@ def calc_checkpoint_size(n_params, bytes_per_param=CHECKPOINT_BYTES_PER_PARAM * 
     """Size of one full training checkpoint: N_params × bytes per parameter.
 
     ``n_params`` is a whole number (an integral float such as 175e9 is fine);
-    ``bytes_per_param`` an information Quantity (``14 * byte``), or in the
-    contract form a bare number of bytes (with a warning). The default is the
+    ``bytes_per_param`` an information Quantity (``14 * byte``). The default is the
     book's convention ``CHECKPOINT_BYTES_PER_PARAM`` = 14 bytes: mixed precision
     with Adam, bf16 weights, fp32 master weights and two fp32 moments, and no
     gradients (they are recomputed by the first step after a restart); 12 without
@@ -210,9 +215,7 @@ def calc_checkpoint_size(n_params, bytes_per_param=CHECKPOINT_BYTES_PER_PARAM * 
     Quantity in bytes.
     """
     n = count(n_params, "n_params")
-    per_param = positive(contract_form("calc_checkpoint_size", "byte",
-                                       bytes_per_param=bytes_per_param)["bytes_per_param"],
-                         "byte", "bytes_per_param", INFORMATION)
+    per_param = positive(bytes_per_param, "byte", "bytes_per_param", INFORMATION)
     return Q_(float(n * per_param), "byte")
 
 
@@ -220,12 +223,10 @@ def calc_recovery_time(detect, reschedule, reload, replay) -> pint.Quantity:
     """Time from a failure to full-speed training again: the sum of four phases.
 
     Formula: T = T_detect + T_reschedule + T_reload + T_replay, each a
-    non-negative time Quantity; the contract form (all four bare numbers, read
-    as seconds) is accepted with a warning. Replay is typically half the checkpoint interval
+    non-negative time Quantity. Replay is typically half the checkpoint interval
     (the expected lost work under uniformly placed failures). Returns seconds.
     """
-    phases = contract_form("calc_recovery_time", "second", detect=detect, reschedule=reschedule,
-                           reload=reload, replay=replay)
+    phases = {"detect": detect, "reschedule": reschedule, "reload": reload, "replay": replay}
     return Q_(sum(non_negative(v, "second", k) for k, v in phases.items()), "second")
 
 
@@ -248,14 +249,20 @@ def calc_waste_terms(interval, checkpoint_cost, mtbf, detect=None, recover=None)
     the time to write one, ``mtbf`` M the job MTBF, ``detect`` D and ``recover`` R
     the per-failure detection and restart times (omitted: zero); all are time
     Quantities.
-    First-order model: exponential failures, small waste (W ≪ 1), failures
-    uniformly placed within an interval.
+    First-order model: exponential failures, small waste, failures uniformly
+    placed within an interval. Its domain is τ/M, (D+R)/M and C/τ each at most
+    :data:`mlsys.validity.FIRST_ORDER_MAX_RATIO`; outside it, ``OutsideDomainError``
+    (the exact model is :func:`calc_exact_efficiency`).
     """
     tau = positive(interval, "second", "interval")
     c = positive(checkpoint_cost, "second", "checkpoint_cost")
     m = positive(mtbf, "second", "mtbf")
     d = 0.0 if detect is None else non_negative(detect, "second", "detect")
     r = 0.0 if recover is None else non_negative(recover, "second", "recover")
+    first_order_domain("calc_waste_terms", {
+        "tau/M": (tau / m, "interval / mtbf"),
+        "(D+R)/M": ((d + r) / m, "(detect + recover) / mtbf"),
+        "C/tau": (c / tau, "checkpoint_cost / interval")})
     return WasteTerms(checkpoint=c / tau, rework=tau / (2.0 * m), recovery=(d + r) / m)
 
 
@@ -305,11 +312,13 @@ def calc_expected_wall_time(solve_time, interval, checkpoint_cost, restart_time,
     """
     t_s = non_negative(solve_time, "second", "solve_time")
     tau = positive(interval, "second", "interval")
-    delta = non_negative(checkpoint_cost, "second", "checkpoint_cost")
-    r = non_negative(restart_time, "second", "restart_time")
-    m = positive(mtbf, "second", "mtbf")
-    per_segment = m * math.exp(r / m) * math.expm1((tau + delta) / m)
-    return Q_(per_segment * t_s / tau, "second")
+    wall = _segment_wall_time(tau, checkpoint_cost, restart_time, mtbf) * (t_s / tau)
+    if math.isinf(wall):
+        raise ResultOverflowError(
+            "calc_expected_wall_time: the expected wall time exceeds any float: mtbf is too "
+            "short against interval + checkpoint_cost + restart_time (the job practically "
+            "never finishes; calc_exact_efficiency gives its useful fraction, about 0)")
+    return Q_(wall, "second")
 
 
 def calc_exact_efficiency(interval, checkpoint_cost, restart_time, mtbf) -> UnitInterval:
@@ -317,12 +326,27 @@ def calc_exact_efficiency(interval, checkpoint_cost, restart_time, mtbf) -> Unit
 
     Formula: E = τ / (M · e^(R/M) · (e^((τ+δ)/M) − 1)), all time Quantities.
     Unlike the first-order 1 − W(τ), it never goes negative: it tends to zero as
-    M shrinks against τ + δ + R.
+    M shrinks against τ + δ + R, and is 0.0 (not an OverflowError) once the wall
+    time exceeds any float.
     """
     tau = positive(interval, "second", "interval")
-    wall = calc_expected_wall_time(interval, interval, checkpoint_cost, restart_time,
-                                   mtbf).m_as("second")
-    return tau / wall
+    return tau / _segment_wall_time(tau, checkpoint_cost, restart_time, mtbf)
+
+
+def _segment_wall_time(tau: float, checkpoint_cost, restart_time, mtbf) -> float:
+    """M · e^(R/M) · (e^((τ+δ)/M) − 1) in seconds, the expected wall time of one segment;
+    ``inf`` (not an OverflowError) when it exceeds any float."""
+    delta = non_negative(checkpoint_cost, "second", "checkpoint_cost")
+    r = non_negative(restart_time, "second", "restart_time")
+    m = positive(mtbf, "second", "mtbf")
+    x = (tau + delta) / m
+    if r / m < 700 and x < 700:
+        return m * math.exp(r / m) * math.expm1(x)
+    log_wall = math.log(m) + r / m + (math.log(math.expm1(x)) if x < 700 else x)
+    return math.inf if log_wall > _LOG_FLOAT_MAX else math.exp(log_wall)
+
+
+_LOG_FLOAT_MAX = math.log(1e308)
 
 
 def calc_exact_optimal_interval(checkpoint_cost, mtbf) -> pint.Quantity:
@@ -371,7 +395,7 @@ def calc_nines(availability) -> float:
     a = probability(availability, "availability")
     if a == 1.0:
         raise ValueError("availability must be below 1 for a finite number of nines")
-    return float(-math.log10(1.0 - a))
+    return float(-math.log10(1.0 - a)) + 0.0   # + 0.0: A = 0 has 0 nines, not -0.0
 
 
 def calc_annual_downtime(availability) -> pint.Quantity:

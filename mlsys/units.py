@@ -16,30 +16,30 @@ every function:
   number (an integral float such as ``175e9`` is fine); a Quantity is a
   :class:`UnitError`.
 * A **fraction** or probability is a plain number or a dimensionless Quantity.
-* **The contract form**, the one exception: the call shapes with which the two
-  chapters written against ``../shared/spec/mlsys-api.md`` in this repository
-  (the upstream appendix and the synthetic benchmark book) pass bare numbers:
-  ``calc_mtbf_node`` (MTTFs in hours), ``calc_young_daly_interval`` and
-  ``calc_recovery_time`` (seconds), ``calc_checkpoint_size``'s ``bytes_per_param``
-  (bytes). They still accept them, all or nothing: every dimensioned argument of
-  the call bare, read in the contract's unit, with a :class:`ContractFormWarning`.
-  A bare number beside a Quantity in one call is a :class:`UnitError`. See
-  docs/mlsys.md, "The unit rule".
+* A **count of GPUs or nodes** (``n_nodes``, ``n_gpus``, ``from_devices`` …) is
+  a Quantity of the count unit ``gpu`` or ``node`` (each its own dimension), a
+  whole number of them: ``1250 * node``. A bare number is a :class:`UnitError`
+  and GPUs where nodes go a :class:`DimensionalityError`, both naming the
+  parameter, so a count of GPUs cannot be read as nodes (8× too short).
+
+There is no exception: a bare number for a dimensioned parameter is always an
+error (the contract form of ``../shared/spec/mlsys-api.md``, bare numbers read in
+a documented unit, was removed: ``calc_young_daly_interval(24.5, 4.14)`` with M
+meant in hours gave 14.2 s instead of 854 s). See docs/mlsys.md, "The unit rule".
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from typing import NamedTuple
 
 import pint
 
-from mlsys.constants import Q_, ureg
+from mlsys.constants import ureg
 
-__all__ = ["UnitError", "DimensionalityError", "ContractFormWarning", "Kind", "TIME",
-           "INFORMATION", "RATE"]
+__all__ = ["UnitError", "DimensionalityError", "Kind", "TIME", "INFORMATION", "RATE",
+           "GPUS", "NODES"]
 
 
 class UnitError(TypeError):
@@ -57,10 +57,6 @@ class DimensionalityError(pint.DimensionalityError):
         return self.message
 
 
-class ContractFormWarning(UserWarning):
-    """A contract-form call: bare numbers read in the unit of ../shared/spec/mlsys-api.md."""
-
-
 class Kind(NamedTuple):
     """A physical kind of parameter: what it is called and its pint dimension."""
 
@@ -71,14 +67,28 @@ class Kind(NamedTuple):
 TIME = Kind("a time", "[time]")
 INFORMATION = Kind("an amount of information", "[information]")
 RATE = Kind("a failure rate", "1 / [time]")
+GPUS = Kind("a count of GPUs", "[gpu]")
+NODES = Kind("a count of nodes", "[node]")
 
-_PLURAL = {"second": "seconds", "hour": "hours", "byte": "bytes"}
+_PLURAL = {"second": "seconds", "hour": "hours", "byte": "bytes", "gpu": "gpus", "node": "nodes"}
 
 
 def _expected(name: str, unit: str, kind: Kind) -> str:
     """'checkpoint_cost must be a time Quantity (seconds or any unit of [time], e.g. 2.5 * second)'."""
+    if kind in (GPUS, NODES):
+        return (f"{name} must be {kind.label}, a Quantity of {kind.dimension} "
+                f"(for example {name}=8 * {unit})")
     return (f"{name} must be {kind.label} Quantity ({_PLURAL.get(unit, unit)} or any unit of "
             f"{kind.dimension}, for example {name}=2.5 * {unit})")
+
+
+def _hint(value: pint.Quantity, kind: Kind) -> str:
+    """How to turn a count of GPUs into nodes and back, when one is passed for the other."""
+    if kind == NODES and value.dimensionality == ureg.gpu.dimensionality:
+        return "; a count of GPUs is not a count of nodes: divide by GPUS_PER_HOST * gpu / node"
+    if kind == GPUS and value.dimensionality == ureg.node.dimensionality:
+        return "; a count of nodes is not a count of GPUs: multiply by GPUS_PER_HOST * gpu / node"
+    return ""
 
 
 def _finite(m: float, name: str) -> float:
@@ -105,7 +115,8 @@ def magnitude(value, unit: str, name: str, kind: Kind = TIME) -> float:
     expected = ureg.parse_units(unit)
     if value.dimensionality != expected.dimensionality:
         got = str(value.dimensionality) if not value.dimensionless else "dimensionless"
-        raise DimensionalityError(f"{_expected(name, unit, kind)}; got {value:~P}, which is {got}",
+        raise DimensionalityError(f"{_expected(name, unit, kind)}; got {value:~P}, which is {got}"
+                                  f"{_hint(value, kind)}",
                              value.units, expected, got, kind.dimension)
     return _real(value.m_as(unit), name, f"{kind.label} Quantity")
 
@@ -155,22 +166,11 @@ def count(value, name: str, minimum: int = 0) -> int:
     return int(value) if isinstance(value, numbers.Integral) else int(m)
 
 
-def contract_form(function: str, unit: str, **values):
-    """The arguments of a contract-form call as Quantities (see the module docstring).
-
-    All bare: each becomes a Quantity in ``unit``, with a ContractFormWarning.
-    None bare: returned unchanged (validated later by the caller). Mixed: UnitError.
-    """
-    bare = [k for k, v in values.items() if not isinstance(v, pint.Quantity)
-            and isinstance(v, numbers.Real) and not isinstance(v, bool)]
-    if not bare:
-        return values
-    if len(bare) < len(values):
-        given = [k for k in values if k not in bare]
-        raise UnitError(
-            f"{function}: {', '.join(bare)} given as bare numbers beside the Quantities "
-            f"{', '.join(given)}; pass every one as a Quantity (for example {bare[0]}=2.5 * {unit})")
-    warnings.warn(ContractFormWarning(
-        f"{function}: bare numbers for {', '.join(bare)} read as {_PLURAL.get(unit, unit)} (the contract form of "
-        "mlsys-api.md); pass Quantities to have their units checked"), stacklevel=3)
-    return {k: Q_(float(_real(v, k, "a number")), unit) for k, v in values.items()}
+def counted(value, unit: str, name: str, kind: Kind, minimum: int = 0) -> int:
+    """``value``, a Quantity of ``kind`` (``1250 * node``), as a whole number >= ``minimum``."""
+    m = magnitude(value, unit, name, kind)
+    if m != int(m):
+        raise ValueError(f"{name} must be a whole number of {_PLURAL[unit]}, got {m:g}")
+    if m < minimum:
+        raise ValueError(f"{name} must be at least {minimum} {unit}, got {m:g}")
+    return int(m)

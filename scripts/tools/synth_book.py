@@ -6,8 +6,11 @@ writes OUT_DIR/_quarto.yml, OUT_DIR/index.qmd (a preface without code) and
 OUT_DIR/contents/chNN.qmd (docs/performance.md: 20 code cells, each calculation
 guarded by `check()`, 50 inline expressions, two tables and one figure a chapter,
 with cross-references). Every number comes from `mlsys` through the names of the
-API contract (shared spec `mlsys-api.md`) only, so the book keeps working as the
-package grows; chapters differ in their parameters, so their numbers differ too.
+API contract (shared spec `mlsys-api.md`) and the exact model
+(`calc_exact_efficiency`, for the waste curve past the first-order domain) only,
+with Quantities for every time and count of GPUs or nodes (mlsys has no bare-number
+form), so the book keeps working as the package grows; chapters differ in their
+parameters, so their numbers differ too.
 
 The checker starts kernels with the book root as working directory, so the
 chapters find `mlsys` at OUT_DIR/mlsys: by default the project's package is
@@ -44,15 +47,15 @@ def inline_prose(prose: str) -> str:
 # (code of one calculation cell, a paragraph with exactly three «inline expressions»)
 CALCULATIONS: list[tuple[str, str]] = [
     ("""
-node_mtbf = calc_mtbf_node(GPU_MTTF_HOURS, GPUS_PER_HOST, NIC_MTTF_HOURS, n_nics,
-                           PSU_MTTF_HOURS, n_psus)
+node_mtbf = calc_mtbf_node(GPU_MTTF_HOURS * hour, GPUS_PER_HOST * gpu, NIC_MTTF_HOURS * hour,
+                           n_nics, PSU_MTTF_HOURS * hour, n_psus)
 node_mtbf_hours = node_mtbf.to("hour").magnitude
 node_mtbf_str = fmt(node_mtbf, "hour")
 check(node_mtbf_hours < GPU_MTTF_HOURS / GPUS_PER_HOST, "a node fails more often than its GPUs")
 """, 'A node with «GPUS_PER_HOST» GPUs and «n_nics» NICs fails about every '
      '«node_mtbf_str» hours.'),
     ("""
-cluster_mtbf = calc_mtbf_cluster(node_mtbf, n_nodes)
+cluster_mtbf = calc_mtbf_cluster(node_mtbf, n_nodes * node)
 cluster_mtbf_hours = cluster_mtbf.to("hour").magnitude
 cluster_mtbf_str = fmt_duration(cluster_mtbf)
 check(isclose(cluster_mtbf_hours * n_nodes, node_mtbf_hours), "cluster MTBF scales as 1/N")
@@ -106,7 +109,8 @@ check(daly_interval <= cluster_mtbf, "never checkpoint less often than the MTBF"
      '«fmt(daly_gap_s, precision=1, allow_zero=True)» s from the first-order value, '
      'or «sci(daly_gap_s + 1)» in scientific notation.'),
     ("""
-recovery = calc_recovery_time(HEARTBEAT_TIMEOUT_S, RESCHEDULE_TIME_S, ckpt_cost_s, yd_interval_s / 2)
+recovery = calc_recovery_time(HEARTBEAT_TIMEOUT_S * second, RESCHEDULE_TIME_S * second, ckpt_cost,
+                              yd_interval / 2)
 recovery_str = fmt_duration(recovery)
 check(recovery.to("second").magnitude > HEARTBEAT_TIMEOUT_S, "recovery includes detection")
 """, 'Recovering takes «recovery_str»: «HEARTBEAT_TIMEOUT_S» s to detect and '
@@ -167,12 +171,13 @@ from math import isclose
 from mlsys.constants import (GPU_MTTF_HOURS, NIC_MTTF_HOURS, PSU_MTTF_HOURS,
                              GPUS_PER_HOST, HEARTBEAT_TIMEOUT_S, RESCHEDULE_TIME_S,
                              CHECKPOINT_WRITE_BW_GBS, HOURS_PER_YEAR, second, minute,
-                             hour, day, GB, TB)
+                             hour, day, GB, TB, gpu, node)
 from mlsys.formulas import (calc_mtbf_node, calc_mtbf_cluster, calc_failure_probability,
                             calc_checkpoint_size, calc_young_daly_interval,
                             calc_daly_interval, calc_recovery_time, calc_waste_fraction,
                             calc_availability_serial, calc_availability_stacked,
-                            calc_nines, calc_annual_downtime, calc_chain_success)
+                            calc_nines, calc_annual_downtime, calc_chain_success,
+                            calc_exact_efficiency)
 from mlsys.formatting import fmt, fmt_percent, fmt_duration, sci, md_table, check
 
 chapter = {n}
@@ -190,7 +195,7 @@ import pandas as pd
 sizes = [n_gpus // 4, n_gpus // 2, n_gpus, n_gpus * 2, n_gpus * 4]
 rows = []
 for gpus in sizes:
-    mtbf = calc_mtbf_cluster(node_mtbf, gpus // GPUS_PER_HOST)
+    mtbf = calc_mtbf_cluster(node_mtbf, gpus // GPUS_PER_HOST * node)
     rows.append({"GPUs": f"{gpus:,}", "Cluster MTBF": fmt_duration(mtbf),
                  "Failures per day": fmt(24 / mtbf.to("hour").magnitude, precision=2)})
 check(len(rows) == len(sizes), "one row per cluster size")
@@ -200,12 +205,17 @@ md_table(pd.DataFrame(rows))
 TABLE_WASTE = """
 import pandas as pd
 
+# the exact model: 4x the optimum is outside the first-order model's domain
+def exact_waste(interval):
+    return 1 - calc_exact_efficiency(interval, ckpt_cost, 0 * second, cluster_mtbf)
+
+
 factors = [0.25, 0.5, 1, 2, 4]
 waste_rows = []
 for factor in factors:
     interval = factor * yd_interval
     waste_rows.append({"Interval": fmt_duration(interval), "x optimum": f"{factor:g}",
-                       "Waste": fmt_percent(calc_waste_fraction(interval, ckpt_cost, cluster_mtbf))})
+                       "Waste": fmt_percent(exact_waste(interval))})
 md_table(pd.DataFrame(waste_rows))
 """
 
@@ -213,7 +223,7 @@ FIGURE = """
 import matplotlib.pyplot as plt
 
 minutes = [yd_interval_min * f / 20 for f in range(2, 81)]
-waste_curve = [100 * calc_waste_fraction(m * minute, ckpt_cost, cluster_mtbf) for m in minutes]
+waste_curve = [100 * exact_waste(m * minute) for m in minutes]
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
 ax.plot(minutes, waste_curve)
 ax.axvline(yd_interval_min, linestyle=":")

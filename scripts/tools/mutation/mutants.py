@@ -4,7 +4,7 @@ Constants (mlsys.constants.list_constants): x0.1, x10, sign flip, and +-1 on
 dimensionless integer counts. Formulas of mlsys.formulas the chapters call:
 result x0.1, x10, negated, first two arguments swapped, +1 on each count
 argument (the count arguments of a formula: those whose value in its
-mlsys.examples.EXAMPLES call is an int). Applied in process (rebinding names in the imported, forked copy) or
+mlsys.examples.EXAMPLES call is an int, or a count of GPUs or nodes). Applied in process (rebinding names in the imported, forked copy) or
 to the sources of a project copy (for the real checker); formulas both ways
 through the same FORMULA_WRAPPER.
 """
@@ -36,8 +36,8 @@ def _mutation_wrap(fn, op):
                     a[first], a[second] = a[second], a[first]
             else:
                 param = op.split(":", 1)[1]
-                if param in a:
-                    a[param] = a[param] + 1
+                if param in a:   # a count of GPUs or nodes is a Quantity: +1 of its unit
+                    a[param] = a[param] + (1 * a[param].units if hasattr(a[param], "units") else 1)
             return fn(*bound.args, **bound.kwargs)
         result = fn(*args, **kwargs)
         if op == "x0.1":
@@ -98,11 +98,13 @@ def formulas_used(root: Path) -> list[str]:
 
 
 def count_params(name: str, examples: dict | None = None) -> list[str]:
-    """The count parameters of formula `name`: an int in its example call (mlsys.examples)."""
+    """The count parameters of formula `name`: an int in its example call (mlsys.examples),
+    or a count of GPUs or nodes (a Quantity of dimension [gpu] or [node])."""
     if examples is None:
         from mlsys.examples import EXAMPLES as examples
     return [param for param, value in examples.get(name, {}).items()
-            if isinstance(value, int) and not isinstance(value, bool)]
+            if (isinstance(value, int) and not isinstance(value, bool))
+            or str(getattr(value, "dimensionality", "")) in ("[gpu]", "[node]")]
 
 
 def formula_ops(params: list[str], counts: list[str]) -> list[str]:
