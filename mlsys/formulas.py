@@ -89,11 +89,10 @@ def calc_mtbf_node(gpu_mttf, n_gpus, nic_mttf, n_nics, psu_mttf, n_psus) -> pint
     :func:`calc_mtbf_series`. Returns a Quantity in hours (8 GPUs at 50,000 h,
     2 NICs at 150,000 h and 2 PSUs at 100,000 h give about 5,172.4 h).
     """
-    counts = [counted(n_gpus, "gpu", "n_gpus", GPUS), count(n_nics, "n_nics"),
-              count(n_psus, "n_psus")]
-    mttfs = [positive(gpu_mttf, "hour", "gpu_mttf"), positive(nic_mttf, "hour", "nic_mttf"),
-             positive(psu_mttf, "hour", "psu_mttf")]
-    rate_per_hour = sum(n / mttf for n, mttf in zip(counts, mttfs))
+    parts = [(positive(gpu_mttf, "hour", "gpu_mttf"), counted(n_gpus, "gpu", "n_gpus", GPUS)),
+             (positive(nic_mttf, "hour", "nic_mttf"), count(n_nics, "n_nics")),
+             (positive(psu_mttf, "hour", "psu_mttf"), count(n_psus, "n_psus"))]
+    rate_per_hour = sum(n / mttf for mttf, n in parts)   # validated in parameter order
     if rate_per_hour == 0:
         raise ValueError("n_gpus, n_nics and n_psus are all zero: an empty node never fails")
     return Q_(1.0 / rate_per_hour, "hour")
@@ -173,15 +172,17 @@ def calc_young_daly_interval(checkpoint_cost, mtbf) -> pint.Quantity:
 
     Formula: τ* = √(2 δ M), where δ is the time to write one checkpoint and M the
     job MTBF, both time Quantities. τ* minimises the first-order waste
-    δ/τ + τ/(2M), with exponential failures; valid while τ*/M = √(2δ/M) is small
-    (not only δ ≪ M): above :data:`mlsys.validity.FIRST_ORDER_MAX_RATIO` it raises
-    ``OutsideDomainError`` (use :func:`calc_exact_optimal_interval`). Returns seconds.
+    δ/τ + τ/(2M), with exponential failures; valid while the waste it leaves,
+    τ*/M = √(2δ/M), is small (not only δ ≪ M): above
+    :data:`mlsys.validity.FIRST_ORDER_MAX_WASTE` it raises ``OutsideDomainError``
+    (use :func:`calc_exact_optimal_interval`). Returns seconds.
     """
     delta = positive(checkpoint_cost, "second", "checkpoint_cost")
     m = positive(mtbf, "second", "mtbf")
     tau = math.sqrt(2.0 * delta * m)
-    first_order_domain("calc_young_daly_interval",
-                       {"tau*/M": (tau / m, "sqrt(2 * checkpoint_cost / mtbf)")})
+    first_order_domain("calc_young_daly_interval", {   # at tau*, delta/tau* = tau*/(2M)
+        "delta/tau*": (delta / tau, "checkpoint_cost / tau*"),
+        "tau*/(2M)": (tau / (2.0 * m), "tau* / (2 mtbf), tau* = sqrt(2 checkpoint_cost mtbf)")})
     return Q_(tau, "second")
 
 
@@ -250,8 +251,8 @@ def calc_waste_terms(interval, checkpoint_cost, mtbf, detect=None, recover=None)
     the per-failure detection and restart times (omitted: zero); all are time
     Quantities.
     First-order model: exponential failures, small waste, failures uniformly
-    placed within an interval. Its domain is τ/M, (D+R)/M and C/τ each at most
-    :data:`mlsys.validity.FIRST_ORDER_MAX_RATIO`; outside it, ``OutsideDomainError``
+    placed within an interval. Its domain is a small total, W at most
+    :data:`mlsys.validity.FIRST_ORDER_MAX_WASTE`; outside it, ``OutsideDomainError``
     (the exact model is :func:`calc_exact_efficiency`).
     """
     tau = positive(interval, "second", "interval")
@@ -260,9 +261,9 @@ def calc_waste_terms(interval, checkpoint_cost, mtbf, detect=None, recover=None)
     d = 0.0 if detect is None else non_negative(detect, "second", "detect")
     r = 0.0 if recover is None else non_negative(recover, "second", "recover")
     first_order_domain("calc_waste_terms", {
-        "tau/M": (tau / m, "interval / mtbf"),
-        "(D+R)/M": ((d + r) / m, "(detect + recover) / mtbf"),
-        "C/tau": (c / tau, "checkpoint_cost / interval")})
+        "C/tau": (c / tau, "checkpoint_cost / interval"),
+        "tau/(2M)": (tau / (2.0 * m), "interval / (2 mtbf)"),
+        "(D+R)/M": ((d + r) / m, "(detect + recover) / mtbf")})
     return WasteTerms(checkpoint=c / tau, rework=tau / (2.0 * m), recovery=(d + r) / m)
 
 

@@ -12,6 +12,7 @@ from mlsys import (
     calc_expected_wall_time, calc_stretch_factor, calc_waste_fraction,
     calc_young_daly_interval, second,
 )
+from mlsys.validity import OutsideDomainError, beyond_first_order_domain
 from mlsys.simulation import simulate_wall_time
 
 
@@ -108,8 +109,11 @@ def test_first_order_limit():
     assert exact_waste == pytest.approx(first, rel=5e-3)
     # ... and the gap grows with the expansion parameters (first order fails at scale)
     tau, delta, restart, mtbf = 200.0, 25.0, 115.0, 400.0
-    gap = calc_exact_efficiency(*seconds(tau, delta, restart, mtbf)) - (1 - calc_waste_fraction(
-        *seconds(tau, delta, mtbf, 0, restart)))
+    with pytest.raises(OutsideDomainError, match=r"W = .* = 0.662 exceeds FIRST_ORDER_MAX_WASTE"):
+        calc_waste_fraction(*seconds(tau, delta, mtbf, 0, restart))
+    with beyond_first_order_domain("the test measures how far first order is off there"):
+        first = calc_waste_fraction(*seconds(tau, delta, mtbf, 0, restart))
+    gap = calc_exact_efficiency(*seconds(tau, delta, restart, mtbf)) - (1 - first)
     assert gap > 0.1
 
 

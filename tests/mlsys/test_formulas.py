@@ -5,7 +5,7 @@ import math
 import pint
 import pytest
 
-from mlsys.constants import CHECKPOINT_BYTES_PER_PARAM, FIT, GB, Q_, byte, ureg
+from mlsys.constants import CHECKPOINT_BYTES_PER_PARAM, FIT, GB, Q_, byte, gpu, node, ureg
 from mlsys.formulas import (
     WasteTerms, calc_annual_downtime, calc_availability_serial, calc_availability_stacked,
     calc_chain_success, calc_chain_success_steps, calc_checkpoint_size, calc_daly_interval,
@@ -24,7 +24,7 @@ h, s = ureg.hour, ureg.second
 
 
 def node_mtbf():
-    return calc_mtbf_node(50_000 * h, 8, 150_000 * h, 2, 100_000 * h, 2)
+    return calc_mtbf_node(50_000 * h, 8 * gpu, 150_000 * h, 2, 100_000 * h, 2)
 
 
 # ----------------------------------------------------------- hand computations
@@ -38,7 +38,7 @@ def test_node_mtbf_hand_computation():
 
 
 def test_node_mtbf_accepts_quantities_in_any_time_unit():
-    mtbf = calc_mtbf_node(Q_(50_000 / 24, "day"), 8, Q_(150_000 * 60, "minute"), 2,
+    mtbf = calc_mtbf_node(Q_(50_000 / 24, "day"), 8 * gpu, Q_(150_000 * 60, "minute"), 2,
                           100_000 * ureg.hour, 2)
     assert mtbf.m_as("hour") == pytest.approx(NODE_MTBF_H, abs=0.01)
 
@@ -50,16 +50,16 @@ def test_series_matches_node_and_skips_zero_counts():
 
 
 def test_cluster_mtbf_10k_gpus():
-    cluster = calc_mtbf_cluster(node_mtbf(), 10_000 // 8)
+    cluster = calc_mtbf_cluster(node_mtbf(), 10_000 // 8 * node)
     assert cluster.m_as("hour") == pytest.approx(NODE_MTBF_H / 1250, rel=1e-6)
     assert round(cluster.m_as("hour"), 2) == 4.14
-    minutes = calc_mtbf_cluster(Q_(600, "minute"), 4)
+    minutes = calc_mtbf_cluster(Q_(600, "minute"), 4 * node)
     assert minutes.units == ureg.minute and minutes.magnitude == 150
 
 
 def test_failure_probability():
     # 10,000 GPUs for one day: 1 - exp(-24 / 4.1379) = 1 - exp(-5.8)
-    cluster = calc_mtbf_cluster(node_mtbf(), 1250)
+    cluster = calc_mtbf_cluster(node_mtbf(), 1250 * node)
     p = calc_failure_probability(cluster, 24 * ureg.hour)
     assert p == pytest.approx(1 - math.exp(-24 * 1250 * NODE_RATE_PER_HOUR))
     assert p > 0.99 and isinstance(p, float)
@@ -81,7 +81,7 @@ def test_llama_interval_and_projection():
     observed = calc_mtbf_observed(54 * ureg.day, 419)
     assert observed.m_as("hour") == pytest.approx(54 * 24 / 419)
     # hold the per-GPU rate: 3.093 h x 16,384 / 100,000 = 0.507 h = 30.4 min
-    projected = calc_mtbf_rescaled(observed, 16_384, 100_000)
+    projected = calc_mtbf_rescaled(observed, from_devices=16_384 * gpu, to_devices=100_000 * gpu)
     assert projected.m_as("minute") == pytest.approx(54 * 24 * 60 / 419 * 0.16384)
     assert 29 < projected.m_as("minute") < 31
 
@@ -204,7 +204,7 @@ def test_return_types():
     assert type(calc_availability_stacked(0.99, 2)) is float
     assert type(calc_failure_probability(1.0 * h, 1.0 * h)) is float
     assert type(calc_pass_k(3, 4, 2)) is float
-    assert isinstance(calc_young_daly_interval(1 * s, 2 * s), pint.Quantity)
+    assert isinstance(calc_young_daly_interval(1 * s, 2_000 * s), pint.Quantity)
 
 
 # ------------------------------------------------- probability endpoints 0 and 1
@@ -274,19 +274,19 @@ def test_just_outside_unit_interval_is_rejected_naming_the_parameter(call, param
 
 
 @pytest.mark.parametrize("call, parameter", [
-    (lambda: calc_mtbf_node(0 * h, 8, 150_000 * h, 2, 100_000 * h, 2), "gpu_mttf"),
-    (lambda: calc_mtbf_node(50_000 * h, 8, -1 * h, 2, 100_000 * h, 2), "nic_mttf"),
-    (lambda: calc_mtbf_node(50_000 * h, 8, 150_000 * h, 2, math.nan * h, 2), "psu_mttf"),
-    (lambda: calc_mtbf_node(50_000 * h, -8, 150_000 * h, 2, 100_000 * h, 2), "n_gpus"),
-    (lambda: calc_mtbf_node(50_000 * h, 8, 150_000 * h, 2.5, 100_000 * h, 2), "n_nics"),
-    (lambda: calc_mtbf_node(50_000 * h, 0, 150_000 * h, 0, 100_000 * h, 0), "n_gpus"),
+    (lambda: calc_mtbf_node(0 * h, 8 * gpu, 150_000 * h, 2, 100_000 * h, 2), "gpu_mttf"),
+    (lambda: calc_mtbf_node(50_000 * h, 8 * gpu, -1 * h, 2, 100_000 * h, 2), "nic_mttf"),
+    (lambda: calc_mtbf_node(50_000 * h, 8 * gpu, 150_000 * h, 2, math.nan * h, 2), "psu_mttf"),
+    (lambda: calc_mtbf_node(50_000 * h, -8 * gpu, 150_000 * h, 2, 100_000 * h, 2), "n_gpus"),
+    (lambda: calc_mtbf_node(50_000 * h, 8 * gpu, 150_000 * h, 2.5, 100_000 * h, 2), "n_nics"),
+    (lambda: calc_mtbf_node(50_000 * h, 0 * gpu, 150_000 * h, 0, 100_000 * h, 0), "n_gpus"),
     (lambda: calc_mtbf_series([(50_000 * h, 8), (0 * h, 1)]), "components[1].mttf"),
     (lambda: calc_mtbf_series([(50_000 * h, -1)]), "components[0].count"),
     (lambda: calc_mtbf_series([]), "components"),
-    (lambda: calc_mtbf_cluster(0 * h, 10), "node_mtbf"),
-    (lambda: calc_mtbf_cluster(100 * h, 0), "n_nodes"),
-    (lambda: calc_mtbf_cluster(100 * h, 2.5), "n_nodes"),
-    (lambda: calc_mtbf_cluster(math.inf * h, 2), "node_mtbf"),
+    (lambda: calc_mtbf_cluster(0 * h, 10 * node), "node_mtbf"),
+    (lambda: calc_mtbf_cluster(100 * h, 0 * node), "n_nodes"),
+    (lambda: calc_mtbf_cluster(100 * h, 2.5 * node), "n_nodes"),
+    (lambda: calc_mtbf_cluster(math.inf * h, 2 * node), "node_mtbf"),
     (lambda: calc_failure_probability(0 * h, 1 * h), "mtbf"),
     (lambda: calc_failure_probability(10 * h, -1 * h), "duration"),
     (lambda: calc_failure_probability(10 * h, math.nan * h), "duration"),
@@ -321,7 +321,7 @@ def test_just_outside_unit_interval_is_rejected_naming_the_parameter(call, param
     (lambda: calc_pass_k(6, 8, 0), "k"),
     (lambda: calc_pass_k(6, 0, 1), "trials"),
     (lambda: calc_mtbf_observed(100 * h, 0), "n_failures"),
-    (lambda: calc_mtbf_rescaled(3 * h, 0, 10), "from_devices"),
+    (lambda: calc_mtbf_rescaled(3 * h, from_devices=0 * gpu, to_devices=10 * gpu), "from_devices"),
     (lambda: calc_fit_from_mttf(0 * h), "mttf"),
     (lambda: calc_mttf_from_fit(0 * FIT), "fit"),
 ])
@@ -332,8 +332,8 @@ def test_bad_values_raise_value_error_naming_the_parameter(call, parameter):
 
 
 @pytest.mark.parametrize("call, parameter, expected", [
-    (lambda: calc_mtbf_node(Q_(5, "GB"), 8, 150_000 * h, 2, 100_000 * h, 2), "gpu_mttf", "hours"),
-    (lambda: calc_mtbf_cluster(Q_(5, "meter"), 2), "node_mtbf", "hours"),
+    (lambda: calc_mtbf_node(Q_(5, "GB"), 8 * gpu, 150_000 * h, 2, 100_000 * h, 2), "gpu_mttf", "hours"),
+    (lambda: calc_mtbf_cluster(Q_(5, "meter"), 2 * node), "node_mtbf", "hours"),
     (lambda: calc_failure_probability(Q_(5, "hour"), Q_(5, "byte")), "duration", "hours"),
     (lambda: calc_young_daly_interval(Q_(28, "GB"), 1000 * s), "checkpoint_cost", "seconds"),
     (lambda: calc_checkpoint_size(1e9, Q_(2, "second")), "bytes_per_param", "bytes"),

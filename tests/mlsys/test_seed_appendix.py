@@ -1,7 +1,11 @@
-"""The reliability appendix written against the mlsys contract runs unchanged.
+"""The reliability appendix written against the mlsys contract runs, with Quantities.
 
-Its ```{python} cells are read from the reference document at test time,
-concatenated in order and executed; every check() it makes must hold.
+Its ```{python} cells are read from the reference document at test time and
+concatenated in order. The contract lets it pass bare numbers (hours, seconds,
+bytes) to five calls; mlsys has no bare-number form, so the test gives those
+calls their units (QUANTITIES, each edit found exactly once) and runs the
+result: every check() it makes must hold and its published values stay. Left
+bare, each of the five is an error naming the parameter.
 """
 
 import os
@@ -12,12 +16,32 @@ from pathlib import Path
 import pytest
 
 from mlsys import formatting
-from mlsys.units import ContractFormWarning
+from mlsys.units import UnitError
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = Path(os.environ.get("MLSYS_SEEDS_DIR", REPO.parent / "shared" / "seeds"))
 APPENDIX = SEEDS / "000_29f3eea53790adb1.txt"
 CELL = re.compile(r"^```\{python\}[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+
+# (bare call as the appendix writes it, the same call with units, the parameter
+# mlsys names when it is left bare)
+QUANTITIES = [
+    ("        gpu_mttf, n_gpus_per_node,\n        nic_mttf, n_nics_per_node,\n"
+     "        psu_mttf, n_psus_per_node\n",
+     "        gpu_mttf * ureg.hour, n_gpus_per_node * ureg.gpu,\n"
+     "        nic_mttf * ureg.hour, n_nics_per_node,\n"
+     "        psu_mttf * ureg.hour, n_psus_per_node\n", "gpu_mttf"),
+    ("calc_checkpoint_size(n_params, cls.bytes_per_param)",
+     "calc_checkpoint_size(n_params, cls.bytes_per_param * ureg.byte)", "bytes_per_param"),
+    ("calc_checkpoint_size(175e9, 16)", "calc_checkpoint_size(175e9, 16 * ureg.byte)",
+     "bytes_per_param"),
+    ("calc_young_daly_interval(ckpt_write_time_s, cluster_mtbf_10k_s)",
+     "calc_young_daly_interval(ckpt_write_time_s * ureg.second, cluster_mtbf_10k_s * ureg.second)",
+     "checkpoint_cost"),
+    ("calc_young_daly_interval(yd_delta, mtbf_20k_s)",
+     "calc_young_daly_interval(yd_delta * ureg.second, mtbf_20k_s * ureg.second)",
+     "checkpoint_cost"),
+]
 
 
 def appendix_cells():
@@ -26,10 +50,17 @@ def appendix_cells():
     return CELL.findall(APPENDIX.read_text(encoding="utf-8"))
 
 
-@pytest.fixture(scope="module")
-def appendix():
-    """Run the appendix once, recording every check() it makes."""
-    calls = []
+def with_units(source: str, skip: int | None = None) -> str:
+    """The appendix source with every edit of QUANTITIES but number ``skip`` applied."""
+    for i, (bare, quantities, _) in enumerate(QUANTITIES):
+        assert source.count(bare) == 1, f"the appendix no longer contains {bare!r} once"
+        if i != skip:
+            source = source.replace(bare, quantities)
+    return source
+
+
+def run(source: str, calls: list) -> dict:
+    """Execute ``source`` as the appendix, recording every check() in ``calls``."""
     real_check = formatting.check
 
     def recording_check(condition, message):
@@ -39,23 +70,28 @@ def appendix():
     formatting.check = recording_check  # the cells import check from mlsys.formatting
     try:
         namespace = {"__name__": "appendix"}
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            exec(compile("\n\n".join(appendix_cells()), str(APPENDIX), "exec"), namespace)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")   # and no warning of any kind
+            exec(compile(source, str(APPENDIX), "exec"), namespace)
     finally:
         formatting.check = real_check
-    namespace["__warnings__"] = caught
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def appendix():
+    """Run the appendix with units once, recording every check() it makes."""
+    calls = []
+    namespace = run(with_units("\n\n".join(appendix_cells())), calls)
     return namespace, calls
 
 
-def test_bare_numbers_pass_only_through_the_contract_form(appendix):
-    """The appendix passes bare numbers to three functions: the contract form of
-    mlsys.units accepts exactly those, in the contract's units, with a warning each."""
-    namespace, _ = appendix
-    warned = {str(w.message).split(":")[0] for w in namespace["__warnings__"]
-              if issubclass(w.category, ContractFormWarning)}
-    assert warned == {"calc_mtbf_node", "calc_checkpoint_size", "calc_young_daly_interval"}
-    assert all(issubclass(w.category, ContractFormWarning) for w in namespace["__warnings__"])
+@pytest.mark.parametrize("left_bare", range(len(QUANTITIES)))
+def test_each_bare_call_of_the_contract_is_an_error_naming_its_parameter(left_bare):
+    source = with_units("\n\n".join(appendix_cells()), skip=left_bare)
+    parameter = QUANTITIES[left_bare][2]
+    with pytest.raises(UnitError, match=rf"^{parameter} must be .*bare number"):
+        run(source, [])
 
 
 def test_cells_are_found():

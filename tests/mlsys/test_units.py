@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mlsys import formulas, simulation
-from mlsys.constants import GB, Q_, byte, hour, second, ureg
+from mlsys.constants import GB, Q_, byte, gpu, hour, second, ureg
 from mlsys.examples import EXAMPLES
-from mlsys.units import ContractFormWarning, DimensionalityError, UnitError
+from mlsys.units import DimensionalityError, UnitError
 
 COUNT, FRACTION, STRUCTURED, SEED = "count", "fraction", "structured", "seed"
 EXAMPLES_AT = "mlsys/examples.py::EXAMPLES"
@@ -62,11 +62,6 @@ SIMULATION = {"simulate_wall_time": {
 
 # function -> {parameter: (kind, valid value)}
 TABLE = {**{name: kinds(example) for name, example in EXAMPLES.items()}, **SIMULATION}
-# Contract-form calls (mlsys-api.md): bare numbers accepted only all together.
-CONTRACT_FORM = {"calc_mtbf_node": ("gpu_mttf", "nic_mttf", "psu_mttf"),
-                 "calc_young_daly_interval": ("checkpoint_cost", "mtbf"),
-                 "calc_recovery_time": ("detect", "reschedule", "reload", "replay"),
-                 "calc_checkpoint_size": ("bytes_per_param",)}
 
 
 def function(name):
@@ -146,11 +141,14 @@ def test_the_examples_import_only_constants():
 
 
 def test_mutation_perturbs_every_count_by_one():
-    """make mutate's count+1 mutants come from the examples' int values, per formula."""
+    """make mutate's count+1 mutants come from the examples' int values and counts of
+    GPUs or nodes, per formula."""
     from scripts.tools.mutation.mutants import count_params, formula_ops
     for name, params in TABLE.items():
         if name not in SIMULATION:
-            assert count_params(name) == [p for p, (kind, _) in params.items() if kind == COUNT]
+            assert count_params(name) == [p for p, (kind, _) in params.items()
+                                          if kind in (COUNT, "[gpu]", "[node]")]
+    assert count_params("calc_mtbf_cluster") == ["n_nodes"]
     planted = {"mtbf": 1 * h, "n_racks": 2, "share": 0.5}
     assert formula_ops(list(planted), count_params("calc_new", {"calc_new": planted})) == [
         "x0.1", "x10", "neg", "swap", "count+1:n_racks"]
@@ -196,19 +194,11 @@ def test_a_quantity_of_the_wrong_dimension_is_refused(target, unit, magnitude):
 @given(st.sampled_from(DIMENSIONED), magnitudes)
 def test_a_bare_number_is_refused_naming_the_parameter_and_unit(target, magnitude):
     name, param = target
-    if CONTRACT_FORM.get(name) == (param,):   # the whole contract form: accepted, with a warning
-        with pytest.warns(ContractFormWarning):
-            call(name, **{param: magnitude})
-        return
     with pytest.raises(UnitError) as info:
         call(name, **{param: magnitude})
     message = str(info.value)
-    assert param in message
-    if name in CONTRACT_FORM and len(CONTRACT_FORM[name]) > 1:
-        assert "beside the Quantities" in message   # mixing bare and Quantity
-    else:
-        assert message.startswith(f"{param} must be") and "bare number" in message
-        assert TABLE[name][param][0] in message
+    assert message.startswith(f"{param} must be") and "bare number" in message
+    assert TABLE[name][param][0] in message
 
 
 @thorough
@@ -246,33 +236,26 @@ def test_series_and_step_lists_check_their_elements(unit, magnitude):
             formulas.calc_chain_success_steps([0.9, wrong])
 
 
-# ------------------------------------------------------------- the contract form
-
-def test_the_contract_form_reads_bare_numbers_in_the_contracts_units_with_a_warning():
-    with pytest.warns(ContractFormWarning, match="read as hours"):
-        node = formulas.calc_mtbf_node(50_000, 8, 150_000, 2, 100_000, 2)
-    assert node == formulas.calc_mtbf_node(50_000 * h, 8, 150_000 * h, 2, 100_000 * h, 2)
-    with pytest.warns(ContractFormWarning, match="read as seconds"):
-        tau = formulas.calc_young_daly_interval(28.0, 14_896.6)
-    assert tau == formulas.calc_young_daly_interval(28.0 * s, 14_896.6 * s)
-    with pytest.warns(ContractFormWarning, match="read as bytes"):
-        size = formulas.calc_checkpoint_size(175e9, 16)
-    assert size.m_as(GB) == 2_800
-    with pytest.warns(ContractFormWarning, match="read as seconds"):
-        total = formulas.calc_recovery_time(30, 60, 24.5, 427)
-    assert total == formulas.calc_recovery_time(30 * s, 60 * s, 24.5 * s, 427 * s)
-    with pytest.raises(UnitError, match="replay given as bare numbers beside"):
-        formulas.calc_recovery_time(30 * s, 60 * s, 24.5 * s, 427)
-
-
 def test_the_issues_silent_errors_are_now_errors():
-    node = formulas.calc_mtbf_node(50_000 * h, 8, 150_000 * h, 2, 100_000 * h, 2)
+    node = formulas.calc_mtbf_node(50_000 * h, 8 * gpu, 150_000 * h, 2, 100_000 * h, 2)
     # one minute as a bare number beside an MTBF Quantity: no longer read as one second
-    with pytest.raises(UnitError, match="checkpoint_cost given as bare numbers beside"):
+    with pytest.raises(UnitError, match="^checkpoint_cost must be a time Quantity"):
         formulas.calc_young_daly_interval(1, node)
-    # a size where a count goes
-    with pytest.raises(UnitError, match="n_nodes is a count"):
+    # the contract's bare seconds, with M meant in hours: 14.2 s instead of 854 s, now an error
+    with pytest.raises(UnitError, match="^checkpoint_cost must be .*bare number 24.5"):
+        formulas.calc_young_daly_interval(24.5, 4.14)
+    # a size where a count of nodes goes
+    with pytest.raises(DimensionalityError, match=r"^n_nodes must be a count of nodes.*\[information\]"):
         formulas.calc_mtbf_cluster(node, 2450 * GB)
+    # GPUs where nodes go (8x too short), and the fix it names
+    with pytest.raises(DimensionalityError,
+                       match=r"^n_nodes must be a count of nodes.*10000 gpu.*GPUS_PER_HOST \* gpu / node"):
+        formulas.calc_mtbf_cluster(node, 10_000 * gpu)
+    assert formulas.calc_mtbf_cluster(node, 10_000 * gpu / (8 * gpu / ureg.node)).m_as(h) == \
+        pytest.approx(node.m_as(h) / 1250)
+    # the two counts of calc_mtbf_rescaled cannot be swapped by position (18.9 h for 30 min)
+    with pytest.raises(TypeError, match="positional argument"):
+        formulas.calc_mtbf_rescaled(3 * h, 100_000 * gpu, 16_384 * gpu)
     # bytes are not dimensionless: a size is not a time, and says so
     with pytest.raises(DimensionalityError, match=r"mtbf must be a time Quantity.*\[information\]"):
         formulas.calc_young_daly_interval(24.5 * s, 2450 * GB)
