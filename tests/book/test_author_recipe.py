@@ -63,7 +63,7 @@ from mlsys import (
     CLUSTER_LARGE_GPUS, CLUSTER_MEDIUM_GPUS, CLUSTER_MEGA_GPUS, CLUSTER_SMALL_GPUS,
     GPU_MTTF_HOURS, GPUS_PER_HOST, NIC_MTTF_HOURS, NICS_PER_HOST, PSU_MTTF_HOURS,
     PSUS_PER_HOST, SPARE_REPAIR_HOURS, calc_mtbf_node, calc_nodes_in_repair, check, fmt,
-    hour, md_table,
+    gpu, hour, md_table,
 )
 from mlsys.plotting import label_axes, new_figure, show
 ```
@@ -73,7 +73,7 @@ from mlsys.plotting import label_axes, new_figure, show
 ```{python}
 #| label: spares-pool
 # Inputs: the book's node model, the repair time, the cluster sizes.
-node_mtbf = calc_mtbf_node(GPU_MTTF_HOURS * hour, GPUS_PER_HOST, NIC_MTTF_HOURS * hour,
+node_mtbf = calc_mtbf_node(GPU_MTTF_HOURS * hour, GPUS_PER_HOST * gpu, NIC_MTTF_HOURS * hour,
                            NICS_PER_HOST, PSU_MTTF_HOURS * hour, PSUS_PER_HOST)
 repair = SPARE_REPAIR_HOURS * hour
 clusters = [CLUSTER_SMALL_GPUS, CLUSTER_MEDIUM_GPUS, CLUSTER_LARGE_GPUS, CLUSTER_MEGA_GPUS]

@@ -49,8 +49,8 @@ def test_failing_check(good_book, runner):
 
 def test_wrong_unit_passed_to_a_formula(good_book, runner):
     """pint's DimensionalityError, at the line of the call, naming the parameter."""
-    edit(chapter(good_book), "cluster = calc_mtbf_cluster(node_mtbf, 16)",
-         "from mlsys import GB\ncluster = calc_mtbf_cluster(GPU_MTTF_HOURS * GB, 16)")
+    edit(chapter(good_book), "cluster = calc_mtbf_cluster(node_mtbf, 16 * node)",
+         "from mlsys import GB\ncluster = calc_mtbf_cluster(GPU_MTTF_HOURS * GB, 16 * node)")
     before = disk_state(good_book)
     result = runner.cli(good_book)
     assert result.code == 1, result.output

@@ -2,10 +2,11 @@
 
 Its ```{python} cells are read from the reference document at test time and
 concatenated in order. The contract lets it pass bare numbers (hours, seconds,
-bytes) to five calls; mlsys has no bare-number form, so the test gives those
-calls their units (QUANTITIES, each edit found exactly once) and runs the
-result: every check() it makes must hold and its published values stay. Left
-bare, each of the five is an error naming the parameter.
+bytes) to three functions; mlsys has no bare-number form, so the test gives
+those calls their units (QUANTITIES: each argument times its unit, the number of
+calls checked) and runs the result: every check() it makes must hold and its
+published values stay. Left bare, each function's calls are an error naming the
+parameter.
 """
 
 import os
@@ -23,25 +24,47 @@ SEEDS = Path(os.environ.get("MLSYS_SEEDS_DIR", REPO.parent / "shared" / "seeds")
 APPENDIX = SEEDS / "000_29f3eea53790adb1.txt"
 CELL = re.compile(r"^```\{python\}[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
-# (bare call as the appendix writes it, the same call with units, the parameter
-# mlsys names when it is left bare)
+# The calls the contract lets take bare numbers: the unit of each positional
+# argument (None: a plain count), how many such calls the appendix makes, and the
+# parameter mlsys names when they are left bare.
 QUANTITIES = [
-    ("        gpu_mttf, n_gpus_per_node,\n        nic_mttf, n_nics_per_node,\n"
-     "        psu_mttf, n_psus_per_node\n",
-     "        gpu_mttf * ureg.hour, n_gpus_per_node * ureg.gpu,\n"
-     "        nic_mttf * ureg.hour, n_nics_per_node,\n"
-     "        psu_mttf * ureg.hour, n_psus_per_node\n", "gpu_mttf"),
-    ("calc_checkpoint_size(n_params, cls.bytes_per_param)",
-     "calc_checkpoint_size(n_params, cls.bytes_per_param * ureg.byte)", "bytes_per_param"),
-    ("calc_checkpoint_size(175e9, 16)", "calc_checkpoint_size(175e9, 16 * ureg.byte)",
-     "bytes_per_param"),
-    ("calc_young_daly_interval(ckpt_write_time_s, cluster_mtbf_10k_s)",
-     "calc_young_daly_interval(ckpt_write_time_s * ureg.second, cluster_mtbf_10k_s * ureg.second)",
-     "checkpoint_cost"),
-    ("calc_young_daly_interval(yd_delta, mtbf_20k_s)",
-     "calc_young_daly_interval(yd_delta * ureg.second, mtbf_20k_s * ureg.second)",
-     "checkpoint_cost"),
+    ("calc_mtbf_node", ["hour", "gpu", "hour", None, "hour", None], 1, "gpu_mttf"),
+    ("calc_checkpoint_size", [None, "byte"], 2, "bytes_per_param"),
+    ("calc_young_daly_interval", ["second", "second"], 2, "checkpoint_cost"),
 ]
+
+
+def arguments_end(source: str, start: int) -> tuple[list[tuple[int, int]], int]:
+    """The (start, end) spans of the top-level arguments of the call whose "(" is at
+    ``start``, and the index of its closing ")"."""
+    depth, spans, begin = 0, [], start + 1
+    for i in range(start, len(source)):
+        if source[i] in "([{":
+            depth += 1
+        elif source[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return spans + [(begin, i)], i
+        elif source[i] == "," and depth == 1:
+            spans.append((begin, i))
+            begin = i + 1
+    raise AssertionError(f"unbalanced call at {start}")
+
+
+def give_units(source: str, function: str, units: list, expected_calls: int) -> str:
+    """Every call of ``function`` in ``source`` with `` * ureg.<unit>`` after each argument."""
+    calls = [m.end() - 1 for m in re.finditer(rf"\b{function}\(", source)
+             if "#" not in source[source.rfind("\n", 0, m.start()) + 1:m.start()]]  # not comments
+    assert len(calls) == expected_calls, f"the appendix calls {function} {len(calls)} times"
+    for start in reversed(calls):            # from the end, so earlier offsets hold
+        spans, _ = arguments_end(source, start)
+        assert len(spans) == len(units), f"{function} takes {len(spans)} arguments here"
+        for (begin, end), unit in reversed(list(zip(spans, units))):
+            if unit is not None:
+                argument = source[begin:end].strip()
+                source = source[:begin] + source[begin:end].replace(
+                    argument, f"({argument}) * ureg.{unit}") + source[end:]
+    return source
 
 
 def appendix_cells():
@@ -51,11 +74,10 @@ def appendix_cells():
 
 
 def with_units(source: str, skip: int | None = None) -> str:
-    """The appendix source with every edit of QUANTITIES but number ``skip`` applied."""
-    for i, (bare, quantities, _) in enumerate(QUANTITIES):
-        assert source.count(bare) == 1, f"the appendix no longer contains {bare!r} once"
+    """The appendix source with units given to every call of QUANTITIES but number ``skip``."""
+    for i, (function, units, calls, _) in enumerate(QUANTITIES):
         if i != skip:
-            source = source.replace(bare, quantities)
+            source = give_units(source, function, units, calls)
     return source
 
 
@@ -89,7 +111,7 @@ def appendix():
 @pytest.mark.parametrize("left_bare", range(len(QUANTITIES)))
 def test_each_bare_call_of_the_contract_is_an_error_naming_its_parameter(left_bare):
     source = with_units("\n\n".join(appendix_cells()), skip=left_bare)
-    parameter = QUANTITIES[left_bare][2]
+    parameter = QUANTITIES[left_bare][3]
     with pytest.raises(UnitError, match=rf"^{parameter} must be .*bare number"):
         run(source, [])
 
