@@ -4,8 +4,18 @@ Layer 3 of ``mlsys``. Nothing here computes science: these functions only conver
 units for display, round, and lay out text. pandas, tabulate and IPython are
 imported lazily, inside the functions that need them.
 
-Every formatter refuses values that would mislead a reader: NaN or infinity, and a
-non-zero value that would print as zero at the requested precision.
+Every formatter refuses values that would mislead a reader: NaN or infinity, a
+non-zero value that would print as zero at the requested precision, and a float
+shown with more significant figures than it can carry.
+
+The precision rule: a displayed number shows the figures its inputs support, not
+the float's. ``fmt(x, figures=2)`` rounds to significant figures (161.64 → "160",
+58.0 → "58", 2.0 → "2" at ``figures=1``), the form for a value computed from
+inputs stated to one or two figures; ``precision=`` (decimals) remains for values
+whose decimals are the point (a pinned "4.14"). Whatever is asked, a float never
+shows more than :data:`MAX_FIGURES` significant figures (no "161.6417" and no
+300 float-artefact digits of ``fmt(1e300)``, which is an error pointing to ``sci``);
+integers are exact and exempt.
 """
 
 from __future__ import annotations
@@ -22,8 +32,12 @@ from mlsys.units import DimensionalityError
 
 __all__ = [
     "InvariantError", "check", "fmt", "fmt_percent", "fmt_duration", "sci",
-    "md_math", "md_table",
+    "md_math", "md_table", "MAX_FIGURES",
 ]
+
+#: Most significant figures a float is ever displayed with (fmt, fmt_percent, md_table):
+#: no input of the book is known to more, and a float's 16th digit is an artefact.
+MAX_FIGURES = 5
 
 
 class InvariantError(ValueError):
@@ -118,28 +132,76 @@ def _check_precision(precision) -> int:
     return int(precision)
 
 
+def _figures_shown(text: str) -> int:
+    """Significant figures in a fixed-point text: its digits after any leading zeros,
+    less an integer's trailing zeros ("14,000" has 2, "100.0" has 4, "161.64" 5)."""
+    digits = text.replace(",", "").replace("-", "")
+    if "." in digits:
+        return len(digits.replace(".", "").lstrip("0"))
+    return len(digits.strip("0"))
+
+
 def _fixed(value, precision: int, commas: bool, allow_zero: bool) -> str:
-    """Fixed-point text of ``value``; refuses a non-zero value that rounds to zero."""
-    text = f"{value:{',' if commas else ''}.{precision}f}"
-    if value != 0 and float(text.replace(",", "")) == 0:
-        if not allow_zero:
+    """Fixed-point text of ``value``; refuses a non-zero value that rounds to zero and
+    a float shown with more than MAX_FIGURES significant figures; never prints "-0"."""
+    if isinstance(value, int):   # exact: never through a float (f"{10**30:.0f}" has artefacts)
+        text = f"{value:{',' if commas else ''}}" + ("." + "0" * precision if precision else "")
+    else:
+        text = f"{value:{',' if commas else ''}.{precision}f}"
+    if isinstance(value, float) and _figures_shown(text) > MAX_FIGURES:
+        hint = ("use sci() for a number this large" if abs(value) >= 10.0 ** MAX_FIGURES
+                else "lower the precision or pass figures=")
+        raise ValueError(
+            f"{value!r} would print as {text[:40]}{'…' if len(text) > 40 else ''}, "
+            f"{_figures_shown(text)} significant figures, more than MAX_FIGURES = {MAX_FIGURES} "
+            f"a float carries in this book; {hint}")
+    if float(text.replace(",", "")) == 0:
+        if value != 0 and not allow_zero:
             raise ValueError(
                 f"{value!r} would print as {text.lstrip('-')} at precision {precision}; "
                 "raise the precision or pass allow_zero=True"
             )
-        text = text.lstrip("-")  # never print "-0.0"
+        text = text.lstrip("-")  # never print "-0.0", also for fmt(-0.0)
     return text
 
 
-def fmt(value, unit=None, precision: int = 1, commas: bool = True, allow_zero: bool = False) -> str:
+def _decimals_for(value: float, figures) -> int:
+    """Decimals that show ``value`` to ``figures`` significant figures (negative: round
+    to tens, hundreds …); 0 for zero."""
+    if isinstance(figures, bool) or not isinstance(figures, numbers.Integral) or figures < 1:
+        raise ValueError(f"figures must be a positive integer, got {figures!r}")
+    if value == 0:
+        return 0
+    decimals = int(figures) - 1 - math.floor(math.log10(abs(value)))
+    if round(abs(value), decimals) >= 10.0 ** (figures - decimals):   # 99.96 -> 100.0
+        decimals -= 1
+    return decimals
+
+
+def _significant(value, figures, commas: bool) -> str:
+    """``value`` to ``figures`` significant figures: 161.64 -> "160", 0.1547 -> "0.15"."""
+    decimals = _decimals_for(float(value), figures)
+    if decimals >= 0:
+        return _fixed(float(round(value, decimals)), decimals, commas, allow_zero=False)
+    rounded = int(round(value, decimals))
+    return f"{rounded:,}" if commas else str(rounded)
+
+
+def fmt(value, unit=None, precision: int | None = None, commas: bool = True,
+        allow_zero: bool = False, figures: int | None = None) -> str:
     """The number alone as text: ``fmt(5172.41, precision=0)`` gives ``"5,172"``.
 
-    A Quantity is converted to ``unit`` first (``unit`` is required for a
-    dimensioned Quantity, since the text carries no unit). Raises ``ValueError``
-    for NaN or infinity, and when a non-zero value would print as 0 (unless
-    ``allow_zero``).
+    ``precision`` is the number of decimals (default 1); ``figures`` instead the
+    number of significant figures (``fmt(161.64, figures=2)`` gives ``"160"``),
+    the precision rule of this module; give one or neither. A Quantity is
+    converted to ``unit`` first (``unit`` is required for a dimensioned Quantity,
+    since the text carries no unit). Raises ``ValueError`` for NaN or infinity,
+    when a non-zero value would print as 0 (unless ``allow_zero``), and when a
+    float would show more than :data:`MAX_FIGURES` significant figures.
     """
-    p = _check_precision(precision)
+    if figures is not None and precision is not None:
+        raise ValueError("give precision= (decimals) or figures= (significant figures), not both")
+    p = _check_precision(1 if precision is None else precision)
     if isinstance(value, pint.Quantity):
         if unit is None and not value.dimensionless:
             raise ValueError(
@@ -152,7 +214,10 @@ def fmt(value, unit=None, precision: int = 1, commas: bool = True, allow_zero: b
             f"drop unit= to print it as it is, or attach its unit first, e.g. "
             f"fmt(x * ureg({str(unit)!r}), {str(unit)!r})"
         )
-    return _fixed(_finite_number(value), p, commas, allow_zero)
+    number = _finite_number(value)
+    if figures is not None:
+        return _significant(number, figures, commas)
+    return _fixed(number, p, commas, allow_zero)
 
 
 def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
@@ -168,6 +233,9 @@ def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
     if isinstance(ratio, pint.Quantity):
         ratio = _in(ratio, "dimensionless", "fmt_percent", "a dimensionless ratio")
     r = _finite_number(ratio, "ratio")
+    if bounded and not 0.0 <= r <= 1.0:
+        raise ValueError(f"ratio {r!r} was declared bounded (a share between 0 and 1) but lies "
+                         "outside [0, 1]; drop bounded=True if it may exceed 1")
     percent = r * 100
     text = f"{percent:,.{p}f}"
     step = 10.0 ** -p

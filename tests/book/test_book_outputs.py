@@ -185,7 +185,7 @@ SPEC_CONSTANTS = {
     "CLUSTER_MEDIUM_GPUS": ("2,048", "–"), "CLUSTER_LARGE_GPUS": ("8,192", "–"),
     "CLUSTER_MEGA_GPUS": ("100,000", "–"),
     "WORKED_EXAMPLE_GPUS": ("10,000", "–"), "WORKED_EXAMPLE_DOUBLED_GPUS": ("20,000", "–"),
-    "WORKED_EXAMPLE_MODEL_PARAMS": ("175,000,000,000", "–"),
+    "WORKED_EXAMPLE_MODEL_PARAMS": ("1.75 × 10¹¹", "–"),    # not 175,000,000,000: the precision rule
     "CHECKPOINT_WRITE_BW_GBS": ("100", "GB/s"),
     "OVERHEAD_CHECKPOINT": ("0.03", "–"), "OVERHEAD_FAILURE_RECOVERY": ("0.1", "–"),
     "EXAMPLE_CHECKPOINT_COST_MIN": ("1", "minute"), "EXAMPLE_DETECT_MIN": ("1", "minute"),

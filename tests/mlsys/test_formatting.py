@@ -9,7 +9,7 @@ import pytest
 
 from mlsys.constants import Q_
 from mlsys.formatting import (
-    InvariantError, check, fmt, fmt_duration, fmt_percent, md_math, md_table, sci,
+    MAX_FIGURES, InvariantError, check, fmt, fmt_duration, fmt_percent, md_math, md_table, sci,
 )
 
 # ---------------------------------------------------------------------------- fmt
@@ -20,7 +20,7 @@ from mlsys.formatting import (
     (5172.4138, {"precision": 0}, "5,172"),
     (5172.4138, {}, "5,172.4"),
     (4.137931, {"precision": 2}, "4.14"),
-    (1234567.891, {"precision": 2, "commas": False}, "1234567.89"),
+    (12345.67, {"precision": 0, "commas": False}, "12346"),
     (-2.25, {"precision": 1}, "-2.2"),  # round half to even, as Python does
     (0, {"precision": 2}, "0.00"),
     (0.0, {}, "0.0"),
@@ -31,6 +31,46 @@ from mlsys.formatting import (
 ])
 def test_fmt(value, kwargs, expected):
     assert fmt(value, **kwargs) == expected
+
+
+# ------------------------------------------------------ the precision rule of fmt
+
+@pytest.mark.parametrize("value, figures, expected", [
+    (161.63793, 2, "160"), (161.63793, 3, "162"),       # a cluster MTBF from 1-2 figure inputs
+    (58.0, 2, "58"), (0.1547, 2, "0.15"), (1.1878, 2, "1.2"),   # failures per day, not "58.00"
+    (2.0000000000000004, 1, "2"), (6.0, 1, "6"),        # nines, not "2.0"
+    (99.96, 3, "100"), (0.0009996, 3, "0.00100"),       # rounding up a decade keeps the figures
+    (-4.749, 2, "-4.7"), (0.0, 2, "0"), (4.137931, 3, "4.14"),
+    (1_234_567, 2, "1,200,000"), (175e9, 3, "175,000,000,000"),
+])
+def test_fmt_figures_rounds_to_significant_figures(value, figures, expected):
+    assert fmt(value, figures=figures) == expected
+
+
+def test_fmt_figures_converts_quantities_and_refuses_bad_requests():
+    assert fmt(Q_(161.63793, "hour"), "hour", figures=3) == "162"
+    assert fmt(Q_(161.63793, "hour"), "day", figures=2) == "6.7"
+    with pytest.raises(ValueError, match="not both"):
+        fmt(1.5, precision=1, figures=2)
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="figures must be a positive integer"):
+            fmt(1.5, figures=bad)
+
+
+def test_a_float_never_shows_more_figures_than_it_carries():
+    with pytest.raises(ValueError, match=r"6 significant figures, more than MAX_FIGURES = 5"):
+        fmt(161.6379, precision=3)
+    assert fmt(161.6379, precision=2) == "161.64"          # five figures: allowed
+    with pytest.raises(ValueError, match=r"more than MAX_FIGURES .* use sci\(\)"):
+        fmt(1e300)                                          # not 300 float-artefact digits
+    assert fmt(175e9, precision=0) == "175,000,000,000"      # trailing zeros are not figures
+    assert fmt(10**30, precision=0) == f"{10**30:,}"         # an int is exact: exempt
+    assert MAX_FIGURES == 5
+
+
+def test_negative_zero_prints_as_zero():
+    assert fmt(-0.0) == "0.0" and fmt(-0.0, precision=0) == "0"
+    assert fmt(-0.0, figures=2) == "0"
 
 
 def test_fmt_converts_quantities():
@@ -84,6 +124,10 @@ def test_fmt_percent(ratio, kwargs, expected):
 
 
 def test_fmt_percent_guards():
+    for outside in (1.2, -0.01, 1 + 1e-12):
+        with pytest.raises(ValueError, match="declared bounded .* outside \\[0, 1\\]"):
+            fmt_percent(outside, bounded=True)              # not "120.0%"
+    assert fmt_percent(1.2) == "120.0%"                      # a ratio may exceed 1 when not bounded
     with pytest.raises(ValueError, match="0%"):
         fmt_percent(1e-5)
     with pytest.raises(ValueError, match="100%"):
