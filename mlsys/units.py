@@ -23,7 +23,7 @@ every function:
   parameter, so a count of GPUs cannot be read as nodes (8× too short).
 
 There is no exception: a bare number for a dimensioned parameter is always an
-error (the contract form of ``../shared/spec/mlsys-api.md``, bare numbers read in
+error (the bare-number form of ``../shared/spec/mlsys-api.md``, numbers read in
 a documented unit, was removed: ``calc_young_daly_interval(24.5, 4.14)`` with M
 meant in hours gave 14.2 s instead of 854 s). See docs/mlsys.md, "The unit rule".
 """

@@ -39,7 +39,7 @@ from mlsys.constants import Q_
 from mlsys.units import non_negative, positive
 
 __all__ = ["FIRST_ORDER_MAX_WASTE", "OutsideDomainError", "ResultOverflowError",
-           "beyond_first_order_domain", "first_order_domain", "first_order_interval_range"]
+           "beyond_first_order_domain", "first_order_interval_range"]
 
 #: Largest first-order waste W = δ/τ + τ/(2M) + (D+R)/M (a fraction of wall time) for
 #: which the first-order checkpoint model is used; see the module docstring.
