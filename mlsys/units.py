@@ -12,9 +12,9 @@ every function:
   is a :class:`DimensionalityError` (a ``pint.DimensionalityError``) naming the same.
   Information is a dimension of its own in this registry (see
   :mod:`mlsys.constants`), so a size is neither a time nor a bandwidth.
-* A **count** (``n_gpus``, ``n_nodes``, ``k``, ``n_params`` …) is a plain whole
-  number (an integral float such as ``175e9`` is fine); a Quantity is a
-  :class:`UnitError`.
+* Any other **count** (``n_nics``, ``k``, ``n_params``, ``n_failures`` …) is a
+  plain whole number (an integral float such as ``175e9`` is fine); a Quantity
+  is a :class:`UnitError`.
 * A **fraction** or probability is a plain number or a dimensionless Quantity.
 * A **count of GPUs or nodes** (``n_nodes``, ``n_gpus``, ``from_devices`` …) is
   a Quantity of the count unit ``gpu`` or ``node`` (each its own dimension), a
