@@ -153,6 +153,9 @@ NICS_PER_HOST = _declare(
     "NICS_PER_HOST", 2, "", "Network interface cards in the reference node (many 8-GPU nodes carry one per GPU)", "assumption")
 PSUS_PER_HOST = _declare(
     "PSUS_PER_HOST", 2, "", "Power supply units in the reference node", "assumption")
+PSU_REPAIR_HOURS = _declare(
+    "PSU_REPAIR_HOURS", 24, "hour",
+    "Time to replace a failed supply of a redundant (N+1) pair, for the calibration's redundancy model", "assumption")
 
 CLUSTER_SMALL_GPUS = _declare(
     "CLUSTER_SMALL_GPUS", 256, "", "Reference cluster size: small", "assumption")

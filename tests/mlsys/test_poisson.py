@@ -46,3 +46,41 @@ def test_bad_input_names_the_parameter():
         calc_poisson_interval(n_events=3, confidence=1.0)
     with pytest.raises(TypeError):
         calc_poisson_interval(3)        # keyword-only
+
+
+# ------------------------------------------- the N+1 group of mlsys.redundancy
+
+from mlsys.constants import hour  # noqa: E402
+from mlsys.redundancy import calc_mtbf_n_plus_one  # noqa: E402
+
+
+def test_one_plus_one_pair_is_the_textbook_markov_result():
+    """1-out-of-2 with repair: MTTF_sys = (3λ + μ) / (2λ²)."""
+    lam, mu = 1 / 100_000, 1 / 24
+    got = calc_mtbf_n_plus_one(100_000 * hour, 24 * hour, n_units=2).m_as("hour")
+    assert got == pytest.approx((3 * lam + mu) / (2 * lam ** 2), rel=1e-14)
+
+
+def test_n_plus_one_matches_simulation():
+    """Simulated 2+1 group (three units, one spare), fast failures so the chain is short."""
+    rng = np.random.default_rng(5)
+    mttf, mttr, n = 10.0, 2.0, 3
+    times = []
+    for _ in range(20_000):
+        t, down = 0.0, 0
+        while down < 2:
+            up = n - down
+            rate = up / mttf + (1 / mttr if down else 0.0)
+            t += rng.exponential(1 / rate)
+            down += 1 if rng.random() < (up / mttf) / rate else -1
+        times.append(t)
+    times = np.array(times)
+    expected = calc_mtbf_n_plus_one(mttf * hour, mttr * hour, n_units=n).m_as("hour")
+    se = times.std(ddof=1) / math.sqrt(times.size)
+    assert abs(times.mean() - expected) < 4 * se, f"{times.mean():.3f} ± {se:.3f} vs {expected:.3f}"
+    assert expected > mttf / n        # redundancy outlives the series group
+
+
+def test_n_plus_one_needs_two_units():
+    with pytest.raises(ValueError, match="n_units"):
+        calc_mtbf_n_plus_one(1 * hour, 1 * hour, n_units=1)
