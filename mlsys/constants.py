@@ -240,6 +240,10 @@ USABLE_MODEL_ERROR = _declare(
 
 # --------------------------------------------------------------- availability
 
+FIRST_ORDER_SMALL_RATIO = _declare(
+    "FIRST_ORDER_SMALL_RATIO", 0.1, "",
+    "Largest interval or restart time, as a fraction of the MTBF, at which the book calls the first-order waste model valid (tau/M and (D+R)/M small)",
+    "convention")
 REPLICA_AVAILABILITY = _declare(
     "REPLICA_AVAILABILITY", 0.99, "",
     "Availability of one serving replica in the stacking example", "assumption")
