@@ -207,7 +207,7 @@ OVERHEAD_FAILURE_RECOVERY = _declare(
 
 EXAMPLE_CHECKPOINT_COST_MIN = _declare(
     "EXAMPLE_CHECKPOINT_COST_MIN", 1, "minute",
-    "Illustrative checkpoint cost C in the failure-budget example", "assumption")
+    "Illustrative checkpoint cost δ in the failure-budget example", "assumption")
 EXAMPLE_DETECT_MIN = _declare(
     "EXAMPLE_DETECT_MIN", 1, "minute",
     "Illustrative detection time D in the failure-budget example", "assumption")
