@@ -69,7 +69,7 @@ FIT = ureg.FIT  # failures per 10⁹ device-hours
 CITATION_KEYS = frozenset({
     "young1974", "daly2006", "grattafiori2024", "wan2025", "ma2025", "tung2026",
     "si2025", "douillard2026", "zhong2024", "qin2025", "erdil2025", "sinha2026",
-    "metr2026", "yao2025", "barroso2018",
+    "metr2026", "yao2025", "barroso2018", "rajbhandari2020",
 })
 
 #: Non-citation sources: a modelling choice of ours, or a definition/convention.
@@ -191,7 +191,7 @@ CHECKPOINT_WRITE_BW_GBS = _declare(
 BYTES_PER_PARAM_MIXED_ADAM = _declare(
     "BYTES_PER_PARAM_MIXED_ADAM", 16, "byte",
     "Training memory per parameter, mixed precision with Adam, gradients included (2+2+4+4+4 bytes)",
-    "convention")
+    "rajbhandari2020")
 CHECKPOINT_BYTES_PER_PARAM = _declare(
     "CHECKPOINT_BYTES_PER_PARAM", 14, "byte",
     "Checkpoint bytes per parameter: bf16 weights, fp32 master weights, two fp32 Adam moments (2+4+4+4); no gradients; 12 without the bf16 copy",
