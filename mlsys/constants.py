@@ -69,7 +69,7 @@ FIT = ureg.FIT  # failures per 10⁹ device-hours
 CITATION_KEYS = frozenset({
     "young1974", "daly2006", "grattafiori2024", "wan2025", "ma2025", "tung2026",
     "si2025", "douillard2026", "zhong2024", "qin2025", "erdil2025", "sinha2026",
-    "metr2026", "yao2025", "barroso2018", "rajbhandari2020",
+    "metr2026", "yao2025", "barroso2018", "rajbhandari2020", "kokolis2025",
 })
 
 #: Non-citation sources: a modelling choice of ours, or a definition/convention.
@@ -416,6 +416,17 @@ DISTSERVE_REQUEST_RATE_GAIN_MAX = _declare(
 DISTSERVE_SLO_TIGHTENING_MAX = _declare(
     "DISTSERVE_SLO_TIGHTENING_MAX", 12.6, "",
     "Best factor of tighter SLO met by DistServe", "zhong2024")
+
+# ------------------------------------------- research clusters (kokolis2025)
+
+KOKOLIS2025_MONTHS = _declare(
+    "KOKOLIS2025_MONTHS", 11, "",
+    "Months of operational data analysed from two multi-tenant ML research clusters", "kokolis2025")
+KOKOLIS2025_GPU_HOURS_MIN = _declare(
+    "KOKOLIS2025_GPU_HOURS_MIN", 150_000_000, "",
+    "A100 GPU-hours covered by that data (lower bound: 'over 150 million')", "kokolis2025")
+KOKOLIS2025_JOBS = _declare(
+    "KOKOLIS2025_JOBS", 4_000_000, "", "Jobs covered by that data (about 4 million)", "kokolis2025")
 
 
 __all__ = [
