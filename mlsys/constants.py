@@ -76,7 +76,7 @@ node = ureg.node  # a count of nodes (hosts): its own dimension [node]
 CITATION_KEYS = frozenset({
     "young1974", "daly2006", "grattafiori2024", "wan2025", "ma2025", "tung2026",
     "si2025", "douillard2026", "zhong2024", "qin2025", "erdil2025", "sinha2026",
-    "metr2026", "yao2025", "barroso2018",
+    "metr2026", "yao2025", "barroso2018", "rajbhandari2020", "kokolis2025",
 })
 
 #: Non-citation sources: a modelling choice of ours, or a definition/convention.
@@ -160,6 +160,9 @@ NICS_PER_HOST = _declare(
     "NICS_PER_HOST", 2, "", "Network interface cards in the reference node (many 8-GPU nodes carry one per GPU)", "assumption")
 PSUS_PER_HOST = _declare(
     "PSUS_PER_HOST", 2, "", "Power supply units in the reference node", "assumption")
+PSU_REPAIR_HOURS = _declare(
+    "PSU_REPAIR_HOURS", 24, "hour",
+    "Time to replace a failed supply of a redundant (N+1) pair, for the calibration's redundancy model", "assumption")
 
 CLUSTER_SMALL_GPUS = _declare(
     "CLUSTER_SMALL_GPUS", 256, "", "Reference cluster size: small", "assumption")
@@ -195,7 +198,7 @@ CHECKPOINT_WRITE_BW_GBS = _declare(
 BYTES_PER_PARAM_MIXED_ADAM = _declare(
     "BYTES_PER_PARAM_MIXED_ADAM", 16, "byte",
     "Training memory per parameter, mixed precision with Adam, gradients included (2+2+4+4+4 bytes)",
-    "convention")
+    "rajbhandari2020")
 CHECKPOINT_BYTES_PER_PARAM = _declare(
     "CHECKPOINT_BYTES_PER_PARAM", 14, "byte",
     "Checkpoint bytes per parameter: bf16 weights, fp32 master weights, two fp32 Adam moments (2+4+4+4); no gradients; 12 without the bf16 copy",
@@ -211,7 +214,7 @@ OVERHEAD_FAILURE_RECOVERY = _declare(
 
 EXAMPLE_CHECKPOINT_COST_MIN = _declare(
     "EXAMPLE_CHECKPOINT_COST_MIN", 1, "minute",
-    "Illustrative checkpoint cost C in the failure-budget example", "assumption")
+    "Illustrative checkpoint cost δ in the failure-budget example", "assumption")
 EXAMPLE_DETECT_MIN = _declare(
     "EXAMPLE_DETECT_MIN", 1, "minute",
     "Illustrative detection time D in the failure-budget example", "assumption")
@@ -244,6 +247,10 @@ USABLE_MODEL_ERROR = _declare(
 
 # --------------------------------------------------------------- availability
 
+FIRST_ORDER_SMALL_RATIO = _declare(
+    "FIRST_ORDER_SMALL_RATIO", 0.1, "",
+    "Largest interval or restart time, as a fraction of the MTBF, at which the book calls the first-order waste model valid (tau/M and (D+R)/M small)",
+    "convention")
 REPLICA_AVAILABILITY = _declare(
     "REPLICA_AVAILABILITY", 0.99, "",
     "Availability of one serving replica in the stacking example", "assumption")
@@ -416,6 +423,17 @@ DISTSERVE_REQUEST_RATE_GAIN_MAX = _declare(
 DISTSERVE_SLO_TIGHTENING_MAX = _declare(
     "DISTSERVE_SLO_TIGHTENING_MAX", 12.6, "",
     "Best factor of tighter SLO met by DistServe", "zhong2024")
+
+# ------------------------------------------- research clusters (kokolis2025)
+
+KOKOLIS2025_MONTHS = _declare(
+    "KOKOLIS2025_MONTHS", 11, "",
+    "Months of operational data analysed from two multi-tenant ML research clusters", "kokolis2025")
+KOKOLIS2025_GPU_HOURS_MIN = _declare(
+    "KOKOLIS2025_GPU_HOURS_MIN", 150_000_000, "",
+    "A100 GPU-hours covered by that data (lower bound: 'over 150 million')", "kokolis2025")
+KOKOLIS2025_JOBS = _declare(
+    "KOKOLIS2025_JOBS", 4_000_000, "", "Jobs covered by that data (about 4 million)", "kokolis2025")
 
 
 __all__ = [

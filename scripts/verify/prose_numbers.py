@@ -43,6 +43,7 @@ ALLOWLIST: tuple[tuple[str, str], ...] = (
     (r"(?<![\d,.])(?:19|20)\d\d(?![\d,.]*\d)", "a year (publication, venue)"),
     (r"\b\d+(?:st|nd|rd|th)\b", "an ordinal"),
     (r"\bLlama\s+3\b", "the name of a model family"),
+    (r"\bN\+1\b", "the name of a redundancy scheme (one unit more than the load needs)"),
     (r"\b(?:Table|Figure|Section|Appendix) [A-Z]\.\d+\b", "a fixed label such as Table A.1"),
 )
 _ALLOWED = [re.compile(p) for p, _ in ALLOWLIST]

@@ -134,8 +134,11 @@ def test_checkpoint_levers_published_values(result):
     assert ft["at_interval_str"] == f"{100 * (delta / tau + tau / (2 * m)):.2f}%" == "5.74%"
     assert ft["at_half_interval_str"] == f"{100 * (2 * delta / tau + tau / (4 * m)):.2f}%" == "7.17%"
     assert ft["at_half_write_str"] == f"{100 * (2 * (delta / 2) / m) ** 0.5:.2f}%" == "4.06%"
-    assert ft["gain_half_write_str"] == "1.68"
-    assert ft["gain_half_restart_str"] == f"{100 * (30 + 60 + delta) / m / 2:.2f}" == "0.38"
+    # issue 36: faster storage halves the write and the reload (counted once);
+    # the other lever halves detection and rescheduling only
+    gain_storage = (delta / tau + tau / (2 * m)) - (2 * (delta / 2) / m) ** 0.5 + (delta / 2) / m
+    assert ft["gain_half_write_str"] == f"{100 * gain_storage:.2f}" == "1.76"
+    assert ft["gain_half_restart_str"] == f"{100 * (30 + 60) / m / 2:.2f}" == "0.30"
 
 
 def test_weaker_points_published_values(result):
@@ -155,6 +158,36 @@ def test_weaker_points_published_values(result):
     assert rf["model_days_str"] == f"{30 / efficiency:.1f} days" == "32.0 days"  # first order: 32.1
     assert rf["fo_breaks_at_str"] == "47,100"         # the crossing, not the grid point 51,952
     assert rf["minimal_bytes_str"] == "12" and rf["cable_mttf_years_str"] == "57"
+
+
+def test_issue36_science_published_values(result):
+    """Issue 36: the calibration per part, the first-order breakdown, the Weibull section, the
+    Llama budget's break-even cost; recomputed here with plain floats."""
+    import math
+    fas = inline_values(result, "contents/failure-at-scale.qmd")
+    hours = 54 * 24
+    assert fas["gpu_expected_str"] == f"{16_384 * hours / 50e3:.0f}" == "425"
+    assert fas["nic_gpu_expected_str"] == f"{16_384 * hours / 150e3:.0f}" == "142"
+    assert fas["psu_expected_str"] == f"{4_096 * hours / 100e3:.0f}" == "53"
+    lam, mu = 1 / 100e3, 1 / 24
+    assert fas["psu_pair_expected_str"] == f"{2_048 * hours * 2 * lam ** 2 / (3 * lam + mu):.3f}" == "0.013"
+    node_nic_per_gpu = 16_384 * hours * (1 / 50e3 + 1 / 150e3) + 4_096 * hours / 100e3
+    assert fas["node_ratio_nic_per_gpu_str"] == f"{node_nic_per_gpu / 278:.2f}" == "2.23"
+    assert fas["gpu_interval_str"] == "237 to 302"              # Garwood, chi-square tables
+    m_min = hours * 60 / 419                                    # Llama mean interval, minutes
+    y = (-(2 ** 0.5) + (2 + 8 * 0.1) ** 0.5) / 4                 # sqrt(2) y + 2 y^2 = 1 - 0.9
+    assert fas["floor_cost_str"] == f"{60 * m_min * y * y:.0f}" == "47"
+    rf = inline_values(result, "contents/appendix-foundations.qmd")
+    # where first order breaks (47,100 GPUs): delta/M small, tau*/M and W not
+    assert rf["delta_ratio_break_str"] == "0.0077" and rf["tau_ratio_break_str"] == "0.12"
+    assert rf["restart_ratio_break_str"] == "0.036" and rf["waste_at_break_str"] == "16%"
+    # delta = M at the exact optimum tau = 0.84 M with free restarts
+    assert rf["exact_tau_at_m_str"] == "0.84"
+    assert rf["exact_eff_at_m_str"] == f"{100 * 0.84 / math.expm1(1.84):.1f}%" == "15.9%"
+    # Weibull with mean M: P(T) = 1 - exp(-(Gamma(1 + 1/beta) T / M)^beta)
+    assert rf["p_short_falling_str"] == f"{100 * -math.expm1(-(math.gamma(3) * 0.1) ** 0.5):.0f}%" == "36%"
+    assert rf["p_long_rising_str"] == f"{100 * -math.expm1(-(math.gamma(1.5) * 3) ** 2):.1f}%" == "99.9%"
+    assert rf["lost_rising_str"] == "0.67" and rf["lost_falling_str"] == "0.31"   # ~ beta/(beta+1)
 
 
 def test_fault_tolerance_published_values(result):

@@ -140,7 +140,7 @@ def test_list_constants_in_declaration_order_and_tabular():
     ("DISTSERVE_REQUEST_RATE_GAIN_MAX", 7.4, "zhong2024"),
     ("DISTSERVE_SLO_TIGHTENING_MAX", 12.6, "zhong2024"),
     ("REPLICA_AVAILABILITY", 0.99, "assumption"),
-    ("BYTES_PER_PARAM_MIXED_ADAM", 16, "convention"),
+    ("BYTES_PER_PARAM_MIXED_ADAM", 16, "rajbhandari2020"),
     ("EXAMPLE_CHECKPOINT_COST_MIN", 1, "assumption"),
 ])
 def test_book_facts(name, value, source):
