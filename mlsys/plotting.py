@@ -13,9 +13,11 @@ Design rules, so that every figure reads the same on screen and in print:
 - fonts large enough to survive a one-column PDF and a phone: figures are at
   most 6 in wide and no text is smaller than ``TEXT_PT_MIN`` (10 pt), so a
   figure shrunk to a 358 px phone column still shows text of 8 px or more;
-- labels never collide: ``show`` moves a helper's label that overlaps another
-  text down until it is clear (``place_labels``) and refuses a figure whose
-  texts still overlap (``text_overlaps``), so ``make check`` fails on it;
+- labels never collide, with each other or with the data: ``show`` moves a
+  helper's label that overlaps another text, a legend, a line or a marker up
+  or down until it is clear (``place_labels``) and refuses a figure whose
+  texts still overlap each other or the plotted lines and markers, or whose
+  markers hide one another (``mlsys.figure_layout``), so ``make check`` fails on it;
 - no chart junk: light grid, no top/right spines.
 
 Usage in a chapter cell::
@@ -31,6 +33,12 @@ import matplotlib
 import matplotlib.text
 
 import matplotlib.pyplot as plt
+
+from .figure_layout import LABEL_GAP_PX, layout_problems, place_labels, text_boxes, text_clashes
+
+__all__ = ["PALETTE", "SERIES_COLORS", "FIGSIZE", "FIGSIZE_WIDE", "TEXT_PT_MIN", "LABEL_BOX", "LABEL_GAP_PX",
+           "STYLE", "series_style", "new_figure", "label_axes", "mark_point", "mark_span", "mark_event",
+           "text_overlaps", "small_texts", "place_labels", "show"]
 
 # Okabe & Ito (2008), "Color Universal Design": safe for deuteranopia,
 # protanopia and tritanopia. Black is kept for reference lines.
@@ -137,11 +145,14 @@ def label_axes(ax, xlabel: str, ylabel: str, title: str | None = None) -> None:
 
 
 def mark_point(ax, x: float, y: float, text: str, color: str | None = None,
-               offset: tuple[float, float] = (8, 8)) -> None:
-    """Mark one point (an optimum, a threshold) with a dot, a guide line and a label."""
+               offset: tuple[float, float] = (8, 8), dot: bool = True) -> None:
+    """Mark one point (an optimum, a threshold) with a dot, a guide line and a label.
+    `dot=False` leaves the dot out, where a data marker already sits at the point
+    (show() refuses a marker that hides another)."""
     color = color or PALETTE["black"]
     ax.axvline(x, color=color, linestyle=":", linewidth=1.0)
-    ax.plot([x], [y], marker="o", color=color, markersize=6, zorder=5, linestyle="none")
+    if dot:
+        ax.plot([x], [y], marker="o", color=color, markersize=6, zorder=5, linestyle="none")
     ax.annotate(text, xy=(x, y), xytext=offset, textcoords="offset points",
                 fontsize=TEXT_PT_MIN, color=color, bbox=LABEL_BOX, zorder=6)
 
@@ -167,58 +178,28 @@ def mark_span(ax, x0: float, x1: float, y: float, text: str,
         raise ValueError(f"label must be 'below' or 'right', got {label!r}")
 
 
-def mark_event(ax, x: float, text: str, color: str | None = None, y: float = 1.0) -> None:
-    """A dashed vertical line at x with a short label at the top (y in axes fraction)."""
+def mark_event(ax, x: float, text: str, color: str | None = None, y: float = 1.0,
+               side: str = "right", ymin: float = 0.0) -> None:
+    """A dashed vertical line at x with a short label at the top (y in axes fraction),
+    on the line's right (`side="right"`) or left; the line runs from `ymin` (axes
+    fraction) to the top, so labels below it are not struck through."""
+    if side not in ("right", "left"):
+        raise ValueError(f"side must be 'right' or 'left', got {side!r}")
     color = color or PALETTE["grey"]
-    ax.axvline(x, color=color, linestyle="--", linewidth=1.0)
-    ax.annotate(text, xy=(x, y), xycoords=("data", "axes fraction"), xytext=(3, -2),
-                textcoords="offset points", ha="left", va="top", fontsize=TEXT_PT_MIN, color=color,
-                bbox=LABEL_BOX, zorder=6)
-
-
-def _boxes(fig):
-    """(text artist, display-space bounding box) of every visible non-empty text
-    drawn in the figure's axes (labels, annotations; legends and ticks
-    excluded), and (None, box) of every annotation's arrow: an obstacle a
-    label must not sit on."""
-    renderer = fig.canvas.get_renderer()
-    found = []
-    for ax in fig.axes:
-        for text in ax.texts:
-            if text.get_visible() and text.get_text().strip():
-                found.append((text, text.get_window_extent(renderer)))
-            arrow = getattr(text, "arrow_patch", None)
-            if text.get_visible() and arrow is not None:
-                found.append((None, arrow.get_window_extent(renderer)))
-    return found
-
-
-LABEL_GAP_PX = 3.0      # the least room between two texts (a label's white box)
-
-
-def _overlap(a, b, gap: float = LABEL_GAP_PX) -> bool:
-    """Two display boxes come closer than `gap` pixels both ways (a text and
-    an arrow: gap -0.5, they must actually cross)."""
-    return (min(a.x1, b.x1) - max(a.x0, b.x0) > -gap
-            and min(a.y1, b.y1) - max(a.y0, b.y0) > -gap)
+    ax.axvline(x, ymin=ymin, color=color, linestyle="--", linewidth=1.0)
+    ax.annotate(text, xy=(x, y), xycoords=("data", "axes fraction"), xytext=(3 if side == "right" else -3, -2),
+                textcoords="offset points", ha="left" if side == "right" else "right", va="top",
+                fontsize=TEXT_PT_MIN, color=color, bbox=LABEL_BOX, zorder=6)
 
 
 def text_overlaps(fig, draw: bool = True) -> list[tuple[str, str]]:
-    """Pairs of texts in the figure's axes whose bounding boxes overlap or
-    touch (closer than LABEL_GAP_PX), or
-    that sit on an annotation's arrow ("arrow"), as (text, text), in drawing order.
+    """Pairs of texts in the figure's axes (and legends) whose bounding boxes overlap
+    or touch (closer than LABEL_GAP_PX), or that sit on an annotation's arrow
+    ("arrow"), as (text, text), in drawing order.
     `draw=False`: the figure's last draw is its current state (extents are reused)."""
     if draw:
         fig.canvas.draw()
-    boxes = _boxes(fig)
-    pairs = []
-    for i, (a, box_a) in enumerate(boxes):
-        for j, (b, box_b) in enumerate(boxes[i + 1:], start=i + 1):
-            own_arrow = b is None and j == i + 1 and a is not None
-            gap = LABEL_GAP_PX if a is not None and b is not None else -0.5
-            if (a is not None or b is not None) and not own_arrow and _overlap(box_a, box_b, gap):
-                pairs.append((a.get_text() if a else "arrow", b.get_text() if b else "arrow"))
-    return pairs
+    return text_clashes(text_boxes(fig))
 
 
 def small_texts(fig, draw: bool = True) -> list[str]:
@@ -231,36 +212,6 @@ def small_texts(fig, draw: bool = True) -> list[str]:
             if t.get_visible() and t.get_text().strip() and t.get_fontsize() < TEXT_PT_MIN]
 
 
-def place_labels(fig, max_moves: int = 60) -> bool:
-    """Move each offset-point annotation that overlaps an earlier text or any
-    arrow down, just below it, until it is clear (at most `max_moves` steps).
-
-    Positions come from the drawn extents of the texts, so a label follows
-    the data: a restart close to a failure gets its label under the
-    failure's, one far from it keeps its place. True when every label is
-    clear: the figure's last draw is then its current state.
-    """
-    for _ in range(max_moves):
-        fig.canvas.draw()
-        boxes = _boxes(fig)
-        clash = None
-        for i, (text, box) in enumerate(boxes):
-            if text is None or getattr(text, "get_anncoords", lambda: None)() != "offset points":
-                continue
-            others = [o for j, (t, o) in enumerate(boxes)
-                      if (j < i and t is not None and _overlap(box, o))
-                      or (t is None and j != i + 1 and _overlap(box, o, -0.5))]
-            if others:
-                clash = (text, box, others[0])
-                break
-        if clash is None:
-            return True
-        text, box, other = clash
-        x, y = text.xyann
-        text.xyann = (x, y - (box.y1 - other.y0 + LABEL_GAP_PX + 1) * 72 / fig.dpi)   # pixels -> points
-    return False
-
-
 def show(fig) -> None:
     """Place the labels, refuse overlapping texts, emit the figure and release it.
 
@@ -268,16 +219,17 @@ def show(fig) -> None:
     hands the figure to the inline backend, which displays it once; closing it
     afterwards keeps memory flat and prevents a second copy at the end of the
     cell. Outside a kernel (plain Python, the Agg backend) nothing is shown.
-    Raises ValueError naming the texts when two still overlap or one is set
-    below TEXT_PT_MIN.
+    Raises ValueError naming what is wrong when, once placed, two texts still
+    overlap, a text or legend sits on a plotted line or marker, a marker hides
+    another series' marker (mlsys.figure_layout), or a text is set below TEXT_PT_MIN.
     """
     try:
-        settled = place_labels(fig)
-        overlaps = text_overlaps(fig, draw=not settled)     # one draw when no label had to move
+        place_labels(fig)                 # ends with a draw of the current state
+        problems = layout_problems(fig)
         small = small_texts(fig, draw=False)
-        if overlaps or small:
-            raise ValueError("figure texts overlap: " + "; ".join(f"{a!r} and {b!r}" for a, b in overlaps)
-                             if overlaps else f"figure text below {TEXT_PT_MIN} pt: " + "; ".join(small))
+        if problems or small:
+            raise ValueError("figure texts overlap: " + "; ".join(problems)
+                             if problems else f"figure text below {TEXT_PT_MIN} pt: " + "; ".join(small))
         if "inline" in matplotlib.get_backend():
             plt.show()
     finally:

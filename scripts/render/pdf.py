@@ -58,6 +58,8 @@ def write_typst(book: Book, dest: Path) -> Path:
     """Write book.typ (and the figures) under `dest`; return its path."""
     ast = merged_ast(book)
     typst_tables.layout_tables(ast["blocks"])      # columns from content, small long tables
+    space_widths: list[str] = []
+    typst_math.mark_math(ast["blocks"], space_widths)   # TeX spaces texmath floors to whole ems
     args = ["--from=json", "--to=typst", f"--template={TEMPLATE}", "--wrap=none",
             f"--metadata=title:{book.title}", f"--metadata=pagetitle:{book.title}",
             f"--metadata=lang:{book.lang}"]
@@ -74,7 +76,7 @@ def write_typst(book: Book, dest: Path) -> Path:
     source = cached_run(book.cache, key, "PDF (typst)",
                         lambda: pandoc.run(args, stdin=stdin, what="PDF (typst)"))
     source = typst_tables.drop_default_columns(source)
-    source = typst_math.negative_thin_spaces(source)      # texmath writes \! as -1em
+    source = typst_math.restore_spaces(source, space_widths)   # \! \; \hspace{…}: their true widths
     write_files(book, dest)
     typ = dest / "book.typ"
     typ.write_text(source, encoding="utf-8")

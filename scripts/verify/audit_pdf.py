@@ -5,7 +5,9 @@ poppler-utils when it is on PATH, else pypdf; both in layout mode, which keeps
 table cells apart) and splits it by its top-level bookmarks (docs/audit.md, "What
 a page is"). Within a document's text the page number, a heading's number (a line
 starting with a bookmark's title) and a list item's number are the renderer's
-(`exempt`).
+(`exempt`), and so are the lines under a continuation page's running header
+that repeat lines of the document's earlier pages (a long table's header row,
+which typst sets again on each page the table continues on).
 
 `soft_numbers(parsed)`: the numbers of the chapter's math and inline code as
 written in its source, and of the cells it shows with `echo: true` (a text layer
@@ -91,6 +93,29 @@ def _page_number_span(page: str, base: int) -> list[tuple[int, int]]:
     return []
 
 
+def _repeated_top_lines(page: str, earlier: str, title: str, base: int) -> list[tuple[int, int]]:
+    """The lines at the top of a continuation `page` that repeat lines of the
+    `earlier` pages of the same document, after its running header (the first line,
+    when it holds the document's bookmark `title`), up to the first that does not:
+    a long table's header row, which typst sets again on each page the table
+    continues on. Spans in the document text, which holds `page` from `base`."""
+    seen = {" ".join(line.split()) for line in earlier.split("\n") if line.strip()}
+    spans, offset, first = [], base, True
+    for line in page.split("\n"):
+        if line.strip():
+            flat = " ".join(line.split())
+            if first and title and title in flat:
+                first = False
+                offset += len(line) + 1
+                continue
+            first = False
+            if flat not in seen:
+                break
+            spans.append((offset, offset + len(line)))
+        offset += len(line) + 1
+    return spans
+
+
 def chapter_texts(pdf: Path, documents: list[str]):
     """({document: (pages "5–13", text, exempt spans)}, problems)."""
     from pypdf import PdfReader
@@ -107,8 +132,11 @@ def chapter_texts(pdf: Path, documents: list[str]):
     for i, path in enumerate(documents):
         first, stop = starts[i], starts[i + 1]
         text, exempt = "", []
-        for page in (pages.get(n, "") for n in range(first, stop)):
+        for n in range(first, stop):
+            page = pages.get(n, "")
             exempt += _page_number_span(page, len(text))
+            if n > first:
+                exempt += _repeated_top_lines(page, text, top[i][0], len(text))
             text += page.rstrip() + "\n"
         exempt += _exempt(text, titles)
         label = f"{first + 1}" if stop - first <= 1 else f"{first + 1}–{stop}"

@@ -133,4 +133,9 @@ def test_plotting_is_display_only():
                for alias in node.names}
     modules |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert not any(m.startswith("mlsys") for m in modules), modules
-    assert {m.split(".")[0] for m in modules} <= {"__future__", "matplotlib"}
+    assert {m.split(".")[0] for m in modules} <= {"__future__", "matplotlib", "figure_layout"}
+    from mlsys import figure_layout      # its geometry: matplotlib and numpy only
+    tree = ast.parse(inspect.getsource(figure_layout))
+    modules = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    modules |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert {m.split(".")[0] for m in modules} <= {"__future__", "matplotlib", "numpy", "dataclasses"}

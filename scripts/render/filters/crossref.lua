@@ -222,13 +222,15 @@ local function equation_html(math, id, entry)
   }, pandoc.Attr(id, { "equation" }))
 end
 
+-- The Math node stays in the document (the typst writer writes it in place,
+-- between the raw numbering and the label), so render/typst_math.py can mark
+-- its TeX spaces before the writer sees them.
 local function equation_typst(math, id, entry)
-  local body = pandoc.write(pandoc.Pandoc({ pandoc.Plain({ math }) }), "typst")
-  body = body:gsub("^%s+", ""):gsub("%s+$", "")
-  local raw = string.format(
-    '#[#set math.equation(numbering: _ => "(%s)"); %s <%s>]',
-    entry.number, body, id)
-  return pandoc.RawInline("typst", raw)
+  return pandoc.Span({
+    pandoc.RawInline("typst", string.format('#[#set math.equation(numbering: _ => "(%s)"); ', entry.number)),
+    math,
+    pandoc.RawInline("typst", string.format(" <%s>]", id)),
+  })
 end
 
 local function apply_equations(inlines)
