@@ -67,4 +67,14 @@ EXAMPLES = {
     "calc_chain_success": {"p": 0.9, "n": 10},
     "calc_chain_success_steps": {"probabilities": [0.9, 0.8]},
     "calc_pass_k": {"successes": 6, "trials": 8, "k": 2},
+    # mlsys.weibull, mlsys.poisson, mlsys.redundancy
+    "calc_weibull_scale": {"mtbf": 4 * h, "shape": 0.7},
+    "calc_weibull_failure_probability": {"mtbf": 4 * h, "duration": 24 * h, "shape": 0.7},
+    "calc_weibull_lost_work": {"interval": 854 * s, "mtbf": 14_897 * s, "shape": 0.7,
+                               "age": 3_600 * s},
+    "calc_weibull_efficiency": {"interval": 854 * s, "checkpoint_cost": 24.5 * s,
+                                "restart_time": 114.5 * s, "mtbf": 14_897 * s, "shape": 0.7},
+    "calc_weibull_optimal_interval": {"checkpoint_cost": 24.5 * s, "mtbf": 14_897 * s, "shape": 0.7},
+    "calc_poisson_interval": {"n_events": 7, "confidence": 0.95},
+    "calc_mtbf_n_plus_one": {"mttf": 100_000 * h, "repair_time": 24 * h, "n_units": 2},
 }

@@ -18,7 +18,7 @@ import pint
 import pytest
 
 import mlsys
-from mlsys import formulas, simulation, validity
+from mlsys import formulas, poisson, redundancy, simulation, validity, weibull
 from mlsys.constants import gpu, hour, node, second
 from mlsys.examples import EXAMPLES
 from mlsys.units import DimensionalityError, UnitError
@@ -38,7 +38,8 @@ EXTRA_CALLS = {
 # that a new public function must be either computing (and covered) or named here.
 NOT_COMPUTING = {"ureg", "constant_info", "list_constants", "beyond_first_order_domain",
                  "check", "fmt", "fmt_percent", "fmt_duration", "sci", "md_math", "md_table"}
-COMPUTING_MODULES = (formulas, validity, simulation)
+COMPUTING_MODULES = (formulas, validity, simulation, weibull, poisson, redundancy)
+RANGED = {"shape": weibull.SHAPE_RANGE}   # numbers with a range of their own, not fractions
 SEED_LIKE = {"seed", "runs"}      # ints that choose a simulation, not counts of anything
 
 
@@ -138,9 +139,12 @@ def test_two_counts_of_one_kind_are_keyword_only_so_they_cannot_be_swapped():
         mlsys.calc_mtbf_cluster(node_mtbf, 10_000 * gpu)
 
 
-def out_of_domain(value):
+def out_of_domain(value, param=None):
     """Values no parameter of this kind accepts: NaN and infinity always; a negative
-    time, size or count."""
+    time, size or count; a number outside its own range."""
+    if param in RANGED:
+        low, high = RANGED[param]
+        return [math.nan, math.inf, low / 2, high * 2]
     if isinstance(value, pint.Quantity):
         return [value * math.nan, value * math.inf, -value]
     if isinstance(value, bool):
@@ -154,7 +158,7 @@ def out_of_domain(value):
 
 DOMAIN = [(name, param, bad) for name in computing_functions()
           for param, value in valid_call(name).items() if param not in SEED_LIKE
-          for bad in out_of_domain(value)]
+          for bad in out_of_domain(value, param)]
 
 
 @pytest.mark.parametrize("name, param, bad", DOMAIN,
