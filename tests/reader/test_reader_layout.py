@@ -128,7 +128,7 @@ PLANTS = {
     "fixed-width table": ("() => { const t = document.createElement('table');"
                           " t.innerHTML = '<tr><td>wide</td></tr>'; t.style.width = '1600px';"
                           " document.querySelector('main').append(t); }", "overflow: table"),
-    "caption in the scroll box": ("() => { const f = document.querySelector('figure.table-float');"
+    "caption in the scroll box": ("() => { const f = document.querySelector('figure.table-float:not(:has(.stacked))');"
                                   " f.querySelector('.table-wrap').prepend(f.querySelector('figcaption')); }",
                                   "caption in a scroll box"),
     "1x raster image": ("() => { const c = document.createElement('canvas'); c.width = 300; c.height = 100;"
