@@ -30,7 +30,7 @@ from .numbering import ChapterInfo, Ref, number_book
 from . import citations, pandoc, shortcodes
 from .website import nav_titles, number_pages
 
-FILTERS = ("shortcodes", "cells", "floats", "theorems", "callouts", "crossref")
+FILTERS = ("shortcodes", "cells", "floats", "theorems", "callouts", "crossref", "nobreak")
 READER = "markdown"
 
 
