@@ -111,8 +111,9 @@ def root_prefix(page_path: str) -> str:
     return rel[: -len("index.html")]
 
 
-def on_this_page(chapter: Chapter) -> str:
-    """The right-hand "On this page" list: the page's level-2 and level-3 headings.
+def on_this_page(chapter: Chapter, references: str = "") -> str:
+    """The right-hand "On this page" list: the page's level-2 and level-3 headings,
+    then `references` (the title of the page's reference list, when it has one).
 
     A `<details>` element: open beside the text on wide screens, a collapsed
     box at the top of the page on narrow ones (book.js opens/closes it).
@@ -126,6 +127,8 @@ def on_this_page(chapter: Chapter) -> str:
             num = f'<span class="toc-number">{html.escape(number)}</span> ' if number else ""
             rows.append(f'<li class="level{h["level"]}"><a href="#{html.escape(h["id"])}">'
                         f'{num}{html.escape(h.get("text", ""))}</a></li>')
+    if references:
+        rows.append(f'<li class="level2"><a href="#bibliography">{references}</a></li>')
     if not rows:
         return ""
     return ('<details class="page-toc" open>\n<summary>On this page</summary>\n'
@@ -188,7 +191,7 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 {downloads.pdf_link(here.page, pdf)}
 {sidebar(book, here)}
 </nav>
-{on_this_page(here)}
+{on_this_page(here, references_title(body))}
 <main class="content" id="content" data-pagefind-body>
 {title_block(book) if index == 0 else ""}
 {body}
@@ -202,6 +205,7 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 
 
 REFS_HEADING = re.compile(r'<h1 class="unnumbered" id="bibliography">(.*?)</h1>')
+REFS_TITLE = re.compile(r'<h2 class="unnumbered references-title" id="bibliography">(.*?)</h2>')
 EQUATION = re.compile(r'(<span\b[^>]*\bclass="equation"[^>]*><math\b)')
 FIGURE_IMG = re.compile(r'(<figure\b(?![^>]*\btable-float)[^>]*>\s*)(<img\b[^>]*>)')
 
@@ -260,6 +264,12 @@ def body_job(book: Book, chapter: Chapter, facts_out: Path | None = None) -> Job
     """The pandoc run behind one page's body (the apply pass to HTML; see apply_job)."""
     return apply_job(book, chapter, "html", "html5", math_args(book) + HTML_ARGS,
                      facts_out=facts_out)
+
+
+def references_title(body: str) -> str:
+    """The title of a page body's reference list (finish_body's heading), "" without one."""
+    found = REFS_TITLE.search(body)
+    return found.group(1) if found else ""
 
 
 def finish_body(body: str) -> str:

@@ -248,6 +248,16 @@
   var fold = function () { toc.open = wide.matches; };
   fold();
   if (wide.addEventListener) wide.addEventListener("change", fold);
+  /* on a phone the folded box sits below the page's title, not above it */
+  var home = toc.parentNode, after = toc.nextSibling;
+  var title = main && main.querySelector(".title-block, h1");
+  var narrow = window.matchMedia("(max-width: 799.98px)");
+  var place = function () {
+    if (narrow.matches && title) title.after(toc);
+    else if (toc.parentNode !== home) home.insertBefore(toc, after);
+  };
+  place();
+  if (narrow.addEventListener) narrow.addEventListener("change", place);
 
   var links = Array.prototype.slice.call(toc.querySelectorAll("a[href^='#']"));
   var entries = links.map(function (link) {
@@ -256,19 +266,22 @@
   if (!entries.length || !("IntersectionObserver" in window)) return;
 
   /* The section in view is the last heading above a line 30% down the
-     viewport (the first section before any heading has scrolled past it). */
+     viewport; none while the first heading is still below it (the text
+     before it is no entry's). */
   var current = null;
   function update() {
     var line = window.innerHeight * 0.3;
-    var active = entries[0];
+    var active = null;
     for (var i = 0; i < entries.length; i++) {
       if (entries[i].target.getBoundingClientRect().top <= line) active = entries[i];
       else break;
     }
     if (active === current) return;
     if (current) { current.link.classList.remove("active"); current.link.removeAttribute("aria-current"); }
-    active.link.classList.add("active");
-    active.link.setAttribute("aria-current", "location");
+    if (active) {
+      active.link.classList.add("active");
+      active.link.setAttribute("aria-current", "location");
+    }
     current = active;
   }
   var observer = new IntersectionObserver(update, { rootMargin: "0px 0px -70% 0px", threshold: [0, 1] });
