@@ -2,9 +2,8 @@
 excerpt shows a formula readably over http (Pagefind) and from file:// (the
 fallback index), "/" puts the cursor in the search box, a short all-caps
 query matches that word only ("FIT", not "fitted"); "On this page" marks no
-entry before the first heading is reached, lists References, and on a phone
-sits below the page's title; "Appendix A — Title" has one gap each side of
-the dash."""
+entry before the first heading is reached and lists References; "Appendix
+A — Title" has one gap each side of the dash."""
 from __future__ import annotations
 
 import re
@@ -78,18 +77,6 @@ def test_on_this_page_marks_nothing_before_the_first_heading_and_lists_reference
     last = page.eval_on_selector_all(".page-toc a", "els => els.map(a => [a.getAttribute('href'), a.innerText])")[-1]
     assert at_top == []
     assert last == ["#bibliography", page.inner_text("#bibliography").replace("§", "").strip()]
-
-
-def test_on_this_page_sits_below_the_title_on_a_phone(site, browser):  # noqa: F811
-    result, _, base = site
-    context = browser.new_context(viewport={"width": PHONE, "height": 844})
-    page = context.new_page()
-    page.goto(urljoin(base, pages_of(result)[1]))
-    boxes = page.evaluate("() => [document.querySelector('main h1').getBoundingClientRect().bottom,"
-                          " document.querySelector('.page-toc').getBoundingClientRect().top,"
-                          " document.querySelector('.page-toc').open]")
-    context.close()
-    assert boxes[1] >= boxes[0] and boxes[2] is False
 
 
 GAPS = """() => {

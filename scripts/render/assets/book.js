@@ -248,16 +248,6 @@
   var fold = function () { toc.open = wide.matches; };
   fold();
   if (wide.addEventListener) wide.addEventListener("change", fold);
-  /* on a phone the folded box sits below the page's title, not above it */
-  var home = toc.parentNode, after = toc.nextSibling;
-  var title = main && main.querySelector(".title-block, h1");
-  var narrow = window.matchMedia("(max-width: 799.98px)");
-  var place = function () {
-    if (narrow.matches && title) title.after(toc);
-    else if (toc.parentNode !== home) home.insertBefore(toc, after);
-  };
-  place();
-  if (narrow.addEventListener) narrow.addEventListener("change", place);
 
   var links = Array.prototype.slice.call(toc.querySelectorAll("a[href^='#']"));
   var entries = links.map(function (link) {
