@@ -43,6 +43,7 @@ class Project:
     root: Path
     title: str = ""                                          # `book:`/`website: title:`, else `title:`
     subtitle: str = ""
+    date: str = ""                                           # `book:`/top-level `date:`, as written
     chapters: list[str] = field(default_factory=list)
     appendices: list[str] = field(default_factory=list)
     bibliography: list[str] = field(default_factory=list)    # project-relative, in order
@@ -215,6 +216,7 @@ def _resolve(project: Project, config: dict) -> None:
     project.title = str(book.get("title") or site.get("title") or config.get("title") or "")
     project.page_footer = page_footer(book.get("page-footer", site.get("page-footer")))
     project.subtitle = str(book.get("subtitle") or config.get("subtitle") or "")
+    project.date = str(book.get("date") or config.get("date") or "")
     project.execute = as_mapping(config.get("execute"))
     project.timeout_s = _timeout(project.execute.get("timeout"))
     bib = config.get("bibliography", book.get("bibliography"))

@@ -30,7 +30,7 @@ from .numbering import ChapterInfo, Ref, number_book
 from . import citations, pandoc, shortcodes
 from .website import nav_titles, number_pages
 
-FILTERS = ("shortcodes", "cells", "floats", "theorems", "callouts", "crossref")
+FILTERS = ("shortcodes", "cells", "floats", "theorems", "callouts", "crossref", "nobreak")
 READER = "markdown"
 
 
@@ -68,6 +68,7 @@ class Book:
     work: Path                      # scratch directory for markdown/context files
     lang: str = "en"
     subtitle: str = ""
+    date: str = ""                                   # `date:` as written (today/now/last-modified: html.py)
     footer: dict = field(default_factory=dict)       # `page-footer:` sides, HTML-ready (footer.py)
     authors: list[str] = field(default_factory=list)
     crossref: dict = field(default_factory=dict)     # _quarto.yml `crossref:` options
@@ -280,6 +281,7 @@ def new_book(project, chapters: list[Chapter], work: Path) -> Book:
                 csl=Path(project.root) / project.csl if project.csl else None, work=work,
                 footer=footer_sides(getattr(project, "page_footer", {})),
                 lang=project.lang, subtitle=project.subtitle, authors=list(project.authors),
+                date=getattr(project, "date", ""),
                 crossref=dict(project.crossref), output_file=project.output_file,
                 custom_callouts=dict(getattr(project, "custom_callouts", {})),
                 parts=frozenset(getattr(project, "parts", ())),

@@ -24,6 +24,7 @@ from .book import Book, Chapter, apply_job, page_for, write_files
 from .website import sidebar_html
 from .incremental import Job, run_jobs
 from .footer import page_footer
+from .html_tables import TABLE, table_float
 
 ASSETS = Path(__file__).with_name("assets")
 CSS = "book.css"
@@ -60,13 +61,29 @@ def sidebar(book: Book, current: Chapter) -> str:
     return "\n".join(parts)
 
 
+def shown_date(date: str) -> str:
+    """`date:` as the title block shows it: as written, except Quarto's keywords
+    `today`, `now` and `last-modified`, which are the day of the render (ISO,
+    `SOURCE_DATE_EPOCH`'s day when set, so a rebuild is the same bytes)."""
+    if date.strip().lower() not in ("today", "now", "last-modified"):
+        return date
+    import datetime
+    import os
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    day = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc).date()
+           if epoch.isdigit() else datetime.date.today())
+    return day.isoformat()
+
+
 def title_block(book: Book) -> str:
-    """The landing page's title block, as Quarto's: title, subtitle, authors."""
+    """The landing page's title block, as Quarto's: title, subtitle, authors, date."""
     parts = [f'<p class="title">{html.escape(book.title)}</p>']
     if book.subtitle:
         parts.append(f'<p class="subtitle">{html.escape(book.subtitle)}</p>')
     if book.authors:
         parts.append('<p class="author">' + ", ".join(html.escape(a) for a in book.authors) + "</p>")
+    if getattr(book, "date", ""):
+        parts.append(f'<p class="date">{html.escape(shown_date(book.date))}</p>')
     return '<header class="title-block" data-pagefind-ignore>\n' + "\n".join(parts) + "\n</header>"
 
 
@@ -94,8 +111,9 @@ def root_prefix(page_path: str) -> str:
     return rel[: -len("index.html")]
 
 
-def on_this_page(chapter: Chapter) -> str:
-    """The right-hand "On this page" list: the page's level-2 and level-3 headings.
+def on_this_page(chapter: Chapter, references: str = "") -> str:
+    """The right-hand "On this page" list: the page's level-2 and level-3 headings,
+    then `references` (the title of the page's reference list, when it has one).
 
     A `<details>` element: open beside the text on wide screens, a collapsed
     box at the top of the page on narrow ones (book.js opens/closes it).
@@ -109,6 +127,8 @@ def on_this_page(chapter: Chapter) -> str:
             num = f'<span class="toc-number">{html.escape(number)}</span> ' if number else ""
             rows.append(f'<li class="level{h["level"]}"><a href="#{html.escape(h["id"])}">'
                         f'{num}{html.escape(h.get("text", ""))}</a></li>')
+    if references:
+        rows.append(f'<li class="level2"><a href="#bibliography">{references}</a></li>')
     if not rows:
         return ""
     return ('<details class="page-toc" open>\n<summary>On this page</summary>\n'
@@ -171,7 +191,7 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 {downloads.pdf_link(here.page, pdf)}
 {sidebar(book, here)}
 </nav>
-{on_this_page(here)}
+{on_this_page(here, references_title(body))}
 <main class="content" id="content" data-pagefind-body>
 {title_block(book) if index == 0 else ""}
 {body}
@@ -185,86 +205,9 @@ def page(book: Book, index: int, body: str, pdf: str | None = None) -> str:
 
 
 REFS_HEADING = re.compile(r'<h1 class="unnumbered" id="bibliography">(.*?)</h1>')
-TABLE = re.compile(r"<table\b([^>]*)>(.*?)</table>", re.S)
-CAPTION = re.compile(r"\s*<caption\b[^>]*>(.*?)</caption>", re.S)
-COLGROUP = re.compile(r"\s*<colgroup>.*?</colgroup>", re.S)
-ID_ATTR = re.compile(r'\s*\bid="([^"]*)"')
-CODE = re.compile(r"<code\b[^>]*>.*?</code>", re.S)
-TAG = re.compile(r"<[^>]+>")
+REFS_TITLE = re.compile(r'<h2 class="unnumbered references-title" id="bibliography">(.*?)</h2>')
 EQUATION = re.compile(r'(<span\b[^>]*\bclass="equation"[^>]*><math\b)')
 FIGURE_IMG = re.compile(r'(<figure\b(?![^>]*\btable-float)[^>]*>\s*)(<img\b[^>]*>)')
-
-
-def breakable_code(cells: str) -> str:
-    """Table cells may wrap inside inline code after `_`, `.` or `/`, and in
-    text at a `/` between letters (a `<wbr>`): `WORKED_EXAMPLE_DOUBLED_GPUS`
-    or `second/minute` no longer set a column's width. Tags are left alone."""
-    def soften(match: re.Match) -> str:
-        return re.sub(r"(?<=[_./])(?=[^<>]*(?:<|$))(?!<)", "<wbr>", match.group(0))
-    parts = re.split(r"(<[^>]+>)", CODE.sub(soften, cells))
-    return "".join(p if p.startswith("<") else re.sub(r"(?<=[A-Za-z])/(?=[A-Za-z])", "/<wbr>", p)
-                   for p in parts)
-
-
-ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr>", re.S)
-CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.S)
-ENTITY = re.compile(r"&[#\w]+;")
-WIDE_CELL_CHARS = 48     # a longer cell wraps: its column asks for no more
-
-
-def column_widths(inner: str) -> list[int]:
-    """Percent widths of a table's columns from their content.
-
-    A column asks for the mean of its cells' lengths (in characters, each
-    capped at WIDE_CELL_CHARS: text that long wraps anyway) and its longest
-    cell's, at least 4; the widths are those requests scaled to 100 %, so
-    one long name does not widen a column of short ones. The browser still
-    widens a column to its longest unbreakable word.
-    """
-    rows = [[ENTITY.sub("x", TAG.sub("", c)).strip() for c in CELL.findall(r)] for r in ROW.findall(inner)]
-    n = max((len(r) for r in rows), default=0)
-    asks = []
-    for i in range(n):
-        lengths = [min(len(r[i]), WIDE_CELL_CHARS) for r in rows if i < len(r)]
-        asks.append(max(4.0, (sum(lengths) / len(lengths) + max(lengths)) / 2))
-    total = sum(asks)
-    widths = [int(100 * a / total) for a in asks]
-    widths[asks.index(max(asks))] += 100 - sum(widths)      # they add up to 100
-    return widths
-
-
-def colgroup(inner: str) -> str:
-    widths = column_widths(inner)
-    if len(widths) < 2:
-        return ""
-    return "<colgroup>" + "".join(f'<col style="width: {w}%">' for w in widths) + "</colgroup>\n"
-
-
-def table_float(match: re.Match) -> str:
-    """One table as a figure: caption above, outside the box that scrolls.
-
-    The caption is a `<figcaption>` above a keyboard-focusable scrolling
-    region (axe's scrollable-region-focusable) named by it, so on a phone
-    the caption wraps in the text column and only the table scrolls. The
-    table's id moves to the figure, so a cross-reference shows the caption.
-    pandoc's `<colgroup>` widths (from the markdown's dash counts) give way
-    to widths from the cells' content (column_widths).
-    """
-    attrs, inner = match.group(1), match.group(2)
-    caption = CAPTION.search(inner)
-    inner = COLGROUP.sub("", CAPTION.sub("", inner, count=1), count=1)
-    inner = colgroup(inner) + breakable_code(inner)
-    ident = ID_ATTR.search(attrs)
-    attrs = ID_ATTR.sub("", attrs)
-    if caption is None:
-        return (f'<div class="table-wrap" tabindex="0" role="region" aria-label="Table">'
-                f'<table{attrs}>{inner}</table></div>')
-    cap_id = f"{ident.group(1) if ident else 'table'}-caption"
-    fig_id = f' id="{ident.group(1)}"' if ident else ""
-    return (f'<figure class="table-float"{fig_id}>\n'
-            f'<figcaption id="{cap_id}">{caption.group(1)}</figcaption>\n'
-            f'<div class="table-wrap" tabindex="0" role="region" aria-labelledby="{cap_id}">'
-            f'<table{attrs} aria-labelledby="{cap_id}">{inner}</table></div>\n</figure>')
 
 
 def scrollable(body: str) -> str:
@@ -321,6 +264,12 @@ def body_job(book: Book, chapter: Chapter, facts_out: Path | None = None) -> Job
     """The pandoc run behind one page's body (the apply pass to HTML; see apply_job)."""
     return apply_job(book, chapter, "html", "html5", math_args(book) + HTML_ARGS,
                      facts_out=facts_out)
+
+
+def references_title(body: str) -> str:
+    """The title of a page body's reference list (finish_body's heading), "" without one."""
+    found = REFS_TITLE.search(body)
+    return found.group(1) if found else ""
 
 
 def finish_body(body: str) -> str:

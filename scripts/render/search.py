@@ -12,7 +12,9 @@ Two indexes are written under `_book/` at render time, both offline:
 
 Only `<main>` is indexed (the HTML writer marks it `data-pagefind-body`);
 elements marked `data-pagefind-ignore` (the previous/next links, the TeX
-source of each formula that MathML carries as an `<annotation>`) are left out.
+source of each formula that MathML carries as an `<annotation>`) are left out;
+a formula is indexed as one line of text (math_text.py: "τₒₚₜ = √(2δM)"), which
+is also the excerpt search.js shows for a Pagefind result.
 Each section starts at a heading that has an id, so a result links to it.
 """
 from __future__ import annotations
@@ -25,6 +27,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable
 
+from . import math_text
 from .errors import RenderError
 from ..store import stamp
 from .incremental import RENDERED, RenderCache, package_dir
@@ -54,12 +57,21 @@ class _Sections(HTMLParser):
         self.stack: list[str] = []   # open tags inside main
         self.heading: str | None = None   # open heading tag name
         self.sections: list[dict] = [{"anchor": "", "title": "", "text": []}]
+        self.math: list = []         # the open elements of a formula being read (math_text)
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if not self.depth_main:
             if tag == "main" and "data-pagefind-body" in a:
                 self.depth_main = 1
+            return
+        if self.math:                                    # inside a formula: its tree
+            node = (tag, [])
+            self.math[-1][1].append(node)
+            self.math.append(node)
+            return
+        if tag == "math" and not self.ignore_depth:
+            self.math = [("math", [])]
             return
         if tag in VOID:
             return
@@ -72,6 +84,13 @@ class _Sections(HTMLParser):
             self.sections.append({"anchor": a["id"], "title": [], "text": []})
 
     def handle_endtag(self, tag):
+        if self.math:
+            while len(self.math) > 1 and self.math.pop()[0] != tag:
+                pass
+            if tag == "math":
+                self._text(math_text.linear(self.math[0]))
+                self.math = []
+            return
         if not self.depth_main or tag in VOID:
             return
         if tag == "main":
@@ -87,10 +106,13 @@ class _Sections(HTMLParser):
                 break
 
     def handle_data(self, data):
-        if not self.depth_main or self.ignore_depth:
-            return
-        section = self.sections[-1]
-        section["title" if self.heading else "text"].append(data)
+        if self.math:
+            self.math[-1][1].append(data)
+        elif self.depth_main and not self.ignore_depth:
+            self._text(data)
+
+    def _text(self, text: str) -> None:
+        self.sections[-1]["title" if self.heading else "text"].append(text)
 
 
 def _squash(parts) -> str:

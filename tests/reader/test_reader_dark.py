@@ -226,3 +226,25 @@ def test_planted_dark_fault_is_reported(site, browser, plant):  # noqa: F811
     found = page.evaluate(SCHEME_PROBLEMS, "dark") + axe_dark(page, axe_script())[0]
     context.close()
     assert any(expected in p for p in found), found
+
+
+def test_a_page_printed_from_the_dark_scheme_prints_dark_on_white(site, browser):  # noqa: F811
+    """Print CSS forces the light scheme: a chapter printed from the dark
+    scheme (the system's or the ◐ button's) has the light scheme's text and
+    background, body and table cells alike, not the dark one's light grey."""
+    result, _, base = site
+    context = dark_context(browser, WIDE)
+    page = context.new_page()
+    page.goto(urljoin(base, pages_of(result)[1]))
+    probe = "() => {" + COLOURS + """
+        const cell = document.querySelector('main td');
+        return [getComputedStyle(document.body).color, seenOn(document.body),
+                contrast(getComputedStyle(cell).color, seenOn(cell)),
+                document.documentElement.dataset.scheme]; }"""
+    on_screen = page.evaluate(probe)
+    page.emulate_media(media="print", color_scheme="dark")
+    printed = page.evaluate(probe)
+    context.close()
+    assert on_screen[3] == "dark" and on_screen[1] != "rgb(255, 255, 255)"   # the screen is dark
+    assert printed[:2] == ["rgb(31, 35, 40)", "rgb(255, 255, 255)"]           # the light --text on white
+    assert printed[2] >= 4.5 and printed[3] == "dark"

@@ -12,7 +12,7 @@ import pytest
 from scripts.render import search
 
 from .test_browser import browser  # noqa: F401  (fixture)
-from .test_reader_browser import WIDE, pages_of, site  # noqa: F401  (fixture)
+from .test_reader_browser import PHONE, WIDE, pages_of, site  # noqa: F401  (fixture)
 from .test_reader_browser import search as run_search
 
 pytestmark = [pytest.mark.needs_tool("chromium"), pytest.mark.slow]   # skipped locally, an error under CI
@@ -163,3 +163,32 @@ def test_tex_annotations_stay_out_of_the_fallback_index():
     assert section.text == "The interval τ grows."
     unmarked = html.replace(" data-pagefind-ignore", "")     # the annotation tag alone suffices
     assert search.page_sections("a.html", "A", unmarked)[0].text == "The interval τ grows."
+
+
+def test_a_tap_on_a_citation_shows_its_preview_and_a_second_follows_it(site, browser):  # noqa: F811
+    """On a phone (touch, 390 px) the first tap on a citation opens its
+    preview and stays where the reader is; a second tap on it follows the
+    link; a tap on a cross-reference to another page previews it too."""
+    result, _, base = site
+    context = browser.new_context(viewport={"width": PHONE, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    url = urljoin(base, pages_of(result)[1])
+    page.goto(url)
+    cite = page.locator("main a[role='doc-biblioref']").first
+    ref = cite.get_attribute("href").split("#")[1]
+    entry = page.inner_text(f"[id='{ref}']")
+    cite.scroll_into_view_if_needed()
+    at = page.evaluate("() => window.scrollY")
+    cite.tap()
+    page.wait_for_selector(".preview", timeout=10000)
+    stayed = (page.url, page.evaluate("() => window.scrollY"), page.inner_text(".preview"))
+    cite.tap()
+    page.wait_for_url(f"**#{ref}", timeout=10000)
+    page.goto(urljoin(base, "index.html"))
+    other = page.locator("main a.quarto-xref[href*='.html#sec-']").first
+    other.tap()
+    page.wait_for_selector(".preview", timeout=10000)
+    other_stayed = page.url
+    context.close()
+    assert stayed == (url, at, entry)
+    assert other_stayed == urljoin(base, "index.html")

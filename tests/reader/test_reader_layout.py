@@ -94,16 +94,21 @@ def test_every_page_lays_out_cleanly(site, browser, width):  # noqa: F811
     assert problems == []
 
 
-def test_table_b1_fits_at_1400_and_scrolls_with_a_hint_at_390(site, browser):  # noqa: F811
-    """Table B.1: no sideways scrolling in the wide column; on a phone it
-    scrolls inside its box, which says so, and its caption wraps above it."""
+def test_table_b1_fits_at_1400_and_is_stacked_at_390(site, browser):  # noqa: F811
+    """Table B.1 (89 rows, five columns): no sideways scrolling in the wide
+    column; on a phone each row is a card of "header value" lines (.stacked),
+    so its Meaning gets the column's width (it had ~110 px in a sideways
+    scroller), nothing scrolls sideways, and the caption wraps above it."""
     result, _, base = site
     rel = pages_of(result)[-1]
     probe = """() => { const f = document.getElementById('tbl-constants-all'),
         w = f.querySelector('.table-wrap'), c = f.querySelector(':scope > figcaption');
-        return {scrolls: w.scrollWidth > w.clientWidth, marked: w.classList.contains('scrolls'),
-                hint: getComputedStyle(c, '::after').content,
-                captionInside: !!c.closest('.table-wrap')}; }"""
+        const meaning = [...w.querySelectorAll('tbody td')].filter(td => td.dataset.label === 'Meaning')
+            .map(td => td.clientWidth - parseFloat(getComputedStyle(td).paddingLeft));
+        return {scrolls: w.scrollWidth > w.clientWidth, stacked: w.classList.contains('stacked'),
+                hint: getComputedStyle(c, '::after').content, captionInside: !!c.closest('.table-wrap'),
+                meaningCells: meaning.length, narrowestMeaning: Math.round(Math.min(...meaning)),
+                column: w.clientWidth, rows: w.querySelectorAll('tbody tr').length}; }"""
     seen = {}
     for width in (WIDE, PHONE):
         context = browser.new_context(viewport={"width": width, "height": 900})
@@ -111,16 +116,19 @@ def test_table_b1_fits_at_1400_and_scrolls_with_a_hint_at_390(site, browser):  #
         page.goto(urljoin(base, rel))
         seen[width] = page.evaluate(probe)
         context.close()
-    assert seen[WIDE] == {"scrolls": False, "marked": False, "hint": "none", "captionInside": False}
-    assert seen[PHONE]["scrolls"] and seen[PHONE]["marked"] and not seen[PHONE]["captionInside"]
-    assert "scrolls sideways" in seen[PHONE]["hint"]
+    wide, phone = seen[WIDE], seen[PHONE]
+    assert (wide["scrolls"], wide["stacked"], wide["hint"], wide["captionInside"]) == (False, False, "none", False)
+    assert wide["meaningCells"] == 0                   # a plain table there: no labels
+    assert (phone["scrolls"], phone["stacked"], phone["hint"], phone["captionInside"]) == (False, True, "none", False)
+    assert phone["meaningCells"] == phone["rows"] >= 80
+    assert phone["narrowestMeaning"] >= 0.6 * phone["column"], phone
 
 
 PLANTS = {
     "fixed-width table": ("() => { const t = document.createElement('table');"
                           " t.innerHTML = '<tr><td>wide</td></tr>'; t.style.width = '1600px';"
                           " document.querySelector('main').append(t); }", "overflow: table"),
-    "caption in the scroll box": ("() => { const f = document.querySelector('figure.table-float');"
+    "caption in the scroll box": ("() => { const f = document.querySelector('figure.table-float:not(:has(.stacked))');"
                                   " f.querySelector('.table-wrap').prepend(f.querySelector('figcaption')); }",
                                   "caption in a scroll box"),
     "1x raster image": ("() => { const c = document.createElement('canvas'); c.width = 300; c.height = 100;"

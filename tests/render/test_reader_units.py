@@ -162,3 +162,28 @@ def test_a_pdf_older_than_its_sources_is_not_linked(fresh_minibook, capsys):
     assert f"html: {pdf.name} was built from older sources: not linked" in capsys.readouterr().err
     render_book(shorter, "pdf", use_quarto=False)
     assert linked()
+
+
+def test_the_title_block_shows_the_date_as_written_or_the_renders_day(monkeypatch):
+    """`date:` on the landing page's title block (Quarto shows it); `today`,
+    `now` and `last-modified` are the render's day, SOURCE_DATE_EPOCH's when set."""
+    from types import SimpleNamespace
+
+    from scripts.render.html import title_block
+    book = SimpleNamespace(title="T", subtitle="", authors=["A"], date="2026-05-04")
+    assert title_block(book).splitlines()[1:-1] == [
+        '<p class="title">T</p>', '<p class="author">A</p>', '<p class="date">2026-05-04</p>']
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")         # 2023-11-14 22:13 UTC
+    for keyword in ("today", "now", "last-modified"):
+        book.date = keyword
+        assert '<p class="date">2023-11-14</p>' in title_block(book)
+    book.date = ""
+    assert 'class="date"' not in title_block(book)
+
+
+def test_the_project_reads_date_from_book_or_the_top_level(tmp_path):
+    from scripts.read.project import load_project
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: book\nbook:\n  title: T\n  date: 2026-05-04\n"
+                                          "  chapters: [index.qmd]\n", encoding="utf-8")
+    (tmp_path / "index.qmd").write_text("# T\n", encoding="utf-8")
+    assert load_project(tmp_path).date == "2026-05-04"

@@ -88,7 +88,7 @@ def test_the_page_shows_values_and_outputs(tmp_path):
     assert "{python}" not in md.markdown and "#|" not in md.markdown
     assert md.files == {"c_files/figure-html/fig-f-output-1.png": b"PNGDATA"}
     html = page(tmp_path, md.markdown)
-    assert "Value 3.5 and <em>7</em>." in html
+    assert "Value 3.5\u00a0and <em>7</em>." in html          # a number kept with its word (nobreak.lua)
     assert '<table id="tbl-t">\n<caption>Table\u00a01.1: A table</caption>' in html
     assert "should not appear" not in html and "hidden" not in html
     assert '<pre class="python cell-code"><code>print(&quot;**bold**&quot;)</code></pre>' in html

@@ -58,6 +58,19 @@ def test_a_page_or_pdf_the_render_did_not_write_has_its_own_kind(tmp_path):
     assert [f.kind for f in audit_rendered(result, "pdf", tmp_path)] == [Kind.PDF_BOOKMARKS]
 
 
+@pytest.mark.parametrize("space", ["\u00a0", "\u202f", "&nbsp;", "&#8239;"])
+def test_a_number_joined_to_its_word_by_a_no_break_space_is_accounted_for(space):
+    """The pages join a number and its word with U+00A0 (render/filters/nobreak.lua;
+    a narrow U+202F would do too): the audit reads the same numbers as with spaces."""
+    page = PAGE.replace("16 nodes", f"16{space}nodes").replace("1,234.5\nhours", f"1,234.5{space}hours")
+    page = page.replace("1,234.5 hours", f"1,234.5{space}hours")
+    reader = reader_text(page)
+    assert [n for n, _, _ in number_tokens(reader.text)] == \
+        [n for n, _, _ in number_tokens(reader_text(PAGE).text)]
+    assert account(chapter(), "one.html", reader.text, values("16", "1,234.5"),
+                   reader.exempt, reader.soft) == []
+
+
 def test_a_value_out_of_order_is_not_accounted_for():
     reader = reader_text(PAGE)
     found = account(chapter(), "one.html", reader.text, values("1,234.5", "16"),

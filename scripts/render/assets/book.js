@@ -44,12 +44,43 @@
     });
   }
 
-  /* ---- tables, figures and display formulas that scroll sideways: .scrolls (hints) ---- */
+  /* ---- tables, figures and display formulas that scroll sideways: .scrolls (hints) ----
+     On a phone (at most 480px) a table with a header row that is wider than
+     the column is stacked instead (.stacked, book.css): each row a card of
+     "header: value" lines, so a long column (Table B.1's Meaning) gets the
+     column's width. Its cells carry their header (data-label) and ARIA roles
+     (display: block takes a table's own away). */
   var wraps = Array.prototype.slice.call(document.querySelectorAll(".table-wrap, .figure-scroll"));
   var equations = Array.prototype.slice.call(document.querySelectorAll(".equation"));
+  var phone = window.matchMedia ? window.matchMedia("(max-width: 480px)") : null;
+  function labelCells(w) {
+    if (w.dataset.labelled) return;
+    var heads = Array.prototype.map.call(w.querySelectorAll("thead th"), function (th) {
+      th.setAttribute("role", "columnheader");
+      return th.textContent.trim();
+    });
+    var roles = { TABLE: "table", THEAD: "rowgroup", TBODY: "rowgroup", TR: "row", TD: "cell" };
+    Array.prototype.forEach.call(w.querySelectorAll("table, thead, tbody, tr, td"), function (e) {
+      e.setAttribute("role", roles[e.tagName]);
+    });
+    Array.prototype.forEach.call(w.querySelectorAll("tbody tr"), function (row) {
+      Array.prototype.forEach.call(row.children, function (cell, i) {
+        if (heads[i]) cell.setAttribute("data-label", heads[i]);
+      });
+    });
+    w.dataset.labelled = "true";
+  }
+  function overflows(w) { return w.scrollWidth > w.clientWidth + 1; }
   function markScrolling() {
     wraps.forEach(function (w) {
-      w.classList.toggle("scrolls", w.scrollWidth > w.clientWidth + 1);
+      w.classList.remove("stacked");
+      var wide = overflows(w);
+      if (wide && phone && phone.matches && w.matches(".table-wrap") && w.querySelector("thead th")) {
+        labelCells(w);
+        w.classList.add("stacked");
+        wide = overflows(w);
+      }
+      w.classList.toggle("scrolls", wide);
     });
     equations.forEach(function (e) {
       var m = e.querySelector("math");
@@ -177,20 +208,35 @@
       preview.style.left = Math.max(8, Math.min(r.left, window.innerWidth - width - 8)) + window.scrollX + "px";
       preview.style.top = r.bottom + window.scrollY + 6 + "px";
     };
-    if (!id) return;
+    if (!id) return false;
     hovered = link;
-    if (here) return show(document);
-    if (!/^https?:$/.test(window.location.protocol)) return;    // file:// pages cannot fetch
+    if (here) { show(document); return preview !== null; }
+    if (!/^https?:$/.test(window.location.protocol)) return false;    // file:// pages cannot fetch
     fetch(url.pathname).then(function (r) { return r.ok ? r.text() : ""; }).then(function (text) {
       if (text) show(new DOMParser().parseFromString(text, "text/html"));
     }).catch(function () {});
+    return true;                                                      // (once fetched)
   }
+  /* A tap (touch) on a link whose preview is not open yet opens it and stays
+     on the page; a second tap on the same link follows it; a tap elsewhere
+     closes it. (A tap fires the mouse and focus events too, before its
+     click: whether the preview was open is taken at the touch itself.) */
+  var openAtTouch = false;
+  function previewOpenFor(link) { return preview !== null && hovered === link; }
   if (main) {
     Array.prototype.forEach.call(main.querySelectorAll("a.quarto-xref, a[role='doc-biblioref']"), function (link) {
-      link.addEventListener("mouseenter", function () { hidePreview(); showPreview(link); });
-      link.addEventListener("focus", function () { hidePreview(); showPreview(link); });
+      link.addEventListener("mouseenter", function () { if (!previewOpenFor(link)) { hidePreview(); showPreview(link); } });
+      link.addEventListener("focus", function () { if (!previewOpenFor(link)) { hidePreview(); showPreview(link); } });
       link.addEventListener("mouseleave", hidePreview);
       link.addEventListener("blur", hidePreview);
+      link.addEventListener("pointerdown", function (event) {
+        openAtTouch = event.pointerType === "touch" ? previewOpenFor(link) : null;
+      });
+      link.addEventListener("click", function (event) {
+        if (openAtTouch === false && (previewOpenFor(link) || (hidePreview(), showPreview(link))))
+          event.preventDefault();      // a preview opens: the tap stays on the page
+        openAtTouch = null;
+      });
     });
     document.addEventListener("keydown", function (event) { if (event.key === "Escape") hidePreview(); });
   }
@@ -210,19 +256,22 @@
   if (!entries.length || !("IntersectionObserver" in window)) return;
 
   /* The section in view is the last heading above a line 30% down the
-     viewport (the first section before any heading has scrolled past it). */
+     viewport; none while the first heading is still below it (the text
+     before it is no entry's). */
   var current = null;
   function update() {
     var line = window.innerHeight * 0.3;
-    var active = entries[0];
+    var active = null;
     for (var i = 0; i < entries.length; i++) {
       if (entries[i].target.getBoundingClientRect().top <= line) active = entries[i];
       else break;
     }
     if (active === current) return;
     if (current) { current.link.classList.remove("active"); current.link.removeAttribute("aria-current"); }
-    active.link.classList.add("active");
-    active.link.setAttribute("aria-current", "location");
+    if (active) {
+      active.link.classList.add("active");
+      active.link.setAttribute("aria-current", "location");
+    }
     current = active;
   }
   var observer = new IntersectionObserver(update, { rootMargin: "0px 0px -70% 0px", threshold: [0, 1] });

@@ -46,8 +46,21 @@
     return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   }
 
-  function excerpt(text, term) {
-    var at = text.toLowerCase().indexOf(term);
+  /* A short all-caps word of the query (an acronym: FIT, MTBF, SDC) matches
+     only that word, in capitals, plural or not ("FIT" finds "FITs", not
+     "fitted"); any other word matches case-insensitively inside words too. */
+  function matcher(query) {
+    var parts = query.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    return parts.map(function (w) {
+      var safe = w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      return /^\p{Lu}[\p{Lu}\p{N}]{1,4}$/u.test(w) ? new RegExp("(?<![\\p{L}\\p{N}])" + safe + "s?(?![\\p{L}\\p{N}])", "u")
+                                              : new RegExp(safe, "iu");
+    });
+  }
+  function matchesAll(text, res) { return res.every(function (re) { return re.test(text); }); }
+
+  function excerpt(text, re) {          // around the first match of `re` (matcher)
+    var found = re ? text.match(re) : null, at = found ? found.index : -1;
     var start = Math.max(0, at - 60);
     return (start > 0 ? "…" : "") + text.slice(start, start + 160) + (start + 160 < text.length ? "…" : "");
   }
@@ -56,18 +69,18 @@
 
   /* All-words search over search-index.js: headings weigh HEADING_WEIGHT. */
   function searchFallback(query) {
-    var terms = words(query);
+    var terms = words(query), res = matcher(query);
     return loadFallback().then(function (sections) {
       var hits = [];
       sections.forEach(function (s) {
-        var title = s.title.toLowerCase(), text = s.text.toLowerCase(), score = 0;
-        for (var i = 0; i < terms.length; i++) {
-          var inTitle = title.indexOf(terms[i]) >= 0, inText = text.indexOf(terms[i]) >= 0;
+        var score = 0;
+        for (var i = 0; i < res.length; i++) {
+          var inTitle = res[i].test(s.title), inText = res[i].test(s.text);
           if (!inTitle && !inText) return;
           score += (inTitle ? HEADING_WEIGHT : 0) + (inText ? 1 : 0);
         }
         hits.push({ url: new URL(s.url, root).href, page: s.page, title: s.title || s.page,
-                    excerpt: excerpt(s.text, terms[0]), score: score });
+                    excerpt: excerpt(s.text, res[0]), score: score });
       });
       hits.sort(function (a, b) { return b.score - a.score; });
       return hits.slice(0, 20);
@@ -81,20 +94,29 @@
   }
 
   /* Pagefind: one result per matching section (its sub-results), pages in
-     Pagefind's order, then sections whose heading holds every word first. */
+     Pagefind's order, then sections whose heading holds every word first.
+     The excerpt is cut from the section's text in search-index.js, where a
+     formula is one line of text ("τₒₚₜ = √(2δM)", search.py), when the
+     section is there (Pagefind's own flattens formulas); a section whose
+     text there lacks an acronym of the query is dropped ("FIT": Pagefind
+     stems it to "fitted"). */
   function searchPagefind(pf, query) {
-    var terms = words(query);
-    return pf.search(query).then(function (search) {
+    var terms = words(query), res = matcher(query);
+    return Promise.all([pf.search(query).then(function (search) {
       return Promise.all(search.results.slice(0, 8).map(function (r) { return r.data(); }));
-    }).then(function (pages) {
+    }), loadFallback()]).then(function (found) {
+      var pages = found[0], texts = {};
+      found[1].forEach(function (s) { texts[new URL(s.url, root).href] = s; });
       var hits = [];
       pages.forEach(function (data, rank) {
         var subs = data.sub_results && data.sub_results.length ? data.sub_results : [data];
         subs.slice(0, 4).forEach(function (sub, n) {
           var title = sub.title || data.meta.title;
           var inTitle = terms.every(function (t) { return title.toLowerCase().indexOf(t) >= 0; });
-          hits.push({ url: new URL(sub.url, window.location.href).href, page: data.meta.title,
-                      title: title, excerpt: strip(sub.excerpt || ""),
+          var url = new URL(sub.url, window.location.href).href, ours = texts[url];
+          if (ours && !matchesAll(ours.title + " " + ours.text, res)) return;
+          hits.push({ url: url, page: data.meta.title, title: title,
+                      excerpt: ours ? excerpt(ours.text, res[0]) : strip(sub.excerpt || ""),
                       score: (inTitle ? 100 : 0) - rank * 4 - n });
         });
       });
@@ -169,5 +191,17 @@
   });
   input.addEventListener("keydown", function (event) {
     if (event.key === "Escape") { input.value = ""; run(); }
+  });
+
+  /* "/" anywhere but in a field puts the cursor in the search box (opening
+     the contents menu of a phone, where the box lives) */
+  document.addEventListener("keydown", function (event) {
+    var t = event.target;
+    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    var menu = document.querySelector(".nav-button");
+    if (!input.getClientRects().length && menu) menu.click();
+    event.preventDefault();
+    input.focus();
   });
 })();

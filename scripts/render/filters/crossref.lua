@@ -163,7 +163,9 @@ local function number_header(h)
       -- Quarto: "Appendix A — Title" (crossref appendix-title / appendix-delim)
       content:insert(pandoc.Span({ pandoc.Str(ctx.appendix_title .. NBSP .. number) },
         pandoc.Attr("", { "chapter-number" })))
-      content:insert(pandoc.Str(ctx.appendix_delim))
+      -- the delimiter in a span of its own: book.css drops the number's margin before
+      -- it (its no-break space is the gap), so "Appendix A — Title" has single gaps
+      content:insert(pandoc.Span({ pandoc.Str(ctx.appendix_delim) }, pandoc.Attr("", { "appendix-delim" })))
       content:insert(pandoc.Space())
     else
       content:insert(pandoc.Span({ pandoc.Str(number) }, pandoc.Attr("", { "chapter-number" })))
