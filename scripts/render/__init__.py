@@ -21,8 +21,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from scripts.read.output_dir import add_to_manifest, write_manifest
+
 from . import downloads, quarto
-from .atomic import carry_over, replace_file, staging_dir, swap_in
+from .atomic import carry_over, disk_full, replace_file, staging_dir, swap_in
 from .errors import AuditError, RenderError
 
 FORMATS = ("html", "pdf")
@@ -171,15 +173,21 @@ def render_book(result, fmt: str, use_quarto: bool | None = None, audited: bool 
             produced = build(result, fmt, tmp)
             if audited:
                 audit(result, fmt, tmp, produced, by_quarto=use_quarto)
+            if disk_full(tmp):            # some write may have failed unseen: keep the old book
+                raise RenderError(f"the disk holding {final} is full: the {fmt} output may be "
+                                  "incomplete, so the previous one is kept; free some space")
             rel = produced.relative_to(tmp)
             if fmt == "html":
                 carry_over(final, tmp, "*.pdf")
+                write_manifest(tmp)         # what a later render may replace (read/output_dir.py)
                 swap_in(tmp, final)
             elif final.is_dir():
                 replace_file(produced, final / rel)
+                add_to_manifest(final, [rel.as_posix()])
                 if not use_quarto:
                     downloads.link_pdf(final, rel.as_posix())
             else:
+                write_manifest(tmp)
                 swap_in(tmp, final)
     except OSError as exc:
         raise RenderError(f"cannot write the {fmt} output under {final}: {exc}") from exc

@@ -1,0 +1,102 @@
+"""Lose nothing (issue 34 §2): an output folder that is someone else's is refused, the
+published book is readable by others (the umask's bits), and a render that could not
+write everything (a full disk) fails and keeps the previous book."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+
+import pytest
+
+from tests.faults.faultkit import disk_state, edit, line_of
+from tests.faults.namespace import require_unshare
+
+pytestmark = pytest.mark.slow
+
+
+def set_output_dir(book, value: str) -> None:
+    edit(book / "_quarto.yml", "project:\n  type: book", f"project:\n  type: book\n  output-dir: {value}")
+
+
+def refused(runner, book, command: str):
+    result = runner.cli(book, command)
+    assert result.code == 1, result.output
+    f = result.only("output-dir")
+    assert (f.path, f.line) == ("_quarto.yml", line_of(book / "_quarto.yml", "output-dir:"))
+    return f
+
+
+def test_an_output_dir_outside_the_project_is_refused_and_kept(good_book, runner):
+    """`output-dir: ../other` once replaced a folder beside the project with the book."""
+    other = good_book.parent / "other"
+    other.mkdir()
+    (other / "precious.txt").write_text("not the book's\n")
+    set_output_dir(good_book, "../other")
+    for command in ("check", "html"):
+        f = refused(runner, good_book, command)
+        assert "is outside the project folder" in f.reason and "`_book`" in f.reason
+    assert sorted(p.name for p in other.iterdir()) == ["precious.txt"]
+
+
+def test_an_output_dir_holding_files_the_pipeline_did_not_write_is_refused(good_book, runner):
+    """An existing folder is replaced whole only when its manifest lists every file in it:
+    someone's `site/notes.txt`, or a CNAME added to a rendered `_book/`, is kept."""
+    site = good_book / "site"
+    site.mkdir()
+    (site / "notes.txt").write_text("mine\n")
+    set_output_dir(good_book, "site")
+    f = refused(runner, good_book, "html")
+    assert "holds files this pipeline did not write (notes.txt; move them out first)" in f.reason
+    assert (site / "notes.txt").read_text() == "mine\n"
+    (site / "notes.txt").unlink()
+    assert runner.cli(good_book, "html").code == 0
+    manifest = json.loads((site / ".bookcheck-output.json").read_text())
+    assert "index.html" in manifest["files"] and ".bookcheck-output.json" not in manifest["files"]
+    assert runner.cli(good_book, "html", "--force").code == 0          # its own output: replaced
+    (site / "contents" / "CNAME").write_text("book.example.org\n")
+    f = refused(runner, good_book, "check")
+    assert "(contents/CNAME; move them out first)" in f.reason
+    assert (site / "contents" / "CNAME").is_file()
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027])
+def test_the_published_book_has_the_umask_bits(good_book, runner, mask):
+    """The built-in `_book/` was made by mkdtemp, 0700: no web server could read it."""
+    old = os.umask(mask)
+    try:
+        assert runner.cli(good_book, "html").code == 0
+    finally:
+        os.umask(old)
+    book = good_book / "_book"
+    modes = {p.relative_to(good_book).as_posix(): stat.S_IMODE(p.stat().st_mode)
+             for p in [book, *book.rglob("*")]}
+    assert modes["_book"] == 0o777 & ~mask
+    wrong = {rel: oct(m) for rel, m in modes.items()
+             if m != (0o777 if (good_book / rel).is_dir() else 0o666) & ~mask}
+    assert wrong == {}
+
+
+@pytest.mark.parametrize("free_kb", [300, 500, 800])
+def test_a_full_disk_fails_the_render_and_keeps_the_previous_book(good_book, runner, tmp_path, free_kb):
+    """On a disk with less room than the new book needs (about 1 MB: a 64 MiB tmpfs,
+    filled), `make html` exited 0 and published 0-byte Pagefind files (Pagefind ignores
+    a failed write): with the render cache warm, the pages fit and Pagefind's files not."""
+    unshare = require_unshare()
+    assert runner.cli(good_book, "html").code == 0        # the previous book, a warm render cache
+    edit(good_book / "index.qmd", "This fixture book has", "This fixture book, edited, has")
+    before = disk_state(good_book)
+    out = tmp_path / "after" / "book"
+    out.parent.mkdir()
+    argv = [sys.executable, "-m", "scripts", "html", "--root", "{root}"]
+    import subprocess
+    subprocess.run([*unshare, sys.executable, "-m", "tests.faults.namespace", "full-disk",
+                    str(good_book), str(out), str(free_kb), *argv],
+                   check=True, env=runner.env("full-disk"), cwd=os.getcwd(), timeout=240)
+    ran = json.loads((out.parent / "out.json").read_text())
+    assert ran["code"] == 1, ran
+    assert "render failed" in ran["stderr"] and "Traceback" not in ran["stderr"], ran["stderr"]
+    after = disk_state(out)
+    assert after["_book"] == before["_book"], "the previous _book/ changed"
+    assert after["strays"] == [] and [p.name for p in out.iterdir() if p.name.startswith("_book.")] == []
