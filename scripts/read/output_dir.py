@@ -23,7 +23,6 @@ import os
 from pathlib import Path
 
 from scripts import store
-from scripts.files import atomic_write
 from scripts.model import Finding, Kind
 from scripts.read import CONFIG
 
@@ -124,8 +123,7 @@ def write_manifest(folder: Path, also: list[str] = ()) -> None:
     """List every file now in `folder` (and `also`, kept from an earlier manifest) as
     written by this pipeline."""
     files = sorted(set(listing(folder)) | set(also))
-    atomic_write(Path(folder) / MANIFEST, json.dumps({"written-by": "python -m scripts",
-                                                      "files": files}, indent=0) + "\n")
+    store.write_json(Path(folder) / MANIFEST, {"written-by": "python -m scripts", "files": files})
 
 
 def add_to_manifest(folder: Path, files: list[str]) -> None:
