@@ -1,7 +1,8 @@
 """The project's control files must come out of a run as they went in.
 
-Control files: _quarto.yml, numbers.lock, the bibliography, every chapter and
-every file it includes. A cell that writes one of them (rewrites the ledger it
+Control files: _quarto.yml and every file Quarto merges over it (a profile's,
+`metadata-files:`, `_quarto.yml.local`, even one that does not exist yet),
+numbers.lock, the bibliography, every chapter and every file it includes. A cell that writes one of them (rewrites the ledger it
 is checked against, edits the book's configuration) would pass unnoticed and
 leave `git diff` showing the change. `snapshot` takes their digests before the
 chapters run, `changed` compares after: each file that differs is a `control`
@@ -17,11 +18,14 @@ from scripts.model import Finding, Kind, ParsedChapter
 from scripts.read.project import Project
 
 LOCK_NAME = "numbers.lock"
+# merged over _quarto.yml by Quarto when present (read/profiles.py): one a cell creates
+# changes the next render's configuration as much as an edit of _quarto.yml
+LOCAL_CONFIGS = ("_quarto.yml.local", "_quarto.yaml.local")
 
 
 def control_files(project: Project, parsed: list[ParsedChapter]) -> list[str]:
     """Project-relative control files, in a fixed order, each once."""
-    names = ["_quarto.yml", LOCK_NAME, *project.bibliography]
+    names = ["_quarto.yml", *LOCAL_CONFIGS, *project.config_files, LOCK_NAME, *project.bibliography]
     for chapter in parsed:
         names += [chapter.path, *chapter.includes]
     return list(dict.fromkeys(names))
