@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
+import uuid
 
 import pytest
 
-from tests.faults.faultkit import disk_state, edit, line_of
+from tests.faults.faultkit import REPO, disk_state, edit, line_of
 from tests.faults.namespace import require_unshare
 
 pytestmark = pytest.mark.slow
@@ -90,7 +92,6 @@ def test_a_full_disk_fails_the_render_and_keeps_the_previous_book(good_book, run
     out = tmp_path / "after" / "book"
     out.parent.mkdir()
     argv = [sys.executable, "-m", "scripts", "html", "--root", "{root}"]
-    import subprocess
     subprocess.run([*unshare, sys.executable, "-m", "tests.faults.namespace", "full-disk",
                     str(good_book), str(out), str(free_kb), *argv],
                    check=True, env=runner.env("full-disk"), cwd=os.getcwd(), timeout=240)
@@ -100,3 +101,28 @@ def test_a_full_disk_fails_the_render_and_keeps_the_previous_book(good_book, run
     after = disk_state(out)
     assert after["_book"] == before["_book"], "the previous _book/ changed"
     assert after["strays"] == [] and [p.name for p in out.iterdir() if p.name.startswith("_book.")] == []
+
+
+def test_merge_refuses_partials_checked_under_other_profiles(good_book, runner, tmp_path):
+    """Two shards of one tree under two Quarto profiles are not one run: the merge took them."""
+    (good_book / "_quarto-wide.yml").write_text("execute:\n  echo: true\n")
+    partials = [tmp_path / "shard-1.json", tmp_path / "shard-2.json"]
+
+    def shard(index: int, *profile: str):
+        result = runner.cli(good_book, "check", "--shard", f"{index}/2", "--out",
+                            str(partials[index - 1]), *profile)
+        assert result.code == 0, result.output
+    shard(1, "--profile", "wide")
+    shard(2)
+
+    def merge(*args: str):
+        return subprocess.run(runner.argv(good_book, "merge", *args), cwd=REPO, capture_output=True,
+                              env=runner.env(uuid.uuid4().hex), text=True, timeout=240)
+    merged = merge(*map(str, partials))
+    assert merged.returncode == 2, merged.stdout + merged.stderr
+    assert merged.stderr.strip() == (
+        f"error: {partials[0]}: checked under profile wide, this merge reads the project under "
+        "no profile: merge with `--profile wide`, or rerun every shard under one")
+    shard(2, "--profile", "wide")
+    merged = merge("--profile", "wide", *map(str, partials))
+    assert merged.returncode == 0, merged.stdout + merged.stderr
