@@ -126,3 +126,27 @@ def test_merge_refuses_partials_checked_under_other_profiles(good_book, runner, 
     shard(2, "--profile", "wide")
     merged = merge("--profile", "wide", *map(str, partials))
     assert merged.returncode == 0, merged.stdout + merged.stderr
+
+
+def test_a_removed_chapters_page_leaves_the_preview(tmp_path):
+    """The preview wrote a full render over the old `_book/`: a chapter taken out of the
+    book kept its page, served and found by search."""
+    from scripts.tools.preview.pages import PageRenderer
+    from scripts.verify.check import check_book
+    from tests.bookkit import make_book
+    config = "project:\n  type: book\nbook:\n  title: Tiny\n  chapters:\n    - index.qmd\n{}"
+    book = make_book(tmp_path / "book", {"index.qmd": "# Preface {.unnumbered}\n\nHello.\n",
+                                         "two.qmd": "# Two\n\nGone soon.\n"},
+                     config.format("    - two.qmd\n"))
+    renderer = PageRenderer()
+    try:
+        assert sorted(renderer.render(check_book(book))) == ["index.html", "two.html"]
+        assert (book / "_book" / "two.html").is_file()
+        (book / "_quarto.yml").write_text(config.format(""))
+        assert renderer.render(check_book(book)) == ["index.html"]
+    finally:
+        renderer.close()
+    assert not (book / "_book" / "two.html").exists()
+    assert "Gone soon" not in (book / "_book" / "search-index.js").read_text()
+    listed = json.loads((book / "_book" / ".bookcheck-output.json").read_text())["files"]
+    assert "index.html" in listed and "two.html" not in listed
