@@ -14,6 +14,7 @@ import pytest
 
 from tests.faults.faultkit import REPO, disk_state, edit, line_of
 from tests.faults.namespace import require_unshare
+from tests.skip_policy import require_tool
 
 pytestmark = pytest.mark.slow
 
@@ -150,3 +151,30 @@ def test_a_removed_chapters_page_leaves_the_preview(tmp_path):
     assert "Gone soon" not in (book / "_book" / "search-index.js").read_text()
     listed = json.loads((book / "_book" / ".bookcheck-output.json").read_text())["files"]
     assert "index.html" in listed and "two.html" not in listed
+
+
+def test_an_editors_lock_link_in_mlsys_does_not_break_make(tmp_path):
+    """Emacs' `.#formulas.py` lock is a dangling symlink: `make check` stopped with "No rule
+    to make target 'mlsys/.#formulas.py'" (the bytecode rule listed every `*.py` name)."""
+    make = require_tool("make")
+    for rel in ("requirements.txt", "requirements.lock", "pyproject.toml", "scripts/x.py",
+                "mlsys/formulas.py", ".venv/.installed"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    os.utime(tmp_path / ".venv" / ".installed", (2e9, 2e9))      # newer than its inputs
+    (tmp_path / "mlsys" / ".#formulas.py").symlink_to("root@host.4242:1700000000")
+    os.mkfifo(tmp_path / "mlsys" / "pipe.py")
+    done = subprocess.run([make, "-n", "-C", str(tmp_path), "-f", str(REPO / "Makefile"),
+                           ".venv/.bytecode"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "compileall" in done.stdout
+
+
+def test_a_lock_link_or_a_fifo_in_mlsys_keeps_the_cache(good_book, runner):
+    """Not regular files, so not sources: a dangling link in the book's `mlsys/` made every
+    chapter's key change (re-run whenever an editor holds a file open); a FIFO is never opened."""
+    (good_book / "mlsys" / ".#formulas.py").symlink_to("root@host.4242:1700000000")
+    os.mkfifo(good_book / "mlsys" / "pipe")
+    result = runner.cli(good_book, "check", timeout=120)
+    assert result.code == 0, result.output
+    assert result.summary["cached"] == 2, result.output
