@@ -178,3 +178,21 @@ def test_a_lock_link_or_a_fifo_in_mlsys_keeps_the_cache(good_book, runner):
     result = runner.cli(good_book, "check", timeout=120)
     assert result.code == 0, result.output
     assert result.summary["cached"] == 2, result.output
+
+
+@pytest.mark.parametrize("command", ["check", "html"])
+def test_a_read_only_store_costs_time_not_a_traceback(good_book, runner, tmp_path, command):
+    """`_bookcheck/` on a read-only mount (a CI cache restored read-only): the run works
+    from what it holds and writes nothing there, with no traceback."""
+    unshare = require_unshare()
+    edit(good_book / "contents" / "one.qmd", "Sixteen nodes", "Sixteen such nodes")   # a miss
+    out = tmp_path / "ran.json"
+    argv = runner.argv(good_book, command)
+    subprocess.run([*unshare, sys.executable, "-m", "tests.faults.namespace", "read-only",
+                    str(good_book), "_bookcheck", str(out), *argv],
+                   check=True, env=runner.env(uuid.uuid4().hex), cwd=REPO, timeout=240)
+    ran = json.loads(out.read_text())
+    assert ran["code"] == 0, ran
+    assert "Traceback" not in ran["stderr"], ran["stderr"]
+    if command == "html":
+        assert "Sixteen such nodes" in (good_book / "_book" / "contents" / "one.html").read_text()
