@@ -68,7 +68,7 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
         print(f"quarto executes the chapters again for {fmt}: only HTML is handed the checked "
               "runs (docs/quarto-compat.md)", file=sys.stderr)
     log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen,
-                        profiles=result.project.profiles)
+                        profiles=result.project.profiles, output_dir=result.project.output_dir)
     if fmt == "html":
         log = _render_again_if_incomplete(result, dest, frozen, log)
     for line in quarto.warnings(log):
@@ -107,7 +107,8 @@ def _render_again_if_incomplete(result, dest: Path, frozen: bool, log: str) -> s
     print(f"Quarto left {', '.join(missing)} (Quarto 1.7 indexes pages it is still "
           "rewriting): rendering once more", file=sys.stderr)
     log = quarto.render(Path(result.project.root), "html", dest, result.project.formats,
-                        frozen=frozen, profiles=result.project.profiles)
+                        frozen=frozen, profiles=result.project.profiles,
+                        output_dir=result.project.output_dir)
     missing = incomplete_pages(result, dest)
     if missing:
         raise RenderError(f"quarto left {', '.join(missing)}, twice: the book would be "

@@ -196,3 +196,33 @@ def test_a_read_only_store_costs_time_not_a_traceback(good_book, runner, tmp_pat
     assert "Traceback" not in ran["stderr"], ran["stderr"]
     if command == "html":
         assert "Sixteen such nodes" in (good_book / "_book" / "contents" / "one.html").read_text()
+
+
+# a `quarto` that fails half-way, as Quarto stopped mid-render does: its pages, its
+# site_libs/ and the Jupyter engine's notebook left beside the sources
+HALF_QUARTO = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo 1.7.34; exit 0; fi
+echo '<p>half</p>' > index.html
+mkdir -p site_libs contents/one_files && echo x > site_libs/quarto.js
+echo '{}' > contents/one.quarto_ipynb
+echo "ERROR: stopped half-way" >&2
+exit 1
+"""
+
+
+def test_what_a_failed_quarto_render_leaves_beside_the_sources_is_removed(good_book, runner, tmp_path):
+    """Only what it created: an `.html` page and a `_files/` folder of the author's stay."""
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "quarto").write_text(HALF_QUARTO)
+    (shim / "quarto").chmod(0o755)
+    (good_book / "notes.html").write_text("<p>the author's</p>\n")
+    (good_book / "contents" / "old_files").mkdir()
+    before = disk_state(good_book)
+    result = runner.cli(good_book, "html", env={"PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"})
+    assert result.code == 1, result.output
+    assert "quarto render --to html failed: ERROR: stopped half-way" in result.stderr
+    left = sorted(p.relative_to(good_book).as_posix() for p in good_book.rglob("*")
+                  if p.name.endswith((".html", ".quarto_ipynb", "_files")) or p.name == "site_libs")
+    assert left == ["_book/index.html", "contents/old_files", "notes.html"]
+    assert disk_state(good_book) == before
