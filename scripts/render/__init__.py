@@ -23,7 +23,7 @@ from pathlib import Path
 
 from scripts.read.output_dir import add_to_manifest, write_manifest
 
-from . import downloads, quarto
+from . import downloads, links_out, quarto
 from .atomic import carry_over, disk_full, replace_file, staging_dir, swap_in
 from .errors import AuditError, RenderError
 
@@ -71,6 +71,7 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
                         profiles=result.project.profiles, output_dir=result.project.output_dir)
     if fmt == "html":
         log = _render_again_if_incomplete(result, dest, frozen, log)
+    links_out.drop_copies(result.project.root, result.project.source_files(), dest)
     for line in quarto.warnings(log):
         print(f"quarto: {line}", file=sys.stderr)
     if fmt == "html":   # a project without index.qmd (a lone document): x.qmd -> x.html
