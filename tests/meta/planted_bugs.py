@@ -395,4 +395,28 @@ PLANTS: list[Plant] = [
           old="        line = tok.written_at(parsed, pattern, where, at, places)\n",
           new=("        line = next((i for i, ln in enumerate(parsed.text.splitlines(), 1)\n"
                "                     if shown.rstrip(\"?\").lstrip(\"?@\") in ln), 0)\n")),
+    # ---- issue 34 §2: lose nothing
+    Plant("output-dir-outside-accepted", "scripts/read/output_dir.py",
+          "an output-dir outside the project is refused and kept",
+          ("tests/faults/test_lose_nothing.py::test_an_output_dir_outside_the_project_is_refused_and_kept",),
+          old="    if root not in out.parents:\n", new="    if False:\n"),
+    Plant("output-dir-foreign-files-replaced", "scripts/read/output_dir.py",
+          "an output folder holding files no render wrote is refused",
+          ("tests/faults/test_lose_nothing.py::test_an_output_dir_holding_files_the_pipeline_did_not_write_is_refused",),
+          old="    foreign = foreign_files(out, default=out.name == default_name)",
+          new="    foreign = []"),
+    Plant("published-book-0700", "scripts/render/atomic.py",
+          "the published book has the umask's bits",
+          ("tests/faults/test_lose_nothing.py::test_the_published_book_has_the_umask_bits",),
+          old="        tmp.chmod(new_dir_mode())", new="        pass"),
+    Plant("pagefind-cut-index-published", "scripts/render/search.py",
+          "a render on a full disk fails and keeps the previous book",
+          ("tests/faults/test_lose_nothing.py::test_a_full_disk_fails_the_render_and_keeps_the_previous_book",),
+          old="        if broken:\n", new="        if False:\n"),
+    Plant("sweep-kills-pid-by-pid", "scripts/run/sweep.py",
+          "a re-forking daemon does not outlive the run",
+          ("tests/faults/test_kernel_hygiene.py::test_a_reforking_daemon_does_not_outlive_the_run",),
+          old="        groups |= {group for _, group in listed.values() if group not in spared}\n",
+          new=""),
+
 ]
