@@ -22,7 +22,7 @@ from scripts.read.figures import drawn_format, figure_options
 from scripts.read.options import check, number_sections
 from scripts.read.output_dir import unsafe as _unsafe_output_dir
 from scripts.read.page_options import as_list, as_mapping, custom_callouts, page_footer
-from scripts.read.profiles import overlay, read_mapping
+from scripts.read.profiles import LOCAL_OVERRIDES, overlay, read_mapping
 from scripts.read.sidebar import page_order, sidebars
 from scripts.read.yamlio import compose_yaml, key_lines
 
@@ -87,6 +87,12 @@ class Project:
     def documents(self) -> list[str]:
         """Chapters then appendices, in book order."""
         return self.chapters + self.appendices
+
+    def settings_files(self) -> list[str]:
+        """_quarto.yml and every file Quarto merges over it: those merged now (a profile's,
+        `metadata-files:`) and the local overrides even when absent (one a cell creates
+        changes the next render as much as an edit of _quarto.yml)."""
+        return list(dict.fromkeys([CONFIG, *LOCAL_OVERRIDES, *self.config_files]))
 
     def exec_dir(self, rel: str) -> str:
         """The folder a document runs in: its own (Quarto's default), or the root

@@ -18,14 +18,11 @@ from scripts.model import Finding, Kind, ParsedChapter
 from scripts.read.project import Project
 
 LOCK_NAME = "numbers.lock"
-# merged over _quarto.yml by Quarto when present (read/profiles.py): one a cell creates
-# changes the next render's configuration as much as an edit of _quarto.yml
-LOCAL_CONFIGS = ("_quarto.yml.local", "_quarto.yaml.local")
 
 
 def control_files(project: Project, parsed: list[ParsedChapter]) -> list[str]:
     """Project-relative control files, in a fixed order, each once."""
-    names = ["_quarto.yml", *LOCAL_CONFIGS, *project.config_files, LOCK_NAME, *project.bibliography]
+    names = [*project.settings_files(), LOCK_NAME, *project.bibliography]
     for chapter in parsed:
         names += [chapter.path, *chapter.includes]
     return list(dict.fromkeys(names))
