@@ -11,10 +11,11 @@ at its line in _quarto.yml, before anything runs) when it
 * already exists and holds files this pipeline did not write.
 
 What the pipeline wrote is listed in the output folder's manifest (MANIFEST, written
-by `write_manifest` before every swap, and updated by a preview's page writes). A
-folder without one is taken as an earlier render only under the project type's
-default name (`_book`, `_site`: Quarto's own output, or one from before the manifest);
-any other non-empty folder without one is someone's.
+by `write_manifest` before every swap, and updated by a preview's page writes and the
+post-render hook). The project type's default folder (`_book`, `_site`) is always
+taken as output: Quarto too empties it on a full render, and it may hold Quarto's own
+pages; any other existing folder must hold only what its manifest lists (with no
+manifest, nothing: `docs/` with the author's files in it is someone's).
 """
 from __future__ import annotations
 
@@ -87,15 +88,15 @@ def _source_folder_above(root: Path, out: Path) -> str | None:
 
 def foreign_files(out: Path, default: bool) -> list[str]:
     """Files under `out` (relative, sorted) that no render of this pipeline wrote: not
-    in its manifest; with no manifest, every file unless `default` (the type's default
-    folder name: an earlier render). Not a folder at all: its own name."""
+    in its manifest (with none, every file); none when `default` (the type's default
+    folder, which Quarto too empties on a full render). Not a folder: its own name."""
     if not out.exists() and not out.is_symlink():
         return []
     if not out.is_dir() or out.is_symlink():
         return [out.name]
-    written = manifest_files(out)
-    if written is None and default:
+    if default:
         return []
+    written = manifest_files(out)
     present = listing(out)
     return sorted(set(present) - (written or set()))
 
