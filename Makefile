@@ -25,7 +25,8 @@ venv: $(STAMP) $(LAUNCHER)
 # edited module never runs stale, whether or not this rule ran since the edit.
 BYTECODE := $(VENV)/.bytecode
 READY    := $(STAMP) $(BYTECODE) $(LAUNCHER)
-$(BYTECODE): $(STAMP) $(shell find scripts mlsys -name '*.py' 2>/dev/null)
+# (regular files only: an editor's dangling `.#x.py` lock link or a FIFO is no source)
+$(BYTECODE): $(STAMP) $(shell find scripts mlsys -name '*.py' -xtype f 2>/dev/null)
 	$(PY) -m compileall -q --invalidation-mode checked-hash scripts mlsys
 	touch $(BYTECODE)
 

@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     merge = sub.add_parser("merge", help="combine the partial results of `check --shard`")
     merge.add_argument("partials", type=Path, nargs="+", metavar="PARTIAL")
     merge.add_argument("--root", type=Path, default=Path.cwd(), help="project root")
+    merge.add_argument("--profile", default=None, metavar="NAME[,NAME]",
+                       help="the Quarto profile(s) the shards were checked under "
+                            "(default: QUARTO_PROFILE); partials of others are refused")
     sub.add_parser("preview", help="serve the book and rebuild it on every save "
                                    "(options: python -m scripts preview -h)")
     for hook in ("pre-render", "post-render"):
@@ -136,7 +139,7 @@ def _check_and_maybe_render(args) -> int:
         return EXIT_USAGE
     if args.command == "merge":
         from scripts.verify.shard_cli import run_merge
-        return run_merge(args.root, args.partials)
+        return run_merge(args.root, args.partials, profile=args.profile)
     if getattr(args, "shard", None):
         from scripts.verify.shard_cli import run_shard
         return run_shard(args.root, args.shard, args.out, args.force, args.jobs, args.timeout,

@@ -36,7 +36,7 @@ class Kind(str, Enum):
     DUPLICATE_CHAPTER = "duplicate-chapter", "a chapter listed twice in `_quarto.yml`"
     NOTEBOOK = "notebook", "a `.ipynb` chapter Quarto cannot read (not nbformat JSON with a `cells` list)"
     NOTEBOOK_OUTPUTS = "notebook-outputs", "a `.ipynb` chapter Quarto does not run: it publishes the outputs stored in the file, unchecked"
-    OUTPUT_DIR = "output-dir", "`project: output-dir:` is the project folder, or holds it, its sources or the checker's caches (a render replaces its output folder whole)"
+    OUTPUT_DIR = "output-dir", "`project: output-dir:` is the project folder or holds it, is outside the project, holds or lies inside its sources or the checker's caches, or holds files no render wrote (a render replaces its output folder whole)"
     MATH_METHOD = "math-method", "an `html-math-method` the renderers cannot honour (unknown, or gladtex: readers would see raw TeX)"
     # running the chapters (run/)
     INVARIANT = "invariant", "a `check()` failed, at the line that called it"

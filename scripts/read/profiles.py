@@ -23,6 +23,7 @@ from scripts.model import Finding, Kind
 from .yamlio import YAMLError, compose_yaml, yaml_problem
 
 PROFILE_ENV = "QUARTO_PROFILE"
+LOCAL_OVERRIDES = ("_quarto.yml.local", "_quarto.yaml.local")   # merged last when present
 
 
 def merge_configs(base, *others):
@@ -117,8 +118,7 @@ def overlay(root: Path, config: dict, profile: str | None = None
     profiles = [next((f"_quarto-{name}{ext}" for ext in (".yml", ".yaml")
                       if (root / f"_quarto-{name}{ext}").is_file()), None)
                 for name in reversed(active)]
-    local = next((f"_quarto{ext}.local" for ext in (".yml", ".yaml")
-                  if (root / f"_quarto{ext}.local").is_file()), None)
+    local = next((name for name in LOCAL_OVERRIDES if (root / name).is_file()), None)
     # Quarto: a profile without a file is fine
     merged = merge_configs(merged, *read_layers(r for r in profiles + [local] if r))
     for key in ("metadata-files", "metadata-file", "profile"):

@@ -20,8 +20,9 @@ from scripts.model import Finding, Kind
 from scripts.read import CONFIG, shortcodes
 from scripts.read.figures import drawn_format, figure_options
 from scripts.read.options import check, number_sections
+from scripts.read.output_dir import unsafe as _unsafe_output_dir
 from scripts.read.page_options import as_list, as_mapping, custom_callouts, page_footer
-from scripts.read.profiles import overlay, read_mapping
+from scripts.read.profiles import LOCAL_OVERRIDES, overlay, read_mapping
 from scripts.read.sidebar import page_order, sidebars
 from scripts.read.yamlio import compose_yaml, key_lines
 
@@ -87,6 +88,12 @@ class Project:
     def documents(self) -> list[str]:
         """Chapters then appendices, in book order."""
         return self.chapters + self.appendices
+
+    def settings_files(self) -> list[str]:
+        """_quarto.yml and every file Quarto merges over it: those merged now (a profile's,
+        `metadata-files:`) and the local overrides even when absent (one a cell creates
+        changes the next render as much as an edit of _quarto.yml)."""
+        return list(dict.fromkeys([CONFIG, *LOCAL_OVERRIDES, *self.config_files]))
 
     def exec_dir(self, rel: str) -> str:
         """The folder a document runs in: its own (Quarto's default), or the root
@@ -156,11 +163,13 @@ def load_project(root: Path, profile: str | None = None) -> Project:
         if project.type == "website":            # its pages in sidebar order (read/sidebar.py)
             project.sidebars = sidebars(root, as_mapping(config.get("website")), inputs)
         project.chapters = page_order(project.sidebars, inputs)
-        project.findings += _unsafe_output_dir(project, lines.get(("project", "output-dir"), 0))
+        project.findings += _unsafe_output_dir(project, lines.get(("project", "output-dir"), 0),
+                                              default_output_dir(project.type))
         return project
     project.chapters = _entries(project, _child(book_node, "chapters"), seen, "chapters")
     project.appendices = _entries(project, _child(book_node, "appendices"), seen, "appendices")
-    project.findings += _unsafe_output_dir(project, lines.get(("project", "output-dir"), 0))
+    project.findings += _unsafe_output_dir(project, lines.get(("project", "output-dir"), 0),
+                                              default_output_dir(project.type))
     if not project.chapters and not project.findings:
         project.findings.append(Finding(CONFIG, 1, Kind.YAML, "no `book: chapters:` list"))
     return project
@@ -243,8 +252,8 @@ def _resolve(project: Project, config: dict) -> None:
                        or ("book" if "book" in config else "default"))
     # Quarto numbers a book's sections unless told not to, a website's only when told to
     project.number_sections = number_sections(config, project.figure_format, project.type == "book")
-    default_out = "_book" if project.type == "book" else "_site" if project.type == "website" else ""
-    project.output_dir = str(as_mapping(config.get("project")).get("output-dir") or default_out or "_book")
+    project.output_dir = str(as_mapping(config.get("project")).get("output-dir")
+                             or default_output_dir(project.type))
     project.execute_dir = str(as_mapping(config.get("project")).get("execute-dir") or "file")
     project.output_file = str(book.get("output-file") or "")
     # This pipeline's own checks live under `verify:` (Quarto ignores the key).
@@ -253,31 +262,10 @@ def _resolve(project: Project, config: dict) -> None:
     project.fig_alt = bool(verify.get("fig-alt"))
 
 
-def _unsafe_output_dir(project: Project, line: int) -> list[Finding]:
-    """A render swaps its output folder in whole, deleting the old one: refuse an
-    `output-dir` that is the project folder, holds it, a source it lists or the
-    checker's caches (Quarto writes such pages beside the sources; here they would
-    replace them)."""
-    root = Path(project.root).resolve()
-    out = (root / project.output_dir).resolve()
-    inside = {f"the book's sources ({rel})": root / rel
-              for rel in project.documents + project.bibliography + [CONFIG]}
-    inside[f"the checker's caches ({store.BUILD}/)"] = root / store.BUILD / "x"
-    if out == root:
-        what = "is the project folder"
-    elif (root / store.BUILD).resolve() in out.parents:
-        what = f"is inside the checker's caches ({store.BUILD}/)"
-    elif out in root.parents:
-        what = "holds the project folder"
-    else:
-        what = next((f"holds {name}" for name, path in inside.items()
-                     if out in path.resolve().parents), None)
-        if what is None:
-            return []
-    return [Finding(CONFIG, line, Kind.OUTPUT_DIR,
-                    f"`output-dir: {project.output_dir}` {what}: a render replaces its output "
-                    f"folder whole, so give the book a folder of its own (Quarto's default "
-                    f"for a book is `_book`)")]
+def default_output_dir(project_type: str) -> str:
+    """Quarto's output folder for a project type (a book's `_book`, a website's `_site`;
+    a default project renders beside its sources, which a swap would delete: `_book`)."""
+    return "_site" if project_type == "website" else "_book"
 
 
 def _timeout(value) -> float:

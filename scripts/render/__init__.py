@@ -21,8 +21,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import downloads, quarto
-from .atomic import carry_over, replace_file, staging_dir, swap_in
+from scripts.read.output_dir import add_to_manifest, write_manifest
+
+from . import downloads, links_out, quarto
+from .atomic import carry_over, disk_full, replace_file, staging_dir, swap_in
 from .errors import AuditError, RenderError
 
 FORMATS = ("html", "pdf")
@@ -66,9 +68,10 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
         print(f"quarto executes the chapters again for {fmt}: only HTML is handed the checked "
               "runs (docs/quarto-compat.md)", file=sys.stderr)
     log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen,
-                        profiles=result.project.profiles)
+                        profiles=result.project.profiles, output_dir=result.project.output_dir)
     if fmt == "html":
         log = _render_again_if_incomplete(result, dest, frozen, log)
+    links_out.drop_copies(result.project.root, result.project.source_files(), dest)
     for line in quarto.warnings(log):
         print(f"quarto: {line}", file=sys.stderr)
     if fmt == "html":   # a project without index.qmd (a lone document): x.qmd -> x.html
@@ -105,7 +108,8 @@ def _render_again_if_incomplete(result, dest: Path, frozen: bool, log: str) -> s
     print(f"Quarto left {', '.join(missing)} (Quarto 1.7 indexes pages it is still "
           "rewriting): rendering once more", file=sys.stderr)
     log = quarto.render(Path(result.project.root), "html", dest, result.project.formats,
-                        frozen=frozen, profiles=result.project.profiles)
+                        frozen=frozen, profiles=result.project.profiles,
+                        output_dir=result.project.output_dir)
     missing = incomplete_pages(result, dest)
     if missing:
         raise RenderError(f"quarto left {', '.join(missing)}, twice: the book would be "
@@ -171,15 +175,21 @@ def render_book(result, fmt: str, use_quarto: bool | None = None, audited: bool 
             produced = build(result, fmt, tmp)
             if audited:
                 audit(result, fmt, tmp, produced, by_quarto=use_quarto)
+            if disk_full(tmp):            # some write may have failed unseen: keep the old book
+                raise RenderError(f"the disk holding {final} is full: the {fmt} output may be "
+                                  "incomplete, so the previous one is kept; free some space")
             rel = produced.relative_to(tmp)
             if fmt == "html":
                 carry_over(final, tmp, "*.pdf")
+                write_manifest(tmp)         # what a later render may replace (read/output_dir.py)
                 swap_in(tmp, final)
             elif final.is_dir():
                 replace_file(produced, final / rel)
+                add_to_manifest(final, [rel.as_posix()])
                 if not use_quarto:
                     downloads.link_pdf(final, rel.as_posix())
             else:
+                write_manifest(tmp)
                 swap_in(tmp, final)
     except OSError as exc:
         raise RenderError(f"cannot write the {fmt} output under {final}: {exc}") from exc

@@ -3,16 +3,18 @@
 Every build goes to a fresh directory next to the final one (same
 filesystem, so renames are atomic); `_book/` is replaced by two renames, and
 a single file (the PDF) by os.replace. A failed build leaves `_book/` as it
-was.
+was. The new folder gets the umask's bits (new_dir_mode), as a folder `mkdir` or
+Quarto makes: a web server or another user can read the book.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from scripts.files import atomic_write
+from scripts.files import atomic_write, new_dir_mode
 
 
 @contextmanager
@@ -21,6 +23,7 @@ def staging_dir(final: Path):
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f"{final.name}.tmp-", dir=final.parent))
     try:
+        tmp.chmod(new_dir_mode())           # mkdtemp's 0o700 would hide the book
         yield tmp
     finally:
         if tmp.exists():
@@ -63,3 +66,14 @@ def carry_over(old: Path, new: Path, pattern: str) -> None:
     for path in old.glob(pattern):
         if path.is_file() and not (new / path.name).exists():
             shutil.copy2(path, new / path.name)
+
+
+def disk_full(path: Path) -> bool:
+    """No block left for this process on the file system of `path`: after a write that
+    failed for space there is none, so a build that leaves the disk full is not trusted
+    whole (a program that ignores its failed writes, such as Pagefind, still exits 0)."""
+    try:
+        stats = os.statvfs(path)
+    except OSError:
+        return False
+    return (stats.f_bfree if os.geteuid() == 0 else stats.f_bavail) == 0

@@ -104,7 +104,9 @@ def write_entries(result, documents: list[str] | None = None) -> tuple[list[str]
                                     "over: Quarto would execute this document"))
             continue
         try:
-            raw = (root / rel).read_bytes().decode("utf-8")
+            # Quarto reads it as Deno.readTextFileSync does, a UTF-8 BOM dropped (its
+            # freezeInputHash, src/command/render/freeze.ts), and so did the check
+            raw = (root / rel).read_bytes().decode("utf-8").removeprefix("\ufeff")
         except (OSError, UnicodeDecodeError) as exc:
             findings.append(Finding(rel, 0, Kind.FREEZE, f"cannot read the source: {exc}"))
             continue

@@ -140,6 +140,7 @@ def pre_render(root: Path) -> int:
 
 def post_render(root: Path, env=None) -> int:
     """Audit the HTML pages this render wrote (every page of the book that is there)."""
+    from scripts.read.output_dir import write_manifest
     from scripts.verify.audit import audit_rendered
     from . import incomplete_pages, output_dir
     env = os.environ if env is None else env
@@ -153,6 +154,8 @@ def post_render(root: Path, env=None) -> int:
         return EXIT_FINDINGS
     out = Path(env.get("QUARTO_PROJECT_OUTPUT_DIR") or output_dir(result.project))
     out = out if out.is_absolute() else Path(root) / out
+    if out.is_dir():            # Quarto's pages, written by this pipeline's render (read/output_dir.py)
+        write_manifest(out)
     findings = audit_rendered(result, "html", out)
     race = incomplete_pages(result, out)
     if race:

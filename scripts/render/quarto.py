@@ -12,6 +12,7 @@ import signal
 import subprocess
 from pathlib import Path
 
+from . import quarto_leftovers
 from .errors import RenderError
 
 
@@ -94,12 +95,14 @@ BUILDING = "BOOKCHECK_BUILDING"
 
 
 def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
-           frozen: bool = False, profiles: list[str] = ()) -> str:
+           frozen: bool = False, profiles: list[str] = (), output_dir: str = "_book") -> str:
     """Run `quarto render` for the whole project into `dest`; return Quarto's log.
 
     frozen: the checked runs were handed over (scripts.render.freeze): pass
     `--use-freezer`, and fail if Quarto executed anything all the same.
     profiles: the Quarto profiles the check read (QUARTO_PROFILE of this process only).
+    output_dir: the project's output folder (what Quarto leaves outside it is removed
+    afterwards: quarto_leftovers.py).
     """
     exe = quarto_path()
     if exe is None:
@@ -108,6 +111,7 @@ def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
     cmd = [exe, "render", "--to", to, "--output-dir", str(dest)]
     if frozen:
         cmd.append("--use-freezer")
+    before = quarto_leftovers.snapshot(root, output_dir)
     try:
         env = {**os.environ, BUILDING: "1", **({"QUARTO_PROFILE": ",".join(profiles)} if profiles else {})}
         proc = _run(cmd, root, RENDER_TIMEOUT_S, env)
@@ -116,6 +120,8 @@ def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
     except subprocess.TimeoutExpired:
         raise RenderError(f"quarto render --to {to} did not finish within {RENDER_TIMEOUT_S:g} s "
                           "(RENDER_TIMEOUT_S): stopped, the previous book left as it was") from None
+    finally:                    # stopped or failed half-way, its pages lie beside the sources
+        quarto_leftovers.clean(root, output_dir, before)
     if proc.returncode != 0:
         lines = [ln.strip() for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
         errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln]

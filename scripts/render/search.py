@@ -27,7 +27,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable
 
-from . import math_text
+from . import math_text, pagefind_check
 from .errors import RenderError
 from ..store import stamp
 from .incremental import RENDERED, RenderCache, package_dir
@@ -200,6 +200,10 @@ def start_pagefind(dest: Path, cache: RenderCache | None = None,
         if proc.returncode != 0 or not (dest / "pagefind" / "pagefind.js").is_file():
             reason = " ".join((stderr or stdout or "no output").split())[:300]
             raise RenderError(f"pagefind failed to index the book: {reason}")
+        broken = pagefind_check.problem(dest / "pagefind")     # it ignores a failed write
+        if broken:
+            raise RenderError(f"pagefind did not write its index whole: {broken} "
+                              "(is the disk full?)")
         if key is not None:
             cache.put(key, _zipped(dest / "pagefind"))
         return True

@@ -72,12 +72,13 @@ def forget_environment() -> None:
 
 
 def mlsys_digest(root: Path) -> str:
-    """Digest of the sorted relative paths and bytes of every file under root/mlsys."""
+    """Digest of the sorted relative paths and bytes of every regular file under root/mlsys."""
     base = Path(root) / "mlsys"
     files = []
     for folder, dirs, names in os.walk(base, followlinks=True):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
-        files += [Path(folder) / n for n in names if not n.endswith((".pyc", ".pyo"))]
+        files += [Path(folder) / n for n in names if not n.endswith((".pyc", ".pyo"))
+                  and (Path(folder) / n).is_file()]     # not an editor's dangling lock link, a FIFO
     return _store.digest(sorted((p.relative_to(base).as_posix(), _store.file_digest(p))
                                 for p in files))
 

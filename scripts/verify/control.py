@@ -1,7 +1,8 @@
 """The project's control files must come out of a run as they went in.
 
-Control files: _quarto.yml, numbers.lock, the bibliography, every chapter and
-every file it includes. A cell that writes one of them (rewrites the ledger it
+Control files: _quarto.yml and every file Quarto merges over it (a profile's,
+`metadata-files:`, `_quarto.yml.local`, even one that does not exist yet),
+numbers.lock, the bibliography, every chapter and every file it includes. A cell that writes one of them (rewrites the ledger it
 is checked against, edits the book's configuration) would pass unnoticed and
 leave `git diff` showing the change. `snapshot` takes their digests before the
 chapters run, `changed` compares after: each file that differs is a `control`
@@ -21,7 +22,7 @@ LOCK_NAME = "numbers.lock"
 
 def control_files(project: Project, parsed: list[ParsedChapter]) -> list[str]:
     """Project-relative control files, in a fixed order, each once."""
-    names = ["_quarto.yml", LOCK_NAME, *project.bibliography]
+    names = [*project.settings_files(), LOCK_NAME, *project.bibliography]
     for chapter in parsed:
         names += [chapter.path, *chapter.includes]
     return list(dict.fromkeys(names))

@@ -311,6 +311,24 @@ def chapter_findings(merged: MergedChapters) -> list[Finding]:
     return once_per_book([finding_from_dict(f) for f in unreadable + own + text])
 
 
+def same_profiles(partials: list[tuple[Path, dict]], profiles: list[str]) -> None:
+    """ShardError unless every partial was checked under `profiles` (the Quarto profiles
+    the merge reads the project with): a profile changes the chapters' options, so
+    partials of two profiles are not one run."""
+    for path, data in partials:
+        theirs = list(data.get("profiles", []))
+        if theirs != list(profiles):
+            fix = (f"merge with `--profile {','.join(theirs)}`" if theirs else
+                   "merge without a profile (QUARTO_PROFILE unset)")
+            raise ShardError(f"{path}: checked under {_profiles(theirs)}, this merge reads the "
+                             f"project under {_profiles(profiles)}: {fix}, or rerun every "
+                             f"shard under one")
+
+
+def _profiles(names: list[str]) -> str:
+    return f"profile {','.join(names)}" if names else "no profile"
+
+
 def read_all(paths: list[Path]) -> list[tuple[Path, dict]]:
     return [(Path(p), read_partial(Path(p))) for p in paths]
 

@@ -30,12 +30,13 @@ def run_shard(root: Path, spec: str, out: Path | None, force: bool, jobs: int | 
     return 0
 
 
-def run_merge(root: Path, paths: list[Path], stream: TextIO = sys.stdout) -> int:
+def run_merge(root: Path, paths: list[Path], stream: TextIO = sys.stdout,
+              profile: str | None = None) -> int:
     """Merge partial results; print the report (and GitHub annotations); 0 ok, 1 findings, 2 bad input."""
     from scripts.verify.report import print_findings, verdict_lines
     from scripts.verify.sharding import merge
     try:
-        result = merge(root, paths)
+        result = merge(root, paths, profile)
     except ShardError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

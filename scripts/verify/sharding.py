@@ -51,6 +51,7 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
     changed = control.changed(project, controls)
     seconds = time.perf_counter() - started
     data = sh.partial(shard, shards, documents, records, seconds, sources)
+    data["profiles"] = list(project.profiles)
     data["control"] = [asdict(f) for f in changed]
     path = sh.write_partial(out or sh.default_partial_path(root, shard), data)
     findings = [f for rel in mine for f in sh.record_findings(records[rel])] + changed
@@ -78,10 +79,13 @@ class MergedResult:
         return not self.findings
 
 
-def merge(root: Path, paths: list[Path]) -> MergedResult:
-    """Combine the partials at `paths` (ShardError when they are not one complete plan)."""
-    project = load_project(Path(root))
-    merged, aside = sh.combine(sh.read_all(paths),
+def merge(root: Path, paths: list[Path], profile: str | None = None) -> MergedResult:
+    """Combine the partials at `paths` (ShardError when they are not one complete plan,
+    or were checked under other Quarto profiles than the project is read with here)."""
+    project = load_project(Path(root), profile)
+    partials = sh.read_all(paths)
+    sh.same_profiles(partials, project.profiles)
+    merged, aside = sh.combine(partials,
                                sh.source_digests(project.root, project.source_files()))
     if merged.documents != project.documents:
         raise sh.ShardError(f"{paths[0]}: the partials list other chapters than "

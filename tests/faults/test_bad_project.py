@@ -157,7 +157,8 @@ def source_tree(book) -> dict:
     (".", "is the project folder"), ("..", "holds the project folder"),
     ("contents", "holds the book's sources (contents/one.qmd)"),
     ("_bookcheck", "holds the checker's caches (_bookcheck/)"),
-    ("_bookcheck/html", "is inside the checker's caches (_bookcheck/)")])
+    ("_bookcheck/html", "is inside the checker's caches (_bookcheck/)"),
+    ("contents/html", "is inside a source folder (contents/, which holds contents/one.qmd)")])
 def test_an_output_dir_holding_the_sources_is_refused_and_nothing_is_deleted(
         good_book, runner, output_dir, what):
     """A render swaps its output folder in whole: `output-dir: .` once deleted the book."""

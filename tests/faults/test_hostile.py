@@ -199,17 +199,21 @@ def test_a_chapter_killing_the_fork_server_is_blamed_not_its_neighbour(good_book
     assert_no_leftovers(runner, result.marker)
 
 
-@pytest.mark.parametrize("target", ["numbers.lock", "_quarto.yml", "contents/one.qmd"])
+@pytest.mark.parametrize("target", ["numbers.lock", "_quarto.yml", "contents/one.qmd",
+                                    "_quarto.yml.local"])
 def test_a_cell_that_rewrites_a_control_file_is_a_finding(good_book, runner, target):
-    """The check must not pass while `git diff` shows a control file the run changed."""
+    """The check must not pass while `git diff` shows a control file the run changed (or
+    created: a `_quarto.yml.local` is merged over _quarto.yml by the next render)."""
     edit(chapter(good_book), "cluster_str = fmt(",
          f"with open('../{target}', 'a') as _f:\n    _f.write('\\n# planted\\n')\ncluster_str = fmt(")
-    written = (good_book / target).read_bytes()
+    existed = (good_book / target).exists()
+    written = (good_book / target).read_bytes() if existed else b""
     result = runner.cli(good_book, "check", "--force")
     assert result.code == 1, result.output
     f = result.only("control")
     assert (f.path, f.line) == (target, 0)
-    assert f.reason.startswith(f"{target} was changed while the chapters ran: a cell must not "
+    verb = "changed" if existed else "created"
+    assert f.reason.startswith(f"{target} was {verb} while the chapters ran: a cell must not "
                                f"write the project's control files")
     assert (good_book / target).read_bytes() == written + b"\n# planted\n"   # never "restored"
     from tests.faults.faultkit import assert_no_leftovers

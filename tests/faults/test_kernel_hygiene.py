@@ -154,3 +154,35 @@ def test_sigkill_leaves_no_kernel_running(good_book, runner):
     finally:
         for pid in leftover_processes(marker):      # ours (marker): never leave them running
             os.kill(pid, signal.SIGKILL)
+
+
+# a daemon that keeps re-forking itself: each generation forks the next and exits, so
+# the pid a sweep lists is gone before its SIGKILL lands (its process group stays)
+REFORKER = ("import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpgrp()))\n"
+            "while True:\n    time.sleep(0.002)\n    if os.fork():\n        os._exit(0)\n")
+
+
+def test_a_reforking_daemon_does_not_outlive_the_run(good_book, runner, tmp_path):
+    """Killing pid by pid loses the race with a process that forks a new pid every few
+    milliseconds: the sweep freezes the run's processes and their groups (SIGSTOP) first."""
+    pgid_file = tmp_path / "reforker.pgid"
+    cell = (f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', {REFORKER!r}, "
+            f"{str(pgid_file)!r}], start_new_session=True)\ntime.sleep(1)\n")
+    edit(good_book / "contents" / "one.qmd", "cluster_str = fmt(", cell + "cluster_str = fmt(")
+    pgid = None
+    try:
+        result = runner.cli(good_book, "check", "--force")
+        assert pgid_file.is_file(), f"the daemon never started\n{result.output}"
+        pgid = int(pgid_file.read_text())
+        assert result.code == 0, result.output
+        wait_until(lambda: not leftover_processes(result.marker), timeout=5)
+        assert leftover_processes(result.marker) == [], "the re-forking daemon outlived the run"
+        time.sleep(0.2)
+        with pytest.raises(ProcessLookupError):
+            os.killpg(pgid, 0)              # nothing left in its process group either
+    finally:
+        if pgid:
+            try:
+                os.killpg(pgid, signal.SIGKILL)   # never leave it running, fix or no fix
+            except ProcessLookupError:
+                pass

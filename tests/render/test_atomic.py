@@ -108,3 +108,25 @@ def test_unknown_format_and_failed_check(rendered):
     failed = SimpleNamespace(**{**vars(with_text_appended(result, "index.qmd", "")), "ok": False})
     with pytest.raises(RenderError, match="check reported problems"):
         render_book(failed, "html", use_quarto=False)
+
+
+def test_a_symlink_out_of_the_project_is_not_published(tmp_path, capsys):
+    """Quarto copies a linked resource following its symlink: `data.txt -> /outside` put
+    the outside file in `_book/` (render/links_out.py drops the copy)."""
+    from scripts.render import links_out
+    outside = tmp_path / "outside.txt"
+    outside.write_text("SECRET\n")
+    root = tmp_path / "book"
+    (root / "contents").mkdir(parents=True)
+    (root / "contents" / "data.txt").symlink_to(outside)
+    (root / "contents" / "mine.txt").write_text("ours\n")
+    (root / "contents" / "near.txt").symlink_to("mine.txt")           # inside: published
+    dest = tmp_path / "staging"
+    (dest / "contents").mkdir(parents=True)
+    for name in ("data.txt", "mine.txt", "near.txt"):
+        (dest / "contents" / name).write_text((root / "contents" / name).read_text())
+    files = ["contents/data.txt", "contents/mine.txt", "contents/near.txt"]
+    assert links_out.drop_copies(root, files, dest) == ["contents/data.txt"]
+    assert sorted(p.name for p in (dest / "contents").iterdir()) == ["mine.txt", "near.txt"]
+    assert capsys.readouterr().err == (f"contents/data.txt is a symlink out of the project "
+                                       f"(to {outside}): not published\n")

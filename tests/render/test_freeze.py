@@ -112,6 +112,16 @@ def test_a_source_changed_after_the_check_is_a_finding_and_gets_no_entry(tmp_pat
     assert not (tmp_path / ".quarto").exists()
 
 
+def test_a_chapter_starting_with_a_bom_is_handed_over_with_quartos_hash(tmp_path):
+    """Quarto (Deno.readTextFileSync) hashes the text without its UTF-8 BOM, and the check
+    read it without: the BOM made it "changed since it was checked" for ever."""
+    result = book(tmp_path)
+    (tmp_path / "contents" / "ch.qmd").write_bytes(b"\xef\xbb\xbf" + CHAPTER.encode())
+    assert freeze.write_entries(result) == (["contents/ch.qmd"], [])
+    entry = tmp_path / ".quarto" / "_freeze" / "contents" / "ch" / "execute-results" / "html.json"
+    assert json.loads(entry.read_text())["hash"] == hashlib.md5(CHAPTER.encode()).hexdigest()
+
+
 def test_a_run_with_findings_is_never_handed_over(tmp_path):
     result = book(tmp_path)
     from scripts.model import Finding

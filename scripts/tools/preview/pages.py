@@ -12,7 +12,8 @@ and labels (the sidebar, the pager and cross-references show them). So:
 
 The first build, any configuration change and an output missing a page or
 the stylesheet (`_book/` deleted while previewing) render everything with
-`make html`'s writer; afterwards each rewritten page is written atomically, so
+`make html`'s writer into a new folder swapped in for the old one (a removed
+chapter's page does not stay behind to be served); afterwards each rewritten page is written atomically, so
 the server never serves half a page. Scratch files live in one temporary
 directory removed by `close()`; pandoc's outputs are `make html`'s render cache.
 """
@@ -26,7 +27,9 @@ from pathlib import Path
 
 from scripts import store
 from scripts.files import atomic_write
+from scripts.read.output_dir import add_to_manifest, listing, write_manifest
 from scripts.render import output_dir
+from scripts.render.atomic import carry_over, staging_dir, swap_in
 from scripts.render.book import (Book, Chapter, assemble, chapter_info, collect_all, new_book,
                                  new_chapter, number, write_chapter_files)
 from scripts.render.html import CSS, body_job, page, page_bodies, write_html
@@ -117,10 +120,15 @@ class PageRenderer:
         """A full render is `make html`'s own writer (pages, figures, assets, search);
         otherwise only `pages` are rewritten, each atomically."""
         book, dest = self.book, self.dest
-        dest.mkdir(parents=True, exist_ok=True)
-        if full:
-            write_html(book, dest)
+        if full:        # built beside and swapped in: a removed chapter's page goes with it
+            with staging_dir(dest) as tmp:
+                carry_over(dest, tmp, "*.pdf")
+                write_html(book, tmp)
+                write_manifest(tmp)
+                swap_in(tmp, dest)
             return
+        dest.mkdir(parents=True, exist_ok=True)
+        before = set(listing(dest))
         index = {c.path: i for i, c in enumerate(book.chapters)}
         pdf = linked_pdf(book, dest, say=False)        # write_html said it on the full build
         bodies = page_bodies(book, pages)
@@ -129,3 +137,4 @@ class PageRenderer:
             target = dest / chapter.page
             target.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(target, page(book, index[chapter.path], body, pdf))
+        add_to_manifest(dest, sorted(set(listing(dest)) - before))   # read/output_dir.py
