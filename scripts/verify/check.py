@@ -101,6 +101,8 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     for check in text_checks(project):
         result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
     result.findings += changed_controls
+    if update_ledger:           # numbers from two versions of an input are never accepted
+        result.findings += ledger.mixed_inputs(result.parsed, result.runs)
     published = {rel: ledger.collect(parsed, result.runs[rel])
                  for rel, parsed in result.parsed.items()}
     failed = [rel for rel, run in result.runs.items() if run.findings]
