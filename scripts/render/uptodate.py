@@ -157,8 +157,7 @@ def outside_inputs(result) -> dict | None:
             kind, _, where = key.partition(" ")
             if kind in FILE_FACTS and _untracked(where):
                 found[key] = value
-    project = result.project
-    for rel in [*project.config_files, *project.bibliography, *([project.csl] if project.csl else [])]:
+    for rel in result.project.named_files():
         where = stored(root, os.path.normpath(os.path.join(root, rel)))
         if _untracked(where):
             found[f"path {where}"] = AT_START
