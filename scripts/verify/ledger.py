@@ -171,38 +171,6 @@ def write(path: Path, entries: dict[str, str]) -> None:
     atomic_write(Path(path), format_lock(entries))
 
 
-# ------------------------------------------------------------------ accepting
-
-def mixed_inputs(parsed: dict[str, ParsedChapter], runs: dict[str, ChapterRun]) -> list[Finding]:
-    """An `input-changed` finding per chapter whose run saw an input change while it ran
-    (`deps.snapshot`'s "unstable": its value at the end differs from its first read), so
-    its numbers may mix both versions (`v` of the first, `w` of the second): `make
-    numbers` records none of them. Located at the first line of a cell that names the
-    input's file (where it is opened), else at the chapter's first cell."""
-    findings = []
-    for rel, run in runs.items():
-        reason = (run.deps or {}).get("unstable")
-        chapter = parsed.get(rel)
-        if not reason or run.cached or chapter is None:
-            continue
-        findings.append(chapter.relocate(Finding(
-            rel, _naming_line(chapter, reason), Kind.INPUT_CHANGED,
-            f"{reason}, so its numbers may mix two versions of it: nothing recorded; run "
-            "`make numbers` again once nothing changes it during the run (an editor, another "
-            "program, the chapter itself appending to it)")))
-    return findings
-
-
-def _naming_line(chapter: ParsedChapter, reason: str) -> int:
-    names = {n.rstrip("/").rsplit("/", 1)[-1] for n in re.findall(r"[\w.~+-]*[./][\w./~+-]*", reason)}
-    names.discard("")
-    for cell in chapter.cells:
-        for offset, line in enumerate(cell.source.split("\n")):
-            if any(name in line for name in names):
-                return cell.first_code_line + offset
-    return chapter.cells[0].fence_line if chapter.cells else 1
-
-
 # ------------------------------------------------------------------ comparing
 
 def _show(value: str) -> str:
