@@ -2,23 +2,24 @@
 
 Each store namespace is keyed on the import closure of the code that produces its
 entries (scripts/store.py, `code_digest`); no list of files is kept by hand. Here
-the checker runs from a copy of this repository (tests/repo_copy.py) on a small
-book, a pipeline module of the copy is edited, and the next run must not be served
-what the old code made: the chapter cache misses after an edit to
+the checker runs from a copy of its code on a small book, a pipeline module of the
+copy is edited, and the next run must not be served what the old code made: the chapter cache misses after an edit to
 scripts/run/inline_values.py (what Quarto inserts for an inline value), and the
 audit's page cache misses after a stricter audit rule (a new `leak` pattern in
 scripts/verify/audit_tokens.py), which then fails the build.
 """
 from __future__ import annotations
 
+import shutil
 import subprocess
 import uuid
 
 import pytest
 
+from scripts.store import PACKAGES
+from tests import REPO
 from tests.faults.faultkit import (CHAPTER_QMD, HANG_LIMIT_S, INDEX_QMD, PYTHON, Result,
                                    from_cache, line_of, parse_report, write_book)
-from tests.repo_copy import copy_repository
 
 pytestmark = pytest.mark.slow
 
@@ -28,8 +29,13 @@ AUDIT_TOKENS = "scripts/verify/audit_tokens.py"
 
 @pytest.fixture(scope="module")
 def checker(tmp_path_factory):
-    """A copy of the repository: its scripts/ is the checker the tests run and edit."""
-    return copy_repository(tmp_path_factory.mktemp("checker") / "repo")
+    """A copy of the checker (scripts/ and mlsys/, all `python -m scripts` reads; no git
+    needed, so the planted-bug copies run it too): the tests run it and edit it."""
+    dest = tmp_path_factory.mktemp("checker") / "repo"
+    for package in PACKAGES:
+        shutil.copytree(REPO / package, dest / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return dest
 
 
 @pytest.fixture
