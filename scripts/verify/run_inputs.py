@@ -7,9 +7,11 @@
   The checker runs a reader again after its writers, so its check passes; Quarto
   runs the chapters one after another in book order, so on a fresh clone the reader
   finds the file missing (or the version a previous render left): `read-before-written`.
-  A read is the writer's when the reader's recorded fact about a path would differ
-  without the writer's products: the file itself, or a listing or module lookup of
-  its folder that sees it (the fact's value now, with and without those entries).
+  Only files of the project count (a fresh clone has them or not; a library's cache
+  in the home folder is no order of the book's). A read is the writer's when the
+  reader's recorded fact about a path would differ without the writer's products:
+  the file itself, or a listing or module lookup of its folder that sees it (the
+  fact's value now, with and without those entries).
 
 Each finding is at the first line of a cell that names the file (where it is
 opened), else at the chapter's first cell. Stdlib only.
@@ -54,8 +56,8 @@ def later_writers(root, parsed: dict[str, ParsedChapter], runs: dict[str, Chapte
         recorded = runs[reader].deps.get("facts") or {}
         for writer in book[i + 1:]:
             for written in writes[writer]:
-                if written in writes[reader]:
-                    continue            # the reader writes it itself (before reading it)
+                if written.startswith("/") or written in writes[reader]:
+                    continue            # not the project's (a user cache), or its own too
                 key = next((k for k, v in recorded.items() if _sees(facts, k, v, written)), None)
                 if key is None:
                     continue
