@@ -217,7 +217,8 @@ def _html(args) -> int:
     if produced is None:
         return EXIT_FINDINGS
     from scripts.verify.report import summary
-    uptodate.record(start, result.project.output_dir, summary(result), str(produced))
+    uptodate.record(start, result.project.output_dir, summary(result), str(produced),
+                    uptodate.outside_inputs(result))
     print(f"html: {produced}")          # after the stamp: a reader gone (`| head`) loses nothing
     return EXIT_OK
 

@@ -68,6 +68,8 @@ class Kind(str, Enum):
     BASELINE = "baseline", "`findings-baseline.json` cannot be read or written (docs/adopting.md)"
     PANDOC_WARNING = "pandoc-warning", "pandoc's reader warns (a footnote defined twice or never referenced, an id or link defined twice, a div never closed): the page loses text silently"
     MISSING_IMAGE = "missing-image", "an image whose file does not exist (relative to the chapter, `/…` to the project)"
+    INPUT_CHANGED = "input-changed", "`make numbers`: an input of a chapter changed while it ran, so its numbers mix two versions of it (nothing recorded)"
+    READ_BEFORE_WRITTEN = "read-before-written", "a chapter reads a file a later chapter writes: Quarto runs them in book order, so on a fresh clone it is missing (or stale)"
     CONTROL = "control", "a control file (`_quarto.yml`, `numbers.lock`, a bibliography, a source) changed while the chapters ran"
     # the audit of a render (docs/audit.md)
     UNACCOUNTED_NUMBER = "unaccounted-number", "a rendered page shows a number no value, renderer or allowlist accounts for"

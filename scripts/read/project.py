@@ -101,6 +101,11 @@ class Project:
         parent = PurePosixPath(rel).parent
         return "" if self.execute_dir == "project" or parent == PurePosixPath(".") else parent.as_posix()
 
+    def named_files(self) -> list[str]:
+        """The files the configuration names, as written (relative to the root; they may
+        lie outside it): those merged over _quarto.yml, the bibliography, the CSL."""
+        return [*self.config_files, *self.bibliography, *([self.csl] if self.csl else [])]
+
     def source_files(self) -> list[str]:
         """Every file that makes up the book (project-relative POSIX paths, sorted):
         _quarto.yml, documents, bibliography, numbers.lock, the chapters' packages,

@@ -17,8 +17,11 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
 
 from scripts import store
 
@@ -32,10 +35,13 @@ RECORD = ".stamp"
 @dataclass(frozen=True)
 class Start:
     """What a build found when it started: its inputs' digest, with the output
-    directory it left out of them (None: too many files to stamp)."""
+    directory it left out of them (None: too many files to stamp), and the value of
+    each input outside the project the last build named (`outside_inputs`)."""
     root: Path
     output_dir: str
     digest: str | None
+    outside: dict = field(default_factory=dict)
+    began_ns: int = field(default_factory=time.time_ns)
 
 
 def usable(options: dict) -> bool:
@@ -123,6 +129,61 @@ def inputs_digest(root: Path, output_dir: str, options: dict) -> str | None:
         sorted((k, v) for k, v in os.environ.items() if k not in SHELL_BOOKKEEPING))
 
 
+FILE_FACTS = ("path", "link", "list", "find", "meta")   # facts about a file or folder
+AT_START = "at the start"       # an input whose value the build's start must supply
+
+
+def _untracked(stored: str) -> bool:
+    """A fact's path the project walk (`_tree`) does not see: outside the project (stored
+    absolute) or in a folder it skips (.git, .venv …)."""
+    return stored.startswith("/") or any(part in SKIPPED_NAMES for part in stored.split("/"))
+
+
+def outside_inputs(result) -> dict | None:
+    """Every input of the build the project walk does not see, as the keys of the cache's
+    facts (scripts.run.facts_side) with the value the build depended on: what each run
+    recorded (a file a chapter read beside the book, a folder it listed), and the
+    configuration, bibliography and CSL files outside the project (`metadata-files:
+    ../shared.yml`), whose value the build's start supplies (AT_START). None when a run
+    saw an input change while it ran: no stamp can say which version the pages show."""
+    from scripts.run.facts_side import stored
+    root = str(Path(result.project.root).resolve())
+    found: dict = {}
+    for run in result.runs.values():
+        deps = run.deps or {}
+        if deps.get("unstable"):
+            return None
+        for key, value in (deps.get("facts") or {}).items():
+            kind, _, where = key.partition(" ")
+            if kind in FILE_FACTS and _untracked(where):
+                found[key] = value
+    for rel in result.project.named_files():
+        where = stored(root, os.path.normpath(os.path.join(root, rel)))
+        if _untracked(where):
+            found[f"path {where}"] = AT_START
+    return found
+
+
+def _outside_now(root: Path, recorded: dict) -> dict:
+    """The value now of each recorded input outside the project walk."""
+    from scripts.run.facts_side import Facts
+    facts = Facts(str(Path(root).resolve()), {})
+    return {key: facts.value(key, value) for key, value in recorded.items()}
+
+
+def _unchanged_since(start: Start, key: str):
+    """The value of a file input now if it has not changed since the build began (its
+    ctime a second before that: file systems keep coarse times), else AT_START."""
+    from scripts.run.facts_side import absolute
+    try:
+        changed = os.stat(absolute(str(Path(start.root).resolve()), key.partition(" ")[2])).st_ctime_ns
+    except OSError:
+        return AT_START
+    if changed >= start.began_ns - 1_000_000_000:
+        return AT_START
+    return _outside_now(start.root, {key: None})[key]
+
+
 def output_listing(out: Path) -> str | None:
     """A digest of the output directory's files as they are now (None: too many)."""
     rows = _tree(Path(out)) if Path(out).is_dir() else []
@@ -149,23 +210,38 @@ def begin(root: Path, options: dict) -> tuple[dict | None, Start]:
     stamp = _read(root)
     output_dir = stamp.get("output_dir")
     output_dir = output_dir if isinstance(output_dir, str) else "_book"
-    start = Start(Path(root), output_dir, inputs_digest(root, output_dir, options))
+    outside = stamp.get("outside") if isinstance(stamp.get("outside"), dict) else {}
+    start = Start(Path(root), output_dir, inputs_digest(root, output_dir, options),
+                  _outside_now(root, outside))
     written = all(isinstance(stamp.get(k), str) for k in ("digest", "output", "summary", "produced"))
-    if written and start.digest == stamp["digest"] \
+    if written and start.digest == stamp["digest"] and start.outside == outside \
             and output_listing(Path(root) / output_dir) == stamp["output"]:
         return stamp, start
     forget(root)
     return None, start
 
 
-def record(start: Start, output_dir: str, summary: str, produced: str) -> None:
+def record(start: Start, output_dir: str, summary: str, produced: str,
+           outside: Mapping | None = MappingProxyType({})) -> None:
     """After a successful build: write the stamp. Built into another output directory
     than `start` left out of its digest (the config changed it), only that directory
-    is recorded, for the next build to leave out."""
+    is recorded, for the next build to leave out. `outside` (`outside_inputs`): the
+    inputs beyond the project walk, each with the value the build depended on (a
+    configuration file this build named first: its value now, when it has not changed
+    since the build began). One whose value at the start cannot be known, or None,
+    leaves a stamp the next build does not trust (it builds, and records again)."""
     digest = start.digest if output_dir == start.output_dir else None
+    known = {}
+    for key, value in (outside or {}).items():      # (None: not known, below)
+        known[key] = start.outside[key] if value == AT_START and key in start.outside else value
+        if known[key] == AT_START:
+            known[key] = _unchanged_since(start, key)
+            digest = None if known[key] == AT_START else digest
+    if outside is None:
+        digest = None
     _stamps(start.root).put_json(RECORD, {
         "output_dir": output_dir, "digest": digest, "output": output_listing(start.root / output_dir),
-        "summary": summary, "produced": produced})
+        "summary": summary, "produced": produced, "outside": known})
 
 
 def forget(root: Path) -> None:

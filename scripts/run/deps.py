@@ -133,10 +133,20 @@ def snapshot(root: Path, observed: dict | None, env: dict | None = None) -> dict
 
 def declared(root: Path, folder: str, patterns: list[str]) -> dict:
     """Facts for the inputs a chapter declares (paths or globs, relative to its folder):
-    each glob's matches (a `list`-like fact of the pattern) and each match's content."""
+    each glob's matches (a `list`-like fact of the pattern) and each match's content;
+    a match that is a folder stands for everything under it: the listing of it and of
+    every folder below (a file added or removed anywhere) and each file's content.
+    Links to folders are followed (each real folder once); the checker's own state
+    and the book package (`facts_side.SKIP_NAMES`) are left out, as in every listing."""
     root = Path(root).resolve()
     facts: dict = {}
     base = root / folder
+    now = Facts(str(root), {})
+
+    def fact(kind: str, path: str) -> None:
+        key = f"{kind} {facts_side.stored(str(root), path)}"
+        facts[key] = now.value(key)
+
     for pattern in patterns:
         full = pattern if os.path.isabs(pattern) else str(base / pattern)
         matches = sorted(glob.glob(full, recursive=True))
@@ -144,7 +154,16 @@ def declared(root: Path, folder: str, patterns: list[str]) -> dict:
             facts_side.stored(str(root), os.path.normpath(m)) for m in matches]
         for match in matches:
             path = os.path.normpath(match)
-            facts[f"path {facts_side.stored(str(root), path)}"] = facts_side.path_fact(path)
+            fact("path", path)
+            seen: set[str] = set()
+            for where, dirs, names in os.walk(path, followlinks=True) if os.path.isdir(path) else ():
+                real = os.path.realpath(where)
+                dirs[:] = [] if real in seen else sorted(d for d in dirs if d not in facts_side.SKIP_NAMES)
+                if real not in seen:
+                    seen.add(real)
+                    fact("list", where)
+                    for name in sorted(names):
+                        fact("path", os.path.join(where, name))
     return facts
 
 

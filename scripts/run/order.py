@@ -15,6 +15,9 @@ last known of every chapter are a record of the chapter cache (`.chapter-io`):
   before its writer ran: on a fresh clone, where nothing is known yet, a reader
   that ran first (and failed with FileNotFoundError) runs again after it.
 
+A reader listed *before* its writer still passes here but not under Quarto's book
+order: that is a finding of the verify stage (`verify/run_inputs.py`).
+
 Stdlib only.
 """
 from __future__ import annotations

@@ -240,7 +240,8 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         except OSError:
             findings.append(Finding(path, 0, Kind.MISSING_PAGE, f"the render wrote no page {page}"))
             continue
-        digest = seen.digest(page, raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
+        digest = seen.digest(page, raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok,
+                             path == first, parsed.line_map)      # (the chrome; the includes' lines)
         known = seen.known(digest)
         if known is not None:
             findings += known

@@ -24,6 +24,7 @@ from scripts.verify.inline_math import inline_math
 from scripts.verify.pandoc_lint import pandoc_findings
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
+from scripts.verify.run_inputs import later_writers, mixed_inputs
 
 
 @dataclass
@@ -101,6 +102,9 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
     for check in text_checks(project):
         result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
     result.findings += changed_controls
+    result.findings += later_writers(project.root, result.parsed, result.runs)
+    if update_ledger:           # numbers from two versions of an input are never accepted
+        result.findings += mixed_inputs(result.parsed, result.runs)
     published = {rel: ledger.collect(parsed, result.runs[rel])
                  for rel, parsed in result.parsed.items()}
     failed = [rel for rel, run in result.runs.items() if run.findings]
