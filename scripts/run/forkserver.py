@@ -36,7 +36,8 @@ KERNEL_MODULE = "ipykernel_launcher"
 # installed in this order (scripts.run.kernel). The fork server imports them once,
 # so a forked kernel only has to call their setup.
 SIDE_MODULES = {"_qmd_checker": "kernel_side.py", "_qmd_facts": "facts_side.py",
-                "_qmd_observer": "observe_side.py", "_qmd_steps": "steps_side.py"}
+                "_qmd_oslog": "oslog_side.py", "_qmd_observer": "observe_side.py",
+                "_qmd_steps": "steps_side.py"}
 
 # Headless and Agg-based, like Quarto's kernels: figures shown with plt.show()
 # become image outputs (plain "Agg" would silently drop them).
@@ -56,8 +57,10 @@ REPRODUCIBLE_ENV = {
 
 def kernel_env(root: Path) -> dict:
     """Environment of every kernel (and of the fork server that makes them)."""
+    from scripts.run.interpose import environment
     env = {**REPRODUCIBLE_ENV, **os.environ,
-           "MPLBACKEND": MPL_BACKEND, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+           "MPLBACKEND": MPL_BACKEND, "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+           **environment(root)}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(root).resolve()),
                                                      env.get("PYTHONPATH")) if p)
     return env

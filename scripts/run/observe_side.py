@@ -9,6 +9,16 @@ line; the list of what is observed, and what is opaque, is docs/performance.md's
 "What the cache observes" (the /proc, /sys, /dev probes allowed:
 `facts_side.RESOURCE_PROBES`).
 
+Files are observed at the operating-system boundary: the interposer's log
+(oslog_side: every open, stat, access, readlink and listing of this process and
+its children, whatever library made it) becomes facts in `note_touch`, with no
+code per API. Python-level hooks remain where they add meaning: which module was
+looked for (`_Finder`), which environment variable was read, a network
+connection, a clock or unseeded random generator read by the chapter
+(volatile_side). Where the interposer could not be built, the audit hook and
+wrapped `os.stat`/`lstat`/`access`/`readlink` observe Python's own file calls
+instead (`_install_file_hooks`: the fallback).
+
 Not inputs: files of the interpreter (the stdlib: the Python version is part of
 the key; site-packages: the distribution's version is a fact), the skipped
 folders (``mlsys/`` is keyed whole; ``_bookcheck``, ``.git`` …), ``__pycache__``.
@@ -19,13 +29,22 @@ import os
 import sys
 import threading
 
-_facts = sys.modules.get("_qmd_facts")
-if _facts is None:                       # imported from its folder (tests) or the package
-    try:
-        import facts_side as _facts
-    except ImportError:
-        from scripts.run import facts_side as _facts
+def _side(name, filename):
+    module = sys.modules.get(name)
+    if module is None:                   # imported from its folder (tests) or the package
+        try:
+            module = __import__(filename)
+        except ImportError:
+            import importlib
+            module = importlib.import_module(f"scripts.run.{filename}")
+    return module
 
+
+_facts = _side("_qmd_facts", "facts_side")
+_oslog = _side("_qmd_oslog", "oslog_side")
+
+NETWORK_EVENTS = {"socket.connect": "opens a network connection", "socket.bind": "opens a socket",
+                  "socket.getaddrinfo": "looks up a network name"}
 OPAQUE_EVENTS = {
     "subprocess.Popen": "starts a subprocess", "os.system": "runs a shell command",
     "os.exec": "executes a program", "os.posix_spawn": "starts a program",
@@ -61,10 +80,16 @@ class _Observer:
         self.active = False
         self.step = None         # index of the running step (steps_side sets it)
         self.keep = set()        # the checker's own modules in the kernel
+        self.log = None          # the interposer's log (oslog_side.Log), None: the fallback
+        self.meta_lists = {}     # folder -> listings importlib.metadata made of it (hook)
+        self.observe_dir = os.path.join(self.root, _facts.BUILD_NAME, "observe")
 
     # -- what is an input -----------------------------------------------------
     def where(self, path):
         """(stored path, None), (None, opaque reason) or (None, None) when not an input."""
+        path = _unrooted(path)
+        if self.log is not None and (path == self.log.dir or path.startswith(self.log.dir + os.sep)):
+            return None, None
         if path in _facts.HARMLESS_DEVICES or _facts.resource_probe(path):
             return None, None
         for system in _facts.SYSTEM_DIRS:
@@ -85,32 +110,61 @@ class _Observer:
         except (TypeError, ValueError):
             return None
 
-    def note(self, kind, path, product=False):
-        """Record the fact `kind` of `path` (an absolute, normalised path)."""
+    def note(self, kind, path, product=False, touch=None):
+        """Record the fact `kind` of `path` (an absolute, normalised path); `touch`: what
+        the interposer saw at that moment (oslog_side.Touch), else the value is now."""
         rel, opaque = self.where(path)
         if opaque:
-            self.note_opaque(opaque)
+            self.note_opaque(opaque, frames=touch is None)
         if rel is None:
             return
         key = f"{kind} {rel}"
         if key in self.facts:
             return
+        path = _unrooted(path)
         if product:
             self.products.add(key)
             self.facts[key] = None
             return
-        value = {"path": _facts.path_fact, "link": _facts.link_fact, "list": _facts.list_fact,
-                 "meta": _facts.meta_fact}[kind](path)
+        if touch is not None and kind in ("stat", "lstat"):
+            value = _stat_touched(touch, path)
+        else:
+            value = {"path": _facts.path_fact, "link": _facts.link_fact, "list": _facts.list_fact,
+                     "meta": _facts.meta_fact, "stat": _facts.stat_fact}[kind](path)
+            if touch is not None and kind == "path" and _moved(touch, path):
+                value = "changed after it was opened"
         self.facts[key] = value
         if isinstance(value, str) and value.startswith("big "):
             self.note_opaque(f"reads {rel}, larger than {_facts.MAX_FILE_BYTES >> 20} MiB")
 
-    def note_opaque(self, reason):
+    def note_touch(self, touch):
+        """One record of the interposer's log as a fact (the only place an OS call maps
+        to a fact kind: see oslog_side)."""
+        path = os.path.normpath(touch.path)
+        op = touch.op
+        if op == "open":
+            creates = touch.flags & (os.O_TRUNC | os.O_EXCL) and not touch.errno
+            self.note("path", path, product=bool(creates), touch=touch)
+        elif op in ("stat", "lstat"):
+            self.note(op, path, touch=touch)
+        elif op == "access":
+            self.note("stat", path)
+        elif op == "readlink":
+            self.note("link", path)
+        elif op == "list":
+            if self.meta_lists.get(path):       # importlib.metadata's scan: what it can see
+                self.meta_lists[path] -= 1
+                self.note("meta", path)
+            else:
+                self.note("list", path)
+
+    def note_opaque(self, reason, frames=True):
         if len(self.opaque) >= 5 or reason in (o["reason"] for o in self.opaque):
             return
-        if self.importing_installed(sys._getframe(2)):
+        if frames and self.importing_installed(sys._getframe(2)):
             return          # an installed package probing at import: its version decides
-        self.opaque.append({"reason": reason, "step": self.step, "line": _cell_line(sys._getframe(2))})
+        line = _cell_line(sys._getframe(2)) if frames else None
+        self.opaque.append({"reason": reason, "step": self.step if frames else None, "line": line})
 
     def importing_installed(self, frame):
         """True inside the module-level code of a module of the interpreter's (its import)."""
@@ -153,6 +207,9 @@ class _Observer:
         me = threading.get_ident()
         self.busy.add(me)
         try:
+            if self.log is not None:            # files: the interposer's log
+                self.hook_meaning(event, args)
+                return
             if event in OPAQUE_EVENTS:
                 if not (event == "sqlite3.connect" and args and args[0] == ":memory:"):
                     self.note_opaque(f"{OPAQUE_EVENTS[event]} ({_short(args)})")
@@ -174,6 +231,20 @@ class _Observer:
         finally:
             self.busy.discard(me)
 
+    def hook_meaning(self, event, args):
+        """With the interposer: what its log cannot say (a network use; the file of a
+        library loaded through ctypes, which the dynamic loader opens below libc)."""
+        if event in NETWORK_EVENTS:
+            self.note_opaque(f"{NETWORK_EVENTS[event]} ({_short(args)})")
+        elif event in ("os.listdir", "os.scandir"):
+            path = self._absolute(args[0]) if args else None
+            if path is not None and sys._getframe(2).f_code.co_filename.endswith(_METADATA):
+                self.meta_lists[path] = self.meta_lists.get(path, 0) + 1
+        elif event == "ctypes.dlopen" and args and isinstance(args[0], (str, bytes)):
+            name = os.fsdecode(args[0])
+            if os.sep in name:
+                self.note("path", os.path.abspath(name))
+
     def stat_hook(self, kind, path, dir_fd=None):
         if not self.watching():
             return
@@ -190,8 +261,12 @@ class _Observer:
 
     # -- the report -----------------------------------------------------------
     def report(self):
+        if self.log is not None:
+            for touch in self.log.touches():
+                self.note_touch(touch)
         facts = dict(self.facts)
         dists = set()
+        trees = {}
         for name, module in list(sys.modules.items()):
             if name in self.keep:
                 continue
@@ -201,7 +276,9 @@ class _Observer:
             path = os.path.abspath(file)
             site = next((s for s in self.site if path.startswith(s + os.sep)), None)
             if site is not None:
-                dists.add(os.path.relpath(path, site).split(os.sep)[0].split(".")[0])
+                top, _, inside = os.path.relpath(path, site).partition(os.sep)
+                dists.add(top.split(".")[0])
+                trees.setdefault(os.path.join(site, top), set()).add(inside.replace(os.sep, "/"))
                 continue
             rel, _ = self.where(path)
             if rel is not None:
@@ -213,9 +290,55 @@ class _Observer:
             if names:
                 rel = _facts.stored(self.root, folder)
                 facts[f"find {rel}"] = _facts.find_fact(folder, names)
+        for top, files in trees.items():        # installed modules edited in place
+            if not top.endswith(("-info", "__pycache__")):
+                facts[f"tree {top}"] = _facts.tree_fact(top, sorted(files))
         return {"facts": dict(sorted(facts.items())), "products": sorted(self.products),
                 "dists": sorted(d for d in dists if d and not d.endswith("-info")),
                 "opaque": list(self.opaque)}
+
+
+_PROC_ROOTS = ("/proc/self/root", "/proc/thread-self/root")
+
+
+def _unrooted(path):
+    """`path` without a /proc/<pid>/root prefix (the same file by another name)."""
+    if path.startswith("/proc/"):
+        for prefix in _PROC_ROOTS:
+            if path == prefix or path.startswith(prefix + "/"):
+                return path[len(prefix):] or "/"
+        parts = path.split("/", 4)
+        if len(parts) > 3 and parts[2].isdigit() and parts[3] == "root":
+            return "/" + (parts[4] if len(parts) > 4 else "")
+    return path
+
+
+def _stat_touched(touch, path):
+    """The stat fact of what the interposer's stat call saw."""
+    if touch.errno in (2, 20):              # ENOENT, ENOTDIR
+        return None
+    if touch.errno:
+        return "error"
+    target = None
+    if touch.op == "lstat" and (touch.mode & 0o170000) == 0o120000:
+        try:
+            target = os.readlink(path)
+        except OSError:
+            return "error"
+    return _facts.stat_value(touch.mode, touch.size, touch.mtime_ns, target)
+
+
+def _moved(touch, path):
+    """True when the file opened at `touch` is not the file there now (written since)."""
+    try:
+        now = os.stat(path)
+    except OSError:
+        return not touch.errno
+    if touch.errno:
+        return True
+    if (now.st_mode & 0o170000) != (touch.mode & 0o170000):
+        return True
+    return (now.st_mode & 0o170000) == 0o100000 and (now.st_size, now.st_mtime_ns) != (touch.size, touch.mtime_ns)
 
 
 def _short(args):
@@ -293,14 +416,47 @@ def _wrap_stat(observer, real, kind_of):
     return wrapper
 
 
-def _install_hooks(observer):
-    sys.addaudithook(observer.hook)
-    sys.meta_path.insert(0, _Finder)
+def _install_file_hooks(observer):
+    """The fallback without the interposer: Python's own stat calls (its opens and
+    listings: the audit hook)."""
     follow = lambda kw: "path" if kw.get("follow_symlinks", True) else "link"   # noqa: E731
     os.stat = _wrap_stat(observer, os.stat, follow)
     os.lstat = _wrap_stat(observer, os.lstat, lambda kw: "link")
     os.readlink = _wrap_stat(observer, os.readlink, lambda kw: "link")
     os.access = _wrap_stat(observer, os.access, follow)
+
+
+def _paused(search):
+    """`search` with the interposer paused while it runs."""
+    def paused(*args, **kwargs):
+        log = _observer.log if _observer is not None else None
+        if log is None:
+            return search(*args, **kwargs)
+        log.paused(1)
+        try:
+            return search(*args, **kwargs)
+        finally:
+            log.paused(-1)
+    paused.__wrapped__ = search
+    return paused
+
+
+def _pause_import_scans():
+    """The import system's own scans of sys.path folders (and pkgutil's, through the
+    same finders) are not the run's reads (the modules looked for are: `_Finder`):
+    the interposer is paused while they search."""
+    from importlib.machinery import FileFinder, PathFinder
+    PathFinder.find_spec = classmethod(_paused(PathFinder.find_spec.__func__))
+    FileFinder.find_spec = _paused(FileFinder.find_spec)
+
+
+def _install_hooks(observer):
+    sys.addaudithook(observer.hook)
+    sys.meta_path.insert(0, _Finder)
+    if observer.log is None:
+        _install_file_hooks(observer)
+    else:
+        _pause_import_scans()
     for environ in (os.environ, getattr(os, "environb", None)):
         if environ is not None:
             try:
@@ -318,18 +474,35 @@ def preload(root, skip=()):
     global _observer
     if _observer is None:
         _observer = _Observer(root, skip)
+        _attach(_observer, "server")
         _install_hooks(_observer)
-    _observer.active = True
+    _set_active(_observer, True)
 
 
 def prefork():
     """In the fork server, after preloading: keep what the preload touched for the kernels."""
     observer = _observer
     if observer is not None:
-        observer.active = False
+        _set_active(observer, False)
         report = observer.report()
+        if observer.log is not None:
+            observer.log.close()
+            observer.log = None
         _preloaded.update(facts=report["facts"], products=set(report["products"]),
                           opaque=report["opaque"])
+
+
+def _attach(observer, role):
+    """Observe files through the interposer when it is loaded (oslog_side)."""
+    _oslog.clear_dead(observer.observe_dir)
+    folder = os.path.join(observer.observe_dir, f"{role}-{os.getpid()}")
+    observer.log = _oslog.attach(folder, [*observer.prefixes, *observer.skip])
+
+
+def _set_active(observer, on):
+    observer.active = on
+    if observer.log is not None:
+        observer.log.active(on)
 
 
 def install(root, skip=(), keep=()):
@@ -338,6 +511,7 @@ def install(root, skip=(), keep=()):
     global _observer
     observer = _Observer(root, skip)
     observer.keep = set(keep)
+    _attach(observer, "kernel")
     for name, module in list(sys.modules.items()):
         file = _module_file(module)
         if name == "__main__" or name in keep or not file:
@@ -360,12 +534,13 @@ def install(root, skip=(), keep=()):
 def start(step=None):
     """A step begins (steps_side): watch it."""
     if _observer is not None:
-        _observer.step, _observer.active = step, True
+        _observer.step = step
+        _set_active(_observer, True)
 
 
 def stop():
     if _observer is not None:
-        _observer.active = False
+        _set_active(_observer, False)
 
 
 def observed():
@@ -373,8 +548,9 @@ def observed():
     observer = _observer
     if observer is None:
         return {"facts": {}, "products": [], "dists": [], "opaque": []}
-    was, observer.active = observer.active, False
+    was = observer.active
+    _set_active(observer, False)
     try:
         return observer.report()
     finally:
-        observer.active = was
+        _set_active(observer, was)

@@ -40,9 +40,16 @@ def storable(parsed: ParsedChapter, run: ChapterRun) -> bool:
     return not run.deps.get("opaque") or bool(parsed.cache_inputs)
 
 
-def opaque_notes(chapters: list[ParsedChapter], runs: dict[str, ChapterRun]) -> list[str]:
-    """One line per chapter executed because it cannot be observed completely (a note)."""
+def opaque_notes(chapters: list[ParsedChapter], runs: dict[str, ChapterRun],
+                 root: Path | None = None) -> list[str]:
+    """One line per chapter executed because it cannot be observed completely (a note);
+    first, once per book, why files are observed without the interposer (`interpose.note`)."""
     notes = []
+    if root is not None and any(r is not None and not r.cached for r in runs.values()):
+        from scripts.run.interpose import note
+        fallback = note(root)
+        if fallback:
+            notes.append(fallback)
     for parsed in chapters:
         run = runs.get(parsed.path)
         if run is None or run.cached or not run.deps:

@@ -30,7 +30,7 @@ import booklib                              # skipped as a file, but its env rea
 booklib.read()
 observe_side.stop()
 seen = observe_side.observed()
-seen["facts"] = {k: v for k, v in seen["facts"].items() if not k.startswith("link /")}
+seen["facts"] = {k: v for k, v in seen["facts"].items() if not k.startswith(("link /", "tree /"))}
 print(json.dumps(seen))
 """
 
