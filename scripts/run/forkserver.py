@@ -36,7 +36,8 @@ KERNEL_MODULE = "ipykernel_launcher"
 # installed in this order (scripts.run.kernel). The fork server imports them once,
 # so a forked kernel only has to call their setup.
 SIDE_MODULES = {"_qmd_checker": "kernel_side.py", "_qmd_facts": "facts_side.py",
-                "_qmd_oslog": "oslog_side.py", "_qmd_observer": "observe_side.py",
+                "_qmd_oslog": "oslog_side.py", "_qmd_pyhooks": "pyhooks_side.py",
+                "_qmd_observer": "observe_side.py",
                 "_qmd_steps": "steps_side.py"}
 
 # Headless and Agg-based, like Quarto's kernels: figures shown with plt.show()

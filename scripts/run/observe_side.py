@@ -42,22 +42,7 @@ def _side(name, filename):
 
 _facts = _side("_qmd_facts", "facts_side")
 _oslog = _side("_qmd_oslog", "oslog_side")
-
-NETWORK_EVENTS = {"socket.connect": "opens a network connection", "socket.bind": "opens a socket",
-                  "socket.getaddrinfo": "looks up a network name"}
-OPAQUE_EVENTS = {
-    "subprocess.Popen": "starts a subprocess", "os.system": "runs a shell command",
-    "os.exec": "executes a program", "os.posix_spawn": "starts a program",
-    "os.spawn": "starts a program", "os.fork": "forks", "os.forkpty": "forks",
-    "socket.connect": "opens a network connection", "socket.bind": "opens a socket",
-    "socket.getaddrinfo": "looks up a network name", "sqlite3.connect": "opens a database",
-    "ctypes.dlopen": "loads native code through ctypes",
-}
-_PATH_EVENTS = ("open", "os.listdir", "os.scandir")
-_WATCHED = frozenset(OPAQUE_EVENTS) | frozenset(_PATH_EVENTS)
-_TRUNCATING = os.O_TRUNC
-_IMPORT_SYSTEM = "<frozen importlib._bootstrap_external>"
-_METADATA = os.path.join("importlib", "metadata", "__init__.py")    # its scans of sys.path
+_pyhooks = _side("_qmd_pyhooks", "pyhooks_side")
 
 _observer = None
 
@@ -87,7 +72,7 @@ class _Observer:
     # -- what is an input -----------------------------------------------------
     def where(self, path):
         """(stored path, None), (None, opaque reason) or (None, None) when not an input."""
-        path = _unrooted(path)
+        path = _oslog.unrooted(path)
         if self.log is not None and (path == self.log.dir or path.startswith(self.log.dir + os.sep)):
             return None, None
         if path in _facts.HARMLESS_DEVICES or _facts.resource_probe(path):
@@ -121,17 +106,17 @@ class _Observer:
         key = f"{kind} {rel}"
         if key in self.facts:
             return
-        path = _unrooted(path)
+        path = _oslog.unrooted(path)
         if product:
             self.products.add(key)
             self.facts[key] = None
             return
         if touch is not None and kind in ("stat", "lstat"):
-            value = _stat_touched(touch, path)
+            value = _oslog.stat_touched(touch, path, _facts.stat_value)
         else:
             value = {"path": _facts.path_fact, "link": _facts.link_fact, "list": _facts.list_fact,
                      "meta": _facts.meta_fact, "stat": _facts.stat_fact}[kind](path)
-            if touch is not None and kind == "path" and _moved(touch, path):
+            if touch is not None and kind == "path" and _oslog.moved(touch, path):
                 value = "changed after it was opened"
         self.facts[key] = value
         if isinstance(value, str) and value.startswith("big "):
@@ -182,6 +167,9 @@ class _Observer:
         if isinstance(name, str) and not _facts.volatile_env(name):
             self.facts.setdefault(f"env {name}", self.initial.get(name))
 
+    def note_environ(self):
+        self.facts.setdefault("environ *", _facts.environ_fact(self.initial))
+
     def note_find(self, name, path):
         if name in sys.builtin_module_names:
             return                   # found before any folder is searched
@@ -196,68 +184,9 @@ class _Observer:
                 continue             # the stdlib: the Python version decides
             self.finds.setdefault(folder, set()).add(last)
 
-    # -- hooks ----------------------------------------------------------------
     def watching(self):
         me = threading.get_ident()
         return self.active and me not in self.busy and me not in self.threads
-
-    def hook(self, event, args):
-        if event not in _WATCHED or not self.watching():
-            return
-        me = threading.get_ident()
-        self.busy.add(me)
-        try:
-            if self.log is not None:            # files: the interposer's log
-                self.hook_meaning(event, args)
-                return
-            if event in OPAQUE_EVENTS:
-                if not (event == "sqlite3.connect" and args and args[0] == ":memory:"):
-                    self.note_opaque(f"{OPAQUE_EVENTS[event]} ({_short(args)})")
-                return
-            path = self._absolute(args[0]) if args else None
-            if path is None:
-                return
-            if event == "open":
-                flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
-                self.note("path", path, product=bool(flags & _TRUNCATING))
-            else:
-                caller = sys._getframe(1).f_code.co_filename
-                if caller.endswith(_METADATA):
-                    self.note("meta", path)
-                elif caller != _IMPORT_SYSTEM:
-                    self.note("list", path)     # (the import system's own scans: note_find)
-        except Exception:
-            pass
-        finally:
-            self.busy.discard(me)
-
-    def hook_meaning(self, event, args):
-        """With the interposer: what its log cannot say (a network use; the file of a
-        library loaded through ctypes, which the dynamic loader opens below libc)."""
-        if event in NETWORK_EVENTS:
-            self.note_opaque(f"{NETWORK_EVENTS[event]} ({_short(args)})")
-        elif event in ("os.listdir", "os.scandir"):
-            path = self._absolute(args[0]) if args else None
-            if path is not None and sys._getframe(2).f_code.co_filename.endswith(_METADATA):
-                self.meta_lists[path] = self.meta_lists.get(path, 0) + 1
-        elif event == "ctypes.dlopen" and args and isinstance(args[0], (str, bytes)):
-            name = os.fsdecode(args[0])
-            if os.sep in name:
-                self.note("path", os.path.abspath(name))
-
-    def stat_hook(self, kind, path, dir_fd=None):
-        if not self.watching():
-            return
-        me = threading.get_ident()
-        self.busy.add(me)
-        try:
-            path = self._absolute(path, dir_fd)
-            if path is not None:
-                self.note(kind, path)
-        except Exception:
-            pass
-        finally:
-            self.busy.discard(me)
 
     # -- the report -----------------------------------------------------------
     def report(self):
@@ -290,60 +219,15 @@ class _Observer:
             if names:
                 rel = _facts.stored(self.root, folder)
                 facts[f"find {rel}"] = _facts.find_fact(folder, names)
+        # the interposer that observed (its path names its source digest): another one,
+        # or none, may see more or less, so the run is not the same observation
+        facts[f"env {_oslog.LIB_ENV}"] = self.initial.get(_oslog.LIB_ENV)
         for top, files in trees.items():        # installed modules edited in place
             if not top.endswith(("-info", "__pycache__")):
                 facts[f"tree {top}"] = _facts.tree_fact(top, sorted(files))
         return {"facts": dict(sorted(facts.items())), "products": sorted(self.products),
                 "dists": sorted(d for d in dists if d and not d.endswith("-info")),
                 "opaque": list(self.opaque)}
-
-
-_PROC_ROOTS = ("/proc/self/root", "/proc/thread-self/root")
-
-
-def _unrooted(path):
-    """`path` without a /proc/<pid>/root prefix (the same file by another name)."""
-    if path.startswith("/proc/"):
-        for prefix in _PROC_ROOTS:
-            if path == prefix or path.startswith(prefix + "/"):
-                return path[len(prefix):] or "/"
-        parts = path.split("/", 4)
-        if len(parts) > 3 and parts[2].isdigit() and parts[3] == "root":
-            return "/" + (parts[4] if len(parts) > 4 else "")
-    return path
-
-
-def _stat_touched(touch, path):
-    """The stat fact of what the interposer's stat call saw."""
-    if touch.errno in (2, 20):              # ENOENT, ENOTDIR
-        return None
-    if touch.errno:
-        return "error"
-    target = None
-    if touch.op == "lstat" and (touch.mode & 0o170000) == 0o120000:
-        try:
-            target = os.readlink(path)
-        except OSError:
-            return "error"
-    return _facts.stat_value(touch.mode, touch.size, touch.mtime_ns, target)
-
-
-def _moved(touch, path):
-    """True when the file opened at `touch` is not the file there now (written since)."""
-    try:
-        now = os.stat(path)
-    except OSError:
-        return not touch.errno
-    if touch.errno:
-        return True
-    if (now.st_mode & 0o170000) != (touch.mode & 0o170000):
-        return True
-    return (now.st_mode & 0o170000) == 0o100000 and (now.st_size, now.st_mtime_ns) != (touch.size, touch.mtime_ns)
-
-
-def _short(args):
-    text = " ".join(str(a) for a in args[:2] if a is not None)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _cell_line(frame):
@@ -370,101 +254,6 @@ def _module_file(module):
         return None
 
 
-class _Finder:
-    """First on sys.meta_path: records each module looked for, finds nothing itself."""
-
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        observer = _observer
-        if observer is not None and observer.watching():
-            me = threading.get_ident()
-            observer.busy.add(me)
-            try:
-                observer.note_find(name, path)
-            except Exception:
-                pass
-            finally:
-                observer.busy.discard(me)
-        return None
-
-
-def _recording(observer, base):
-    class RecordingEnviron(base):
-        def __getitem__(self, key):
-            if observer.watching():
-                observer.note_env(key)
-            return base.__getitem__(self, key)
-
-        def __iter__(self):
-            if observer.watching():
-                observer.facts.setdefault("environ *", _facts.environ_fact(observer.initial))
-            return base.__iter__(self)
-
-        def __len__(self):
-            if observer.watching():
-                observer.facts.setdefault("environ *", _facts.environ_fact(observer.initial))
-            return base.__len__(self)
-
-    return RecordingEnviron
-
-
-def _wrap_stat(observer, real, kind_of):
-    def wrapper(path, *args, **kwargs):
-        observer.stat_hook(kind_of(kwargs), path, kwargs.get("dir_fd"))
-        return real(path, *args, **kwargs)
-    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = real.__name__, real.__doc__, real
-    return wrapper
-
-
-def _install_file_hooks(observer):
-    """The fallback without the interposer: Python's own stat calls (its opens and
-    listings: the audit hook)."""
-    follow = lambda kw: "path" if kw.get("follow_symlinks", True) else "link"   # noqa: E731
-    os.stat = _wrap_stat(observer, os.stat, follow)
-    os.lstat = _wrap_stat(observer, os.lstat, lambda kw: "link")
-    os.readlink = _wrap_stat(observer, os.readlink, lambda kw: "link")
-    os.access = _wrap_stat(observer, os.access, follow)
-
-
-def _paused(search):
-    """`search` with the interposer paused while it runs."""
-    def paused(*args, **kwargs):
-        log = _observer.log if _observer is not None else None
-        if log is None:
-            return search(*args, **kwargs)
-        log.paused(1)
-        try:
-            return search(*args, **kwargs)
-        finally:
-            log.paused(-1)
-    paused.__wrapped__ = search
-    return paused
-
-
-def _pause_import_scans():
-    """The import system's own scans of sys.path folders (and pkgutil's, through the
-    same finders) are not the run's reads (the modules looked for are: `_Finder`):
-    the interposer is paused while they search."""
-    from importlib.machinery import FileFinder, PathFinder
-    PathFinder.find_spec = classmethod(_paused(PathFinder.find_spec.__func__))
-    FileFinder.find_spec = _paused(FileFinder.find_spec)
-
-
-def _install_hooks(observer):
-    sys.addaudithook(observer.hook)
-    sys.meta_path.insert(0, _Finder)
-    if observer.log is None:
-        _install_file_hooks(observer)
-    else:
-        _pause_import_scans()
-    for environ in (os.environ, getattr(os, "environb", None)):
-        if environ is not None:
-            try:
-                environ.__class__ = _recording(observer, type(environ))
-            except TypeError:
-                pass
-
-
 _preloaded = {"facts": {}, "products": set(), "opaque": []}   # what the fork server's preload touched
 
 
@@ -475,7 +264,7 @@ def preload(root, skip=()):
     if _observer is None:
         _observer = _Observer(root, skip)
         _attach(_observer, "server")
-        _install_hooks(_observer)
+        _pyhooks.install(_observer)
     _set_active(_observer, True)
 
 
@@ -519,7 +308,7 @@ def install(root, skip=(), keep=()):
         if os.path.abspath(file).startswith(observer.root + os.sep) and observer.where(os.path.abspath(file))[0]:
             del sys.modules[name]
     if _observer is None:
-        _install_hooks(observer)
+        _pyhooks.install(observer)
     else:                        # forked from a preloading server: its hooks call this one
         old = _observer
         old.__dict__.update(observer.__dict__)

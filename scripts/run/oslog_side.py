@@ -133,3 +133,46 @@ def clear_dead(folder):
             shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
         except OSError:
             pass
+
+
+_PROC_ROOTS = ("/proc/self/root", "/proc/thread-self/root")
+
+
+def unrooted(path):
+    """`path` without a /proc/<pid>/root prefix (the same file by another name)."""
+    if path.startswith("/proc/"):
+        for prefix in _PROC_ROOTS:
+            if path == prefix or path.startswith(prefix + "/"):
+                return path[len(prefix):] or "/"
+        parts = path.split("/", 4)
+        if len(parts) > 3 and parts[2].isdigit() and parts[3] == "root":
+            return "/" + (parts[4] if len(parts) > 4 else "")
+    return path
+
+
+def stat_touched(touch, path, stat_value):
+    """The stat fact of what the interposer's stat call saw."""
+    if touch.errno in (2, 20):              # ENOENT, ENOTDIR
+        return None
+    if touch.errno:
+        return "error"
+    target = None
+    if touch.op == "lstat" and (touch.mode & 0o170000) == 0o120000:
+        try:
+            target = os.readlink(path)
+        except OSError:
+            return "error"
+    return stat_value(touch.mode, touch.size, touch.mtime_ns, target)
+
+
+def moved(touch, path):
+    """True when the file opened at `touch` is not the file there now (written since)."""
+    try:
+        now = os.stat(path)
+    except OSError:
+        return not touch.errno
+    if touch.errno:
+        return True
+    if (now.st_mode & 0o170000) != (touch.mode & 0o170000):
+        return True
+    return (now.st_mode & 0o170000) == 0o100000 and (now.st_size, now.st_mtime_ns) != (touch.size, touch.mtime_ns)
