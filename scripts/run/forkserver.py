@@ -105,7 +105,7 @@ def start(root: Path, chapters=()) -> "ForkServer | None":
 READY_TIMEOUT_S = 60.0
 # Besides forkserver_side.KERNEL_INTERNALS and the chapters' own imports: libraries that code
 # imports lazily (mlsys.formatting.md_table pulls in pandas and tabulate on first use).
-PRELOAD = ("IPython.display", "numpy", "pandas", "tabulate", "pint", "matplotlib",
+PRELOAD = ("IPython.display", "numpy", "numpy.random", "pandas", "tabulate", "pint", "matplotlib",
            "matplotlib.pyplot")
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from scripts.run.forkserver_side import serve; "
          "sys.path.pop(0); serve(sys.argv[2:])")

@@ -45,6 +45,7 @@ _oslog = _side("_qmd_oslog", "oslog_side")
 _pyhooks = _side("_qmd_pyhooks", "pyhooks_side")
 
 _observer = None
+_VOLATILE = ("reads the repository's .git",)
 
 
 class _Observer:
@@ -67,6 +68,9 @@ class _Observer:
         self.keep = set()        # the checker's own modules in the kernel
         self.log = None          # the interposer's log (oslog_side.Log), None: the fallback
         self.meta_lists = {}     # folder -> listings importlib.metadata made of it (hook)
+        self.checker = sorted(os.path.realpath(p) for p in skip)   # code that is not the book's
+        self.git = os.path.join(self.root, ".git")
+        self.generators = None   # pyhooks_side.Generators: the global generators' states
         self.observe_dir = os.path.join(self.root, _facts.BUILD_NAME, "observe")
 
     # -- what is an input -----------------------------------------------------
@@ -75,6 +79,8 @@ class _Observer:
         path = _oslog.unrooted(path)
         if self.log is not None and (path == self.log.dir or path.startswith(self.log.dir + os.sep)):
             return None, None
+        if path == self.git or path.startswith(self.git + os.sep):
+            return None, "reads the repository's .git"
         if path in _facts.HARMLESS_DEVICES or _facts.resource_probe(path):
             return None, None
         for system in _facts.SYSTEM_DIRS:
@@ -143,13 +149,25 @@ class _Observer:
             else:
                 self.note("list", path)
 
-    def note_opaque(self, reason, frames=True):
+    def note_opaque(self, reason, frames=True, volatile=False):
+        """What cannot be observed (`volatile`: what changes from run to run by itself,
+        never stored), at the line of the call when `frames` are the caller's."""
         if len(self.opaque) >= 5 or reason in (o["reason"] for o in self.opaque):
             return
         if frames and self.importing_installed(sys._getframe(2)):
             return          # an installed package probing at import: its version decides
         line = _cell_line(sys._getframe(2)) if frames else None
-        self.opaque.append({"reason": reason, "step": self.step if frames else None, "line": line})
+        entry = {"reason": reason, "step": self.step, "line": line}
+        if volatile or reason in _VOLATILE:
+            entry["volatile"] = True
+        self.opaque.append(entry)
+
+    def drain(self):
+        """The interposer's records so far, as facts (at the end of each step, so a fact's
+        opaque reason names its step)."""
+        if self.log is not None:
+            for touch in self.log.touches():
+                self.note_touch(touch)
 
     def importing_installed(self, frame):
         """True inside the module-level code of a module of the interpreter's (its import)."""
@@ -190,9 +208,7 @@ class _Observer:
 
     # -- the report -----------------------------------------------------------
     def report(self):
-        if self.log is not None:
-            for touch in self.log.touches():
-                self.note_touch(touch)
+        self.drain()
         facts = dict(self.facts)
         dists = set()
         trees = {}
@@ -313,6 +329,9 @@ def install(root, skip=(), keep=()):
         old = _observer
         old.__dict__.update(observer.__dict__)
         observer = old
+    if observer.generators is None:
+        _pyhooks.watch_clock()
+        observer.generators = _pyhooks.Generators()
     observer.facts.update(_preloaded["facts"])
     observer.products |= _preloaded["products"]
     observer.opaque += [dict(o, step=None, line=None, preload=True) for o in _preloaded["opaque"]]
@@ -324,12 +343,19 @@ def start(step=None):
     """A step begins (steps_side): watch it."""
     if _observer is not None:
         _observer.step = step
+        if _observer.generators is not None:
+            _observer.generators.mark()
         _set_active(_observer, True)
 
 
 def stop():
-    if _observer is not None:
-        _set_active(_observer, False)
+    observer = _observer
+    if observer is not None:
+        _set_active(observer, False)
+        if observer.generators is not None:
+            for name in observer.generators.unseeded():
+                observer.note_opaque(f"uses {name} without a seed", frames=False, volatile=True)
+        observer.drain()
 
 
 def observed():

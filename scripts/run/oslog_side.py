@@ -52,7 +52,6 @@ class Log:
         os.environ[SKIP_ENV] = ":".join(p for p in skip if ":" not in p)
         self.pid = os.getpid()
         self.ignored = _threads() - {str(_native_id())}
-        self.consumed = {}       # log file -> Touches already read
 
     def active(self, on):
         self.flag.value = 1 if on else 0
@@ -61,14 +60,15 @@ class Log:
         self.lib.qmd_observe_pause(delta)
 
     def touches(self):
-        """Every Touch recorded so far (see the module docstring); the files read are
-        removed, their touches kept in memory."""
+        """The Touches recorded since the last call (see the module docstring); the
+        files read are removed."""
         try:
             names = [n for n in os.listdir(self.dir) if n.endswith(".log")]
         except OSError:
             names = []
         own = f"{self.pid}.log"
         names.sort(key=lambda n: (n != own, int(n[:-4]) if n[:-4].isdigit() else 0, n))
+        found = []
         for name in names:
             path = os.path.join(self.dir, name)
             try:
@@ -77,10 +77,8 @@ class Log:
                 os.unlink(path)
             except OSError:
                 continue
-            ignored = self.ignored if name == own else ()
-            self.consumed.setdefault(name, []).extend(_parse(data, ignored))
-        order = sorted(self.consumed, key=lambda n: (n != own, int(n[:-4]) if n[:-4].isdigit() else 0, n))
-        return [touch for name in order for touch in self.consumed[name]]
+            found.extend(_parse(data, self.ignored if name == own else ()))
+        return found
 
     def close(self):
         """Stop recording and remove the folder (the last call)."""

@@ -195,3 +195,132 @@ def install(observer):
                 environ.__class__ = _recording(observer, type(environ))
             except TypeError:
                 pass
+
+
+# -- what makes a run differ from run to run (issue 34): the clock, unseeded generators
+
+CLOCKS = ("time", "time_ns")                    # time.*: the current time
+CLOCK_WITHOUT_ARGUMENT = ("localtime", "gmtime", "ctime", "strftime")   # now, unless given a time
+DATETIME_NOW = ("now", "utcnow", "today")       # datetime.datetime.* and datetime.date.today
+
+
+def _from_book(observer, frame):
+    """True when `frame` is the chapter's own code: a cell, an inline expression, or a
+    module of the book (not the interpreter's, not the checker's)."""
+    name = frame.f_code.co_filename if frame is not None else ""
+    if name == "<inline>" or name.startswith("<ipython-input") or "/ipykernel_" in name:
+        return True
+    return (name.startswith(observer.root + os.sep)
+            and not any(name.startswith(c + os.sep) for c in observer.checker))
+
+
+def _volatile(reason, real, takes_time_at=None):
+    def wrapper(*args, **kwargs):
+        observer = CURRENT["observer"]
+        if observer is not None and observer.watching() and (
+                takes_time_at is None or len(args) <= takes_time_at) and _from_book(observer, sys._getframe(1)):
+            observer.note_opaque(reason, volatile=True)
+        return real(*args, **kwargs)
+    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = real.__name__, real.__doc__, real
+    return wrapper
+
+
+_CLOCK_WATCHED = []
+
+
+def watch_clock():
+    """Once per process: the clock functions note a read by the book's code."""
+    if _CLOCK_WATCHED:
+        return
+    _CLOCK_WATCHED.append(True)
+    import time
+    for name in CLOCKS:
+        setattr(time, name, _volatile(f"reads the clock (time.{name}())", getattr(time, name)))
+    for name in CLOCK_WITHOUT_ARGUMENT:
+        at = 1 if name == "strftime" else 0
+        setattr(time, name, _volatile(f"reads the clock (time.{name}())", getattr(time, name), at))
+    import datetime as module
+    module.datetime = _clocked(module.datetime, "datetime")
+    module.date = _clocked(module.date, "date")
+
+
+def _clocked(real, name):
+    """`real` (datetime.datetime or .date) whose now/today note the read; instances and
+    isinstance checks are those of the real class."""
+    class Same(type):
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, real)
+
+        def __subclasscheck__(cls, sub):
+            return issubclass(sub, real)
+
+    def classmethod_of(attr):
+        method = getattr(real, attr)
+
+        def call(cls, *args, **kwargs):
+            observer = CURRENT["observer"]
+            if observer is not None and observer.watching() and _from_book(observer, sys._getframe(1)):
+                observer.note_opaque(f"reads the clock ({name}.{attr}())", volatile=True)
+            return method(*args, **kwargs)
+        return classmethod(call)
+
+    attrs = {a: classmethod_of(a) for a in DATETIME_NOW if hasattr(real, a)}
+    attrs.update(__module__=real.__module__, __qualname__=real.__qualname__, __slots__=())
+    return Same(name, (real,), attrs)
+
+
+class Generators:
+    """The global generators' states when observing began: a run that moved one without
+    seeding it first (`random.seed(x)`, `numpy.random.seed(x)`) used an unseeded
+    generator (`report`)."""
+
+    def __init__(self):
+        import random
+        self.seeded = set()
+        self.states = {}
+        self.mark()
+        random.seed = self._seeding("random", random.seed)
+        if "numpy" in sys.modules:          # (preloaded by the fork server: no cost there)
+            try:
+                import numpy.random  # noqa: F401
+            except Exception:
+                pass
+        numpy_random = sys.modules.get("numpy.random")
+        if numpy_random is not None:
+            numpy_random.seed = self._seeding("numpy.random", numpy_random.seed)
+            rng = numpy_random.default_rng
+            numpy_random.default_rng = _volatile("uses an unseeded generator (numpy.random.default_rng())",
+                                                 rng, takes_time_at=0)
+
+    def _seeding(self, name, real):
+        def seed(a=None, *args, **kwargs):
+            if a is not None:
+                self.seeded.add(name)
+            return real(a, *args, **kwargs)
+        seed.__wrapped__ = real
+        return seed
+
+    @staticmethod
+    def _now():
+        import random
+        states = {"random": random.getstate()}
+        if "numpy.random" in sys.modules:
+            states["numpy.random"] = _numpy_state(sys.modules["numpy.random"])
+        return states
+
+    def mark(self):
+        """A step begins: the states to compare with at its end (`unseeded`)."""
+        self.states = self._now()
+
+    def unseeded(self):
+        """Names of the generators the step moved, not seeded by the run."""
+        now = self._now()
+        return [n for n, state in self.states.items() if n not in self.seeded and now.get(n) != state]
+
+
+def _numpy_state(module):
+    try:
+        kind, keys, pos, has_gauss, gauss = module.get_state()
+        return (kind, keys.tobytes(), pos, has_gauss, gauss)
+    except Exception:
+        return None

@@ -146,3 +146,26 @@ def test_an_installed_module_edited_in_place_changes_its_tree_fact(tmp_path):
         assert deps.changed(root, snap, {}) == f"an installed module under {where} changed"
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert deps.changed(root, snap, {}) is None
+
+
+CHILD_DRIVER = r"""
+import os, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+import oslog_side
+log = oslog_side.attach(sys.argv[2])
+log.active(True)
+subprocess.run(["/bin/cat", "data.txt"], env={}, stdout=subprocess.DEVNULL)     # no LD_PRELOAD given
+os.system("read n < shell.txt")
+log.active(False)
+print(sorted({(t.op, os.path.basename(t.path)) for t in log.touches() if t.path.endswith(".txt")}))
+"""
+
+
+def test_children_inherit_the_interposer_even_from_an_empty_environment(tmp_path, preload_env):
+    (tmp_path / "data.txt").write_text("16")
+    (tmp_path / "shell.txt").write_text("16")
+    proc = subprocess.run([sys.executable, "-c", CHILD_DRIVER, str(SIDE), str(tmp_path / "logs")],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          env={"PATH": os.environ["PATH"], **preload_env})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[('open', 'data.txt'), ('open', 'shell.txt')]"
