@@ -51,8 +51,8 @@ _VOLATILE = ("reads the repository's .git",)
 class _Observer:
     def __init__(self, root, skip=()):
         self.root = os.path.realpath(root)
-        self.prefixes = sorted({os.path.realpath(p) for p in
-                                (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix)})
+        prefixes = (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix)
+        self.prefixes = sorted({f(p) for p in prefixes for f in (os.path.realpath, os.path.abspath)})
         names = [os.path.join(self.root, n) for n in _facts.SKIP_NAMES]
         self.skip = sorted({os.path.realpath(p) for p in [*names, *skip]})
         self.site = sorted({os.path.realpath(p) for p in sys.path if p and "-packages" in p})
@@ -301,7 +301,8 @@ def _attach(observer, role):
     """Observe files through the interposer when it is loaded (oslog_side)."""
     _oslog.clear_dead(observer.observe_dir)
     folder = os.path.join(observer.observe_dir, f"{role}-{os.getpid()}")
-    observer.log = _oslog.attach(folder, [*observer.prefixes, *observer.skip])
+    unread = [p for p in observer.skip if p != observer.git]      # (.git is opaque: where)
+    observer.log = _oslog.attach(folder, [*observer.prefixes, *unread])
 
 
 def _set_active(observer, on):
@@ -369,3 +370,6 @@ def observed():
         return observer.report()
     finally:
         _set_active(observer, was)
+        if not was and observer.log is not None:
+            observer.log.close()     # the run's last report: its logs are read
+            observer.log = None

@@ -52,6 +52,7 @@ class Log:
         os.environ[SKIP_ENV] = ":".join(p for p in skip if ":" not in p)
         self.pid = os.getpid()
         self.ignored = _threads() - {str(_native_id())}
+        self.read = {}           # log file -> bytes already read (touches)
 
     def active(self, on):
         self.flag.value = 1 if on else 0
@@ -60,8 +61,9 @@ class Log:
         self.lib.qmd_observe_pause(delta)
 
     def touches(self):
-        """The Touches recorded since the last call (see the module docstring); the
-        files read are removed."""
+        """The Touches recorded since the last call (see the module docstring). The
+        logs stay where they are (the library keeps writing to them): each is read
+        from where the last call stopped, up to its last complete record."""
         try:
             names = [n for n in os.listdir(self.dir) if n.endswith(".log")]
         except OSError:
@@ -70,14 +72,16 @@ class Log:
         names.sort(key=lambda n: (n != own, int(n[:-4]) if n[:-4].isdigit() else 0, n))
         found = []
         for name in names:
-            path = os.path.join(self.dir, name)
+            start = self.read.get(name, 0)
             try:
-                with open(path, "rb") as handle:
+                with open(os.path.join(self.dir, name), "rb") as handle:
+                    handle.seek(start)
                     data = handle.read()
-                os.unlink(path)
             except OSError:
                 continue
-            found.extend(_parse(data, self.ignored if name == own else ()))
+            complete = data.rfind(b"\n") + 1
+            self.read[name] = start + complete
+            found.extend(_parse(data[:complete], self.ignored if name == own else ()))
         return found
 
     def close(self):

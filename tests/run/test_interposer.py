@@ -169,3 +169,29 @@ def test_children_inherit_the_interposer_even_from_an_empty_environment(tmp_path
                           env={"PATH": os.environ["PATH"], **preload_env})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[('open', 'data.txt'), ('open', 'shell.txt')]"
+
+
+STEPS_DRIVER = r"""
+import json, os, sys
+root, side = sys.argv[1:3]
+sys.path.insert(0, side)
+import observe_side
+observe_side.install(root, skip=[side])
+os.chdir(root)
+for step, name in enumerate(["first.txt", "second.txt", "third.txt"]):
+    observe_side.start(step)
+    open(name).read()
+    observe_side.stop()
+print(json.dumps(sorted(k for k in observe_side.observed()["facts"] if k.endswith(".txt"))))
+"""
+
+
+def test_every_step_is_observed_not_only_the_first(tmp_path, preload_env):
+    """The log is read at the end of each step while the library keeps writing to it."""
+    for name in ("first.txt", "second.txt", "third.txt"):
+        (tmp_path / name).write_text(name)
+    proc = subprocess.run([sys.executable, "-c", STEPS_DRIVER, str(tmp_path), str(SIDE)],
+                          capture_output=True, text=True, timeout=60,
+                          env={"PATH": os.environ["PATH"], **preload_env})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1]) == ["path first.txt", "path second.txt", "path third.txt"]
