@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from scripts import store
-from scripts.run.oslog_side import LIB_ENV
+from scripts.run.oslog_side import ID_ENV, LIB_ENV
 
 SOURCE = Path(__file__).with_name("interpose.c")
 FOLDER = "interpose"
@@ -75,7 +75,7 @@ def environment(root: Path) -> dict:
     if lib is None:
         return {}
     preload = " ".join(p for p in (str(lib), os.environ.get("LD_PRELOAD", "")) if p)
-    return {"LD_PRELOAD": preload, LIB_ENV: str(lib)}
+    return {"LD_PRELOAD": preload, LIB_ENV: str(lib), ID_ENV: lib.stem}
 
 
 def note(root: Path) -> str | None:

@@ -93,7 +93,7 @@ class _Observer:
                 return None, None
         return _facts.stored(self.root, path), None
 
-    def _absolute(self, path, dir_fd=None):
+    def absolute(self, path, dir_fd=None):
         if isinstance(path, int) or dir_fd is not None:
             return None
         try:
@@ -235,9 +235,9 @@ class _Observer:
             if names:
                 rel = _facts.stored(self.root, folder)
                 facts[f"find {rel}"] = _facts.find_fact(folder, names)
-        # the interposer that observed (its path names its source digest): another one,
-        # or none, may see more or less, so the run is not the same observation
-        facts[f"env {_oslog.LIB_ENV}"] = self.initial.get(_oslog.LIB_ENV)
+        # the interposer that observed (its source digest, not its path: a copied or
+        # moved book keeps its cache): another one, or none, is another observation
+        facts[f"env {_oslog.ID_ENV}"] = self.initial.get(_oslog.ID_ENV)
         for top, files in trees.items():        # installed modules edited in place
             if not top.endswith(("-info", "__pycache__")):
                 facts[f"tree {top}"] = _facts.tree_fact(top, sorted(files))

@@ -18,6 +18,7 @@ import tempfile
 from collections import namedtuple
 
 LIB_ENV = "QMD_OBSERVE_LIB"     # the library's path (set by the checker beside LD_PRELOAD)
+ID_ENV = "QMD_OBSERVE_ID"       # the digest of its source (a fact of every run)
 DIR_ENV = "QMD_OBSERVE_DIR"     # where this process and its children write their logs
 SKIP_ENV = "QMD_OBSERVE_SKIP"   # colon-separated prefixes the library does not write
 

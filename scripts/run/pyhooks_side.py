@@ -48,7 +48,7 @@ def audit(event, args):
             if not (event == "sqlite3.connect" and args and args[0] == ":memory:"):
                 observer.note_opaque(f"{OPAQUE_EVENTS[event]} ({_short(args)})")
             return
-        path = observer._absolute(args[0]) if args else None
+        path = observer.absolute(args[0]) if args else None
         if path is None:
             return
         if event == "open":
@@ -71,7 +71,7 @@ def _meaning(observer, event, args):
     if event in NETWORK_EVENTS:
         observer.note_opaque(f"{NETWORK_EVENTS[event]} ({_short(args)})")
     elif event in ("os.listdir", "os.scandir"):
-        path = observer._absolute(args[0]) if args else None
+        path = observer.absolute(args[0]) if args else None
         if path is not None and sys._getframe(2).f_code.co_filename.endswith(_METADATA):
             observer.meta_lists[path] = observer.meta_lists.get(path, 0) + 1
     elif event == "ctypes.dlopen" and args and isinstance(args[0], (str, bytes)):
@@ -85,7 +85,7 @@ def stat_hook(observer, kind, path, dir_fd=None):
     me = threading.get_ident()
     observer.busy.add(me)
     try:
-        path = observer._absolute(path, dir_fd)
+        path = observer.absolute(path, dir_fd)
         if path is not None:
             observer.note(kind, path)
     except Exception:

@@ -83,7 +83,8 @@ def test_the_interposer_sees_every_kind_of_touch(tmp_path, preload_env):
         "list contents": facts_side.list_fact(str(root / "contents")),
     }
     assert facts["stat data.json"].startswith("f ") and facts["stat contents"].startswith("d ")
-    assert seen["facts"]["env QMD_OBSERVE_LIB"] == preload_env["QMD_OBSERVE_LIB"]
+    assert seen["facts"]["env QMD_OBSERVE_ID"] == preload_env["QMD_OBSERVE_ID"] == \
+        interpose.store.file_digest(interpose.SOURCE)[:16]
     assert (seen["products"], seen["opaque"]) == (["path out.txt"], [])
     assert not list((root / "_bookcheck" / "observe").glob("*/*.log"))     # read and removed
 

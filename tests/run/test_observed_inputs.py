@@ -101,7 +101,7 @@ def test_the_observer_records_every_kind_of_touch(tmp_path):
         "link alias.json": "link data.json",
         f"path {outside}": digest("far"),
         "list contents": facts_side.list_fact(str(root / "contents")),
-        "env QMD_OBSERVE_LIB": None,        # observed without the interposer
+        "env QMD_OBSERVE_ID": None,         # observed without the interposer
     }
     assert seen["products"] == ["path out.txt"]
     assert [o["reason"] for o in seen["opaque"]] == ["starts a subprocess (true ['true'])"]
