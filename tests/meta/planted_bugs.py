@@ -238,7 +238,7 @@ PLANTS: list[Plant] = [
     Plant("interposer-misses-fstatat", "scripts/run/interpose.c",
           "a stat through dir_fd= or DirEntry.stat() is observed",
           ("tests/faults/test_os_reads.py::test_a_read_below_python_moves_the_number[dir_fd=]",),
-          old="FSTATAT(fstatat, stat, record_stat)\n", new=""),
+          old="FSTATAT(fstatat, stat, record_stat)\nFSTATAT(fstatat64, stat64, record_stat64)\n", new=""),
     Plant("stat-fact-is-the-content", "scripts/run/observe_side.py",
           "a stat fact records what was asked (mtime, mode), not the content",
           ("tests/faults/test_os_reads.py::test_a_read_below_python_moves_the_number[an mtime (same bytes)]",
