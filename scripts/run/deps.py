@@ -106,6 +106,11 @@ def _what(key: str, old, new) -> str:
         return f"a module looked for in {where}/ appeared or changed ({', '.join(old[1][:3])})"
     if kind == "link":
         return f"the link {where} changed"
+    if kind in ("stat", "lstat"):
+        return f"{where} " + ("appeared" if old is None else "was removed" if new is None
+                              else "changed (its mode, size or time)")
+    if kind == "tree":
+        return f"an installed module under {where} changed"
     return f"{where} " + ("appeared" if old is None else "was removed" if new is None else "changed")
 
 
@@ -197,6 +202,6 @@ def paths(deps: dict | None) -> set[str]:
     found = set()
     for key in (deps or {}).get("facts") or {}:
         kind, _, where = key.partition(" ")
-        if kind in ("path", "link", "list", "find", "meta"):
+        if kind in ("path", "link", "stat", "lstat", "list", "find", "meta"):
             found.add(where)
     return found

@@ -105,7 +105,10 @@ class _ChapterRunner:
                 where = step.cell.first_code_line + step.skipped + line - 1
             else:
                 where = step.cell.fence_line
-        return {"reason": opaque.get("reason", ""), "line": where}
+        located = {"reason": opaque.get("reason", ""), "line": where}
+        if opaque.get("volatile"):
+            located["volatile"] = True          # changes from run to run: never stored
+        return located
 
     def _result(self, step: steps.Step, result: dict) -> None:
         if step.expr is not None:

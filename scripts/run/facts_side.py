@@ -7,8 +7,17 @@ while every fact it recorded still has the recorded value. Kinds:
 - ``path P``: what opening or stat-ing P (following links) finds: None (absent),
   "dir", "other" (fifo, device), "big <bytes>" (a file over MAX_FILE_BYTES), or
   the sha256 of the file's bytes;
-- ``link P``: P itself, not followed (lstat, readlink, islink): "link <target>"
+- ``link P``: P itself, not followed (readlink, islink): "link <target>"
   for a symbolic link, else the ``path`` fact;
+- ``stat P``: what a stat (or access) of P asked for, following links: None
+  (absent), "d <perm>" for a directory, "f <perm> <size> <mtime_ns>" for a file,
+  "o <perm>" for anything else, "error" when it cannot be stat-ed. Not the content:
+  a run that only opened and read P does not record it (a `touch` re-runs only the
+  runs that asked for the mtime), a run that only stat-ed P does not hash it;
+- ``lstat P``: the same of P itself, "l <target>" for a symbolic link;
+- ``tree P``: [digest, files]: size and mtime of the installed module files under
+  P (a package folder in site-packages, or one loose module) a run imported: an
+  installed package edited in place re-runs what imported it;
 - ``list P``: the sorted names and types (d, f, l, o) of directory P (None: not one),
   leaving out SKIP_NAMES (``_bookcheck``, scripts.store.BUILD, appears when the checker
   first writes its cache);
@@ -31,14 +40,15 @@ import stat as _stat
 MAX_FILE_BYTES = 64 << 20       # a larger input makes its run opaque (never reused)
 # Not inputs: the book package (keyed as a whole), the checker's state (scripts.store.BUILD,
 # spelled here: this runs in the kernel), build and output folders.
-SKIP_NAMES = ("mlsys", "_bookcheck", "_build", "_book", ".git", ".venv")
+BUILD_NAME = "_bookcheck"
+SKIP_NAMES = ("mlsys", BUILD_NAME, "_build", "_book", ".git", ".venv")
 # Set by the shell, the kernel or this checker, and different from run to run by design:
 # never facts (a chapter may read them; they never make its entry unusable).
 VOLATILE_ENV = frozenset({"PWD", "OLDPWD", "_", "SHLVL", "TERM", "PAGER", "GIT_PAGER",
                           "CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "COLUMNS", "LINES",
                           "MPLBACKEND", "PYDEVD_DISABLE_FILE_VALIDATION", "QMD_CHECK_RUN",
-                          "PYTHONPATH"})
-VOLATILE_ENV_PREFIXES = ("JPY_",)
+                          "PYTHONPATH", "LD_PRELOAD"})
+VOLATILE_ENV_PREFIXES = ("JPY_", "QMD_OBSERVE_")
 HARMLESS_DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/tty",
                     "/dev/stdin", "/dev/stdout", "/dev/stderr")
 SYSTEM_DIRS = ("/proc", "/sys", "/dev")     # the machine's live state: a run reading it is opaque
@@ -87,6 +97,47 @@ def path_fact(path):
         return None
     except OSError:
         return "other"
+
+
+def stat_value(mode, size, mtime_ns, target=None):
+    """The `stat`/`lstat` value of what a stat call returned (see the module docstring)."""
+    perm = format(_stat.S_IMODE(mode), "o")
+    if _stat.S_ISDIR(mode):
+        return f"d {perm}"            # (its mtime moves with every file made inside)
+    if _stat.S_ISREG(mode):
+        return f"f {perm} {size} {mtime_ns}"
+    if _stat.S_ISLNK(mode):
+        return f"l {target}"
+    return f"o {perm}"
+
+
+def stat_fact(path, follow=True):
+    try:
+        info = os.stat(path) if follow else os.lstat(path)
+        target = os.readlink(path) if _stat.S_ISLNK(info.st_mode) else None
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, ValueError):
+        return "error"
+    return stat_value(info.st_mode, info.st_size, info.st_mtime_ns, target)
+
+
+def tree_fact(root, files, memo=None):
+    """[digest of (file, size, mtime_ns) of `files` (relative to `root`), files]."""
+    digest = hashlib.sha256()
+    for name in files:
+        path = os.path.join(root, name) if name else root
+        seen = memo.get(path) if memo is not None else None
+        if seen is None:
+            try:
+                info = os.stat(path)
+                seen = f"{info.st_size} {info.st_mtime_ns}"
+            except OSError:
+                seen = "-"
+            if memo is not None:
+                memo[path] = seen
+        digest.update(f"{name}\0{seen}\0".encode("utf-8", "surrogateescape"))
+    return [digest.hexdigest(), list(files)]
 
 
 def link_fact(path):
@@ -172,7 +223,7 @@ class Facts:
 
     def __init__(self, root, env):
         self.root, self.env = root, env
-        self.memo, self.listings = {}, {}
+        self.memo, self.listings, self.stats = {}, {}, {}
 
     def entries(self, path):
         if path not in self.listings:
@@ -180,7 +231,7 @@ class Facts:
         return self.listings[path]
 
     def value(self, key, recorded=None):
-        if key in self.memo and not key.startswith("find "):
+        if key in self.memo and not key.startswith(("find ", "tree ")):
             return self.memo[key]
         kind, _, where = key.partition(" ")
         if kind == "env":
@@ -193,6 +244,11 @@ class Facts:
                 value = path_fact(path)
             elif kind == "link":
                 value = link_fact(path)
+            elif kind in ("stat", "lstat"):
+                value = stat_fact(path, follow=kind == "stat")
+            elif kind == "tree":
+                files = recorded[1] if isinstance(recorded, list) and len(recorded) == 2 else []
+                return tree_fact(path, files, self.stats)
             elif kind == "list":
                 value = list_fact(path, self.entries(path))
             elif kind == "meta":

@@ -36,7 +36,9 @@ KERNEL_MODULE = "ipykernel_launcher"
 # installed in this order (scripts.run.kernel). The fork server imports them once,
 # so a forked kernel only has to call their setup.
 SIDE_MODULES = {"_qmd_checker": "kernel_side.py", "_qmd_facts": "facts_side.py",
-                "_qmd_observer": "observe_side.py", "_qmd_steps": "steps_side.py"}
+                "_qmd_oslog": "oslog_side.py", "_qmd_pyhooks": "pyhooks_side.py",
+                "_qmd_observer": "observe_side.py",
+                "_qmd_steps": "steps_side.py"}
 
 # Headless and Agg-based, like Quarto's kernels: figures shown with plt.show()
 # become image outputs (plain "Agg" would silently drop them).
@@ -56,8 +58,10 @@ REPRODUCIBLE_ENV = {
 
 def kernel_env(root: Path) -> dict:
     """Environment of every kernel (and of the fork server that makes them)."""
+    from scripts.run.interpose import environment
     env = {**REPRODUCIBLE_ENV, **os.environ,
-           "MPLBACKEND": MPL_BACKEND, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+           "MPLBACKEND": MPL_BACKEND, "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+           **environment(root)}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(root).resolve()),
                                                      env.get("PYTHONPATH")) if p)
     return env
@@ -101,7 +105,7 @@ def start(root: Path, chapters=()) -> "ForkServer | None":
 READY_TIMEOUT_S = 60.0
 # Besides forkserver_side.KERNEL_INTERNALS and the chapters' own imports: libraries that code
 # imports lazily (mlsys.formatting.md_table pulls in pandas and tabulate on first use).
-PRELOAD = ("IPython.display", "numpy", "pandas", "tabulate", "pint", "matplotlib",
+PRELOAD = ("IPython.display", "numpy", "numpy.random", "pandas", "tabulate", "pint", "matplotlib",
            "matplotlib.pyplot")
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from scripts.run.forkserver_side import serve; "
          "sys.path.pop(0); serve(sys.argv[2:])")

@@ -38,7 +38,7 @@ DEFAULT_TIMEOUT_S = 120.0
 STARTUP_TIMEOUT_S = 60.0
 OUTPUT_CAP_CHARS = 1_000_000          # per cell and stream, in the kernel
 RICH_CAP_CHARS = 20_000_000           # per cell, all outputs together, in the kernel
-HELPER, FACTS, OBSERVER, STEPS = SIDE_MODULES  # kernel_side, facts_side, observe_side, steps_side
+HELPER, FACTS, OSLOG, PYHOOKS, OBSERVER, STEPS = SIDE_MODULES   # their files: SIDE_MODULES
 CHECKER_DIR = str(Path(__file__).resolve().parents[1])    # scripts/: the checker, not an input
 LIVE_KERNEL_PIDS: set[int] = set()    # every kernel process we started and not yet reaped
 
@@ -61,6 +61,8 @@ def _setup_code(figure: dict | None, root: Path | None = None) -> str:
             + _module_code(HELPER)
             + f"_m.setup({OUTPUT_CAP_CHARS}, {figure!r})\n"
             + _module_code(FACTS)
+            + _module_code(OSLOG)
+            + _module_code(PYHOOKS)
             + _module_code(OBSERVER)
             + f"_m.install({str(root)!r}, {[CHECKER_DIR]!r}, {list(SIDE_MODULES)!r})\n"
             + _module_code(STEPS)

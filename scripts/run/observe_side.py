@@ -9,6 +9,16 @@ line; the list of what is observed, and what is opaque, is docs/performance.md's
 "What the cache observes" (the /proc, /sys, /dev probes allowed:
 `facts_side.RESOURCE_PROBES`).
 
+Files are observed at the operating-system boundary: the interposer's log
+(oslog_side: every open, stat, access, readlink and listing of this process and
+its children, whatever library made it) becomes facts in `note_touch`, with no
+code per API. Python-level hooks remain where they add meaning: which module was
+looked for (`_Finder`), which environment variable was read, a network
+connection, a clock or unseeded random generator read by the chapter
+(volatile_side). Where the interposer could not be built, the audit hook and
+wrapped `os.stat`/`lstat`/`access`/`readlink` observe Python's own file calls
+instead (`_install_file_hooks`: the fallback).
+
 Not inputs: files of the interpreter (the stdlib: the Python version is part of
 the key; site-packages: the distribution's version is a fact), the skipped
 folders (``mlsys/`` is keyed whole; ``_bookcheck``, ``.git`` …), ``__pycache__``.
@@ -19,35 +29,30 @@ import os
 import sys
 import threading
 
-_facts = sys.modules.get("_qmd_facts")
-if _facts is None:                       # imported from its folder (tests) or the package
-    try:
-        import facts_side as _facts
-    except ImportError:
-        from scripts.run import facts_side as _facts
+def _side(name, filename):
+    module = sys.modules.get(name)
+    if module is None:                   # imported from its folder (tests) or the package
+        try:
+            module = __import__(filename)
+        except ImportError:
+            import importlib
+            module = importlib.import_module(f"scripts.run.{filename}")
+    return module
 
-OPAQUE_EVENTS = {
-    "subprocess.Popen": "starts a subprocess", "os.system": "runs a shell command",
-    "os.exec": "executes a program", "os.posix_spawn": "starts a program",
-    "os.spawn": "starts a program", "os.fork": "forks", "os.forkpty": "forks",
-    "socket.connect": "opens a network connection", "socket.bind": "opens a socket",
-    "socket.getaddrinfo": "looks up a network name", "sqlite3.connect": "opens a database",
-    "ctypes.dlopen": "loads native code through ctypes",
-}
-_PATH_EVENTS = ("open", "os.listdir", "os.scandir")
-_WATCHED = frozenset(OPAQUE_EVENTS) | frozenset(_PATH_EVENTS)
-_TRUNCATING = os.O_TRUNC
-_IMPORT_SYSTEM = "<frozen importlib._bootstrap_external>"
-_METADATA = os.path.join("importlib", "metadata", "__init__.py")    # its scans of sys.path
+
+_facts = _side("_qmd_facts", "facts_side")
+_oslog = _side("_qmd_oslog", "oslog_side")
+_pyhooks = _side("_qmd_pyhooks", "pyhooks_side")
 
 _observer = None
+_VOLATILE = ("reads the repository's .git",)
 
 
 class _Observer:
     def __init__(self, root, skip=()):
         self.root = os.path.realpath(root)
-        self.prefixes = sorted({os.path.realpath(p) for p in
-                                (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix)})
+        prefixes = (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix)
+        self.prefixes = sorted({f(p) for p in prefixes for f in (os.path.realpath, os.path.abspath)})
         names = [os.path.join(self.root, n) for n in _facts.SKIP_NAMES]
         self.skip = sorted({os.path.realpath(p) for p in [*names, *skip]})
         self.site = sorted({os.path.realpath(p) for p in sys.path if p and "-packages" in p})
@@ -61,10 +66,21 @@ class _Observer:
         self.active = False
         self.step = None         # index of the running step (steps_side sets it)
         self.keep = set()        # the checker's own modules in the kernel
+        self.log = None          # the interposer's log (oslog_side.Log), None: the fallback
+        self.meta_lists = {}     # folder -> listings importlib.metadata made of it (hook)
+        self.checker = sorted(os.path.realpath(p) for p in skip)   # code that is not the book's
+        self.git = os.path.join(self.root, ".git")
+        self.generators = None   # pyhooks_side.Generators: the global generators' states
+        self.observe_dir = os.path.join(self.root, _facts.BUILD_NAME, "observe")
 
     # -- what is an input -----------------------------------------------------
     def where(self, path):
         """(stored path, None), (None, opaque reason) or (None, None) when not an input."""
+        path = _oslog.unrooted(path)
+        if self.log is not None and (path == self.log.dir or path.startswith(self.log.dir + os.sep)):
+            return None, None
+        if path == self.git or path.startswith(self.git + os.sep):
+            return None, "reads the repository's .git"
         if path in _facts.HARMLESS_DEVICES or _facts.resource_probe(path):
             return None, None
         for system in _facts.SYSTEM_DIRS:
@@ -77,7 +93,7 @@ class _Observer:
                 return None, None
         return _facts.stored(self.root, path), None
 
-    def _absolute(self, path, dir_fd=None):
+    def absolute(self, path, dir_fd=None):
         if isinstance(path, int) or dir_fd is not None:
             return None
         try:
@@ -85,32 +101,73 @@ class _Observer:
         except (TypeError, ValueError):
             return None
 
-    def note(self, kind, path, product=False):
-        """Record the fact `kind` of `path` (an absolute, normalised path)."""
+    def note(self, kind, path, product=False, touch=None):
+        """Record the fact `kind` of `path` (an absolute, normalised path); `touch`: what
+        the interposer saw at that moment (oslog_side.Touch), else the value is now."""
         rel, opaque = self.where(path)
         if opaque:
-            self.note_opaque(opaque)
+            self.note_opaque(opaque, frames=touch is None)
         if rel is None:
             return
         key = f"{kind} {rel}"
         if key in self.facts:
             return
+        path = _oslog.unrooted(path)
         if product:
             self.products.add(key)
             self.facts[key] = None
             return
-        value = {"path": _facts.path_fact, "link": _facts.link_fact, "list": _facts.list_fact,
-                 "meta": _facts.meta_fact}[kind](path)
+        if touch is not None and kind in ("stat", "lstat"):
+            value = _oslog.stat_touched(touch, path, _facts.stat_value)
+        else:
+            value = {"path": _facts.path_fact, "link": _facts.link_fact, "list": _facts.list_fact,
+                     "meta": _facts.meta_fact, "stat": _facts.stat_fact}[kind](path)
+            if touch is not None and kind == "path" and _oslog.moved(touch, path):
+                value = "changed after it was opened"
         self.facts[key] = value
         if isinstance(value, str) and value.startswith("big "):
             self.note_opaque(f"reads {rel}, larger than {_facts.MAX_FILE_BYTES >> 20} MiB")
 
-    def note_opaque(self, reason):
+    def note_touch(self, touch):
+        """One record of the interposer's log as a fact (the only place an OS call maps
+        to a fact kind: see oslog_side)."""
+        path = os.path.normpath(touch.path)
+        op = touch.op
+        if op == "open":
+            creates = touch.flags & (os.O_TRUNC | os.O_EXCL) and not touch.errno
+            self.note("path", path, product=bool(creates), touch=touch)
+        elif op in ("stat", "lstat"):
+            self.note(op, path, touch=touch)
+        elif op == "access":
+            self.note("stat", path)
+        elif op == "readlink":
+            self.note("link", path)
+        elif op == "list":
+            if self.meta_lists.get(path):       # importlib.metadata's scan: what it can see
+                self.meta_lists[path] -= 1
+                self.note("meta", path)
+            else:
+                self.note("list", path)
+
+    def note_opaque(self, reason, frames=True, volatile=False):
+        """What cannot be observed (`volatile`: what changes from run to run by itself,
+        never stored), at the line of the call when `frames` are the caller's."""
         if len(self.opaque) >= 5 or reason in (o["reason"] for o in self.opaque):
             return
-        if self.importing_installed(sys._getframe(2)):
+        if frames and self.importing_installed(sys._getframe(2)):
             return          # an installed package probing at import: its version decides
-        self.opaque.append({"reason": reason, "step": self.step, "line": _cell_line(sys._getframe(2))})
+        line = _cell_line(sys._getframe(2)) if frames else None
+        entry = {"reason": reason, "step": self.step, "line": line}
+        if volatile or reason in _VOLATILE:
+            entry["volatile"] = True
+        self.opaque.append(entry)
+
+    def drain(self):
+        """The interposer's records so far, as facts (at the end of each step, so a fact's
+        opaque reason names its step)."""
+        if self.log is not None:
+            for touch in self.log.touches():
+                self.note_touch(touch)
 
     def importing_installed(self, frame):
         """True inside the module-level code of a module of the interpreter's (its import)."""
@@ -128,6 +185,9 @@ class _Observer:
         if isinstance(name, str) and not _facts.volatile_env(name):
             self.facts.setdefault(f"env {name}", self.initial.get(name))
 
+    def note_environ(self):
+        self.facts.setdefault("environ *", _facts.environ_fact(self.initial))
+
     def note_find(self, name, path):
         if name in sys.builtin_module_names:
             return                   # found before any folder is searched
@@ -142,56 +202,16 @@ class _Observer:
                 continue             # the stdlib: the Python version decides
             self.finds.setdefault(folder, set()).add(last)
 
-    # -- hooks ----------------------------------------------------------------
     def watching(self):
         me = threading.get_ident()
         return self.active and me not in self.busy and me not in self.threads
 
-    def hook(self, event, args):
-        if event not in _WATCHED or not self.watching():
-            return
-        me = threading.get_ident()
-        self.busy.add(me)
-        try:
-            if event in OPAQUE_EVENTS:
-                if not (event == "sqlite3.connect" and args and args[0] == ":memory:"):
-                    self.note_opaque(f"{OPAQUE_EVENTS[event]} ({_short(args)})")
-                return
-            path = self._absolute(args[0]) if args else None
-            if path is None:
-                return
-            if event == "open":
-                flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
-                self.note("path", path, product=bool(flags & _TRUNCATING))
-            else:
-                caller = sys._getframe(1).f_code.co_filename
-                if caller.endswith(_METADATA):
-                    self.note("meta", path)
-                elif caller != _IMPORT_SYSTEM:
-                    self.note("list", path)     # (the import system's own scans: note_find)
-        except Exception:
-            pass
-        finally:
-            self.busy.discard(me)
-
-    def stat_hook(self, kind, path, dir_fd=None):
-        if not self.watching():
-            return
-        me = threading.get_ident()
-        self.busy.add(me)
-        try:
-            path = self._absolute(path, dir_fd)
-            if path is not None:
-                self.note(kind, path)
-        except Exception:
-            pass
-        finally:
-            self.busy.discard(me)
-
     # -- the report -----------------------------------------------------------
     def report(self):
+        self.drain()
         facts = dict(self.facts)
         dists = set()
+        trees = {}
         for name, module in list(sys.modules.items()):
             if name in self.keep:
                 continue
@@ -201,7 +221,9 @@ class _Observer:
             path = os.path.abspath(file)
             site = next((s for s in self.site if path.startswith(s + os.sep)), None)
             if site is not None:
-                dists.add(os.path.relpath(path, site).split(os.sep)[0].split(".")[0])
+                top, _, inside = os.path.relpath(path, site).partition(os.sep)
+                dists.add(top.split(".")[0])
+                trees.setdefault(os.path.join(site, top), set()).add(inside.replace(os.sep, "/"))
                 continue
             rel, _ = self.where(path)
             if rel is not None:
@@ -213,14 +235,15 @@ class _Observer:
             if names:
                 rel = _facts.stored(self.root, folder)
                 facts[f"find {rel}"] = _facts.find_fact(folder, names)
+        # the interposer that observed (its source digest, not its path: a copied or
+        # moved book keeps its cache): another one, or none, is another observation
+        facts[f"env {_oslog.ID_ENV}"] = self.initial.get(_oslog.ID_ENV)
+        for top, files in trees.items():        # installed modules edited in place
+            if not top.endswith(("-info", "__pycache__")):
+                facts[f"tree {top}"] = _facts.tree_fact(top, sorted(files))
         return {"facts": dict(sorted(facts.items())), "products": sorted(self.products),
                 "dists": sorted(d for d in dists if d and not d.endswith("-info")),
                 "opaque": list(self.opaque)}
-
-
-def _short(args):
-    text = " ".join(str(a) for a in args[:2] if a is not None)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _cell_line(frame):
@@ -247,68 +270,6 @@ def _module_file(module):
         return None
 
 
-class _Finder:
-    """First on sys.meta_path: records each module looked for, finds nothing itself."""
-
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        observer = _observer
-        if observer is not None and observer.watching():
-            me = threading.get_ident()
-            observer.busy.add(me)
-            try:
-                observer.note_find(name, path)
-            except Exception:
-                pass
-            finally:
-                observer.busy.discard(me)
-        return None
-
-
-def _recording(observer, base):
-    class RecordingEnviron(base):
-        def __getitem__(self, key):
-            if observer.watching():
-                observer.note_env(key)
-            return base.__getitem__(self, key)
-
-        def __iter__(self):
-            if observer.watching():
-                observer.facts.setdefault("environ *", _facts.environ_fact(observer.initial))
-            return base.__iter__(self)
-
-        def __len__(self):
-            if observer.watching():
-                observer.facts.setdefault("environ *", _facts.environ_fact(observer.initial))
-            return base.__len__(self)
-
-    return RecordingEnviron
-
-
-def _wrap_stat(observer, real, kind_of):
-    def wrapper(path, *args, **kwargs):
-        observer.stat_hook(kind_of(kwargs), path, kwargs.get("dir_fd"))
-        return real(path, *args, **kwargs)
-    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = real.__name__, real.__doc__, real
-    return wrapper
-
-
-def _install_hooks(observer):
-    sys.addaudithook(observer.hook)
-    sys.meta_path.insert(0, _Finder)
-    follow = lambda kw: "path" if kw.get("follow_symlinks", True) else "link"   # noqa: E731
-    os.stat = _wrap_stat(observer, os.stat, follow)
-    os.lstat = _wrap_stat(observer, os.lstat, lambda kw: "link")
-    os.readlink = _wrap_stat(observer, os.readlink, lambda kw: "link")
-    os.access = _wrap_stat(observer, os.access, follow)
-    for environ in (os.environ, getattr(os, "environb", None)):
-        if environ is not None:
-            try:
-                environ.__class__ = _recording(observer, type(environ))
-            except TypeError:
-                pass
-
-
 _preloaded = {"facts": {}, "products": set(), "opaque": []}   # what the fork server's preload touched
 
 
@@ -318,18 +279,36 @@ def preload(root, skip=()):
     global _observer
     if _observer is None:
         _observer = _Observer(root, skip)
-        _install_hooks(_observer)
-    _observer.active = True
+        _attach(_observer, "server")
+        _pyhooks.install(_observer)
+    _set_active(_observer, True)
 
 
 def prefork():
     """In the fork server, after preloading: keep what the preload touched for the kernels."""
     observer = _observer
     if observer is not None:
-        observer.active = False
+        _set_active(observer, False)
         report = observer.report()
+        if observer.log is not None:
+            observer.log.close()
+            observer.log = None
         _preloaded.update(facts=report["facts"], products=set(report["products"]),
                           opaque=report["opaque"])
+
+
+def _attach(observer, role):
+    """Observe files through the interposer when it is loaded (oslog_side)."""
+    _oslog.clear_dead(observer.observe_dir)
+    folder = os.path.join(observer.observe_dir, f"{role}-{os.getpid()}")
+    unread = [p for p in observer.skip if p != observer.git]      # (.git is opaque: where)
+    observer.log = _oslog.attach(folder, [*observer.prefixes, *unread])
+
+
+def _set_active(observer, on):
+    observer.active = on
+    if observer.log is not None:
+        observer.log.active(on)
 
 
 def install(root, skip=(), keep=()):
@@ -338,6 +317,7 @@ def install(root, skip=(), keep=()):
     global _observer
     observer = _Observer(root, skip)
     observer.keep = set(keep)
+    _attach(observer, "kernel")
     for name, module in list(sys.modules.items()):
         file = _module_file(module)
         if name == "__main__" or name in keep or not file:
@@ -345,11 +325,14 @@ def install(root, skip=(), keep=()):
         if os.path.abspath(file).startswith(observer.root + os.sep) and observer.where(os.path.abspath(file))[0]:
             del sys.modules[name]
     if _observer is None:
-        _install_hooks(observer)
+        _pyhooks.install(observer)
     else:                        # forked from a preloading server: its hooks call this one
         old = _observer
         old.__dict__.update(observer.__dict__)
         observer = old
+    if observer.generators is None:
+        _pyhooks.watch_clock()
+        observer.generators = _pyhooks.Generators()
     observer.facts.update(_preloaded["facts"])
     observer.products |= _preloaded["products"]
     observer.opaque += [dict(o, step=None, line=None, preload=True) for o in _preloaded["opaque"]]
@@ -360,12 +343,20 @@ def install(root, skip=(), keep=()):
 def start(step=None):
     """A step begins (steps_side): watch it."""
     if _observer is not None:
-        _observer.step, _observer.active = step, True
+        _observer.step = step
+        if _observer.generators is not None:
+            _observer.generators.mark()
+        _set_active(_observer, True)
 
 
 def stop():
-    if _observer is not None:
-        _observer.active = False
+    observer = _observer
+    if observer is not None:
+        _set_active(observer, False)
+        if observer.generators is not None:
+            for name in observer.generators.unseeded():
+                observer.note_opaque(f"uses {name} without a seed", frames=False, volatile=True)
+        observer.drain()
 
 
 def observed():
@@ -373,8 +364,12 @@ def observed():
     observer = _observer
     if observer is None:
         return {"facts": {}, "products": [], "dists": [], "opaque": []}
-    was, observer.active = observer.active, False
+    was = observer.active
+    _set_active(observer, False)
     try:
         return observer.report()
     finally:
-        observer.active = was
+        _set_active(observer, was)
+        if not was and observer.log is not None:
+            observer.log.close()     # the run's last report: its logs are read
+            observer.log = None

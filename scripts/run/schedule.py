@@ -37,18 +37,32 @@ def storable(parsed: ParsedChapter, run: ChapterRun) -> bool:
     """Completely observed (or its inputs declared), stable while it ran, not cut short."""
     if run.deps is None or run.deps.get("unstable") or any(f.kind in UNSTABLE_KINDS for f in run.findings):
         return False
+    if any(o.get("volatile") for o in run.deps.get("opaque") or []):
+        return False        # the clock, an unseeded generator, .git: declaring inputs cannot help
     return not run.deps.get("opaque") or bool(parsed.cache_inputs)
 
 
-def opaque_notes(chapters: list[ParsedChapter], runs: dict[str, ChapterRun]) -> list[str]:
-    """One line per chapter executed because it cannot be observed completely (a note)."""
+def opaque_notes(chapters: list[ParsedChapter], runs: dict[str, ChapterRun],
+                 root: Path | None = None) -> list[str]:
+    """One line per chapter executed because it cannot be observed completely (a note);
+    first, once per book, why files are observed without the interposer (`interpose.note`)."""
     notes = []
+    if root is not None and any(r is not None and not r.cached for r in runs.values()):
+        from scripts.run.interpose import note
+        fallback = note(root)
+        if fallback:
+            notes.append(fallback)
     for parsed in chapters:
         run = runs.get(parsed.path)
         if run is None or run.cached or not run.deps:
             continue
         if run.deps.get("unstable"):
             notes.append(f"{parsed.path}: not cached: {run.deps['unstable']}")
+        elif any(o.get("volatile") for o in run.deps.get("opaque") or []):
+            volatile = [o for o in run.deps["opaque"] if o.get("volatile")]
+            path, line = parsed.source_of(volatile[0]["line"]) if volatile[0].get("line") else (parsed.path, 0)
+            notes.append(f"{path}:{line}: re-run on every check: its result can change from run "
+                         f"to run ({'; '.join(o['reason'] for o in volatile)})")
         elif run.deps.get("opaque") and not parsed.cache_inputs:
             where = run.deps["opaque"][0]
             path, line = parsed.source_of(where["line"]) if where.get("line") else (parsed.path, 0)

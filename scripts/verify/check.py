@@ -93,7 +93,7 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
         again = (run_some(project, suspects, True, jobs, timeout_s, record_times=False)
                  if suspects else {})
         result.findings += cache_audit.findings(chapters, served, result.runs, again)
-    result.notes = opaque_notes(chapters, result.runs) + unlisted_notes(project, chapters)
+    result.notes = opaque_notes(chapters, result.runs, project.root) + unlisted_notes(project, chapters)
     for rel, parsed in result.parsed.items():
         result.findings += parsed.findings
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
