@@ -96,6 +96,10 @@ class _Reader(HTMLParser):
             self.math.append((start, self.size))
         if tag in VOID:
             return
+        start = attrs.get("start") or "1"
+        if tag == "ol" and start != "1" and start.isdigit() and (attrs.get("type") or "1") == "1" \
+                and self._zone() != "hidden":
+            self._add(f"{start}. ", self._zone())   # CSS counts from it: the reader sees it
         zone = ""
         if tag in HIDDEN or (tag == "div" and "page-toc" in classes):
             zone = "hidden"

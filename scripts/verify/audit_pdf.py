@@ -5,7 +5,7 @@ poppler-utils when it is on PATH, else pypdf; both in layout mode, which keeps
 table cells apart) and splits it by its top-level bookmarks (docs/audit.md, "What
 a page is"). Within a document's text the page number, a heading's number (a line
 starting with a bookmark's title) and a list item's number are the renderer's
-(`exempt`).
+(`exempt`; a list's number only when it counts on from 1, `list_numbers`).
 
 `soft_numbers(parsed)`: the numbers of the chapter's math and inline code as
 written in its source, and of the cells it shows with `echo: true` (a text layer
@@ -62,8 +62,21 @@ def bookmarks(reader) -> tuple[list[tuple[str, int]], list[str]]:
     return top, titles
 
 
+def list_numbers(text: str) -> list[tuple[int, int]]:
+    """The spans of the list numbers at the start of a line that the renderer made: 1,
+    and each number one more than a list number before it. A list's first number other
+    than 1 (`9999.`) is the author's: it is audited."""
+    spans, seen = [], set()
+    for m in LIST_ITEM.finditer(text):
+        n = int(m.group(1))
+        if n == 1 or n - 1 in seen:
+            spans.append((m.start(1), m.end(1)))
+        seen.add(n)
+    return spans
+
+
 def _exempt(text: str, titles: list[str]) -> list[tuple[int, int]]:
-    spans = [(m.start(1), m.end(1)) for m in LIST_ITEM.finditer(text)]
+    spans = list_numbers(text)
     numbered = [t for t in titles if re.match(r"(?:\d+|[A-Z])(?:\.\d+)*\s", t)]
     offset = 0
     for line in text.split("\n"):
