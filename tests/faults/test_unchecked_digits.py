@@ -203,3 +203,46 @@ def test_a_suffix_glued_to_an_inline_value_is_a_finding(clean, tmp_path):
     assert "put it in the value's text" in result.findings[0].reason
     book(root, "\nAbout `{python} nodes_str` spares.\n")
     assert check_book(root, update_ledger=True).ok
+
+
+# -------------------------------------------- 4. warnings, stderr and errors shown
+
+NOISY = """
+```{python}
+import sys
+import warnings
+warnings.warn("only 42 spares left")
+print("77 disks degraded", file=sys.stderr)
+```
+
+```{python}
+#| error: true
+raise ValueError("55 nodes missing")
+```
+"""
+
+
+def test_shown_warnings_stderr_and_errors_are_in_the_ledger_and_the_same_every_run(clean,
+                                                                                tmp_path):
+    """What a reader sees of a warning (without ipykernel's temporary file name, whose
+    folder holds the kernel's pid), of stderr and of an `error: true` cell is recorded,
+    the same on a fresh run; both audits account for it; a change is a ledger change."""
+    root = copy_of(clean, tmp_path)
+    book(root, NOISY)
+    result = check_book(root, update_ledger=True)
+    assert result.ok, located(result)
+    lock = (root / "numbers.lock").read_text(encoding="utf-8")
+    for shown in ("stderr · line 1\tUserWarning: only 42 spares left",
+                  "stderr · line 3\t77 disks degraded",
+                  "error · line 1\tValueError: 55 nodes missing"):
+        assert shown in lock, lock
+    assert "ipykernel" not in lock
+    again = check_book(root, force=True)            # a fresh kernel, another pid
+    assert again.ok, [f.reason for f in again.findings]
+    render_book(again, "html", use_quarto=False)
+    render_book(again, "pdf", use_quarto=False)
+    book(root, NOISY.replace("only 42", "only 43"))
+    changed = check_book(root)
+    assert {f.kind for f in changed.findings} == {Kind.LEDGER}    # the warning, its source line
+    assert any("only 42 spares left → UserWarning: only 43 spares left" in f.reason
+               for f in changed.findings), [f.reason for f in changed.findings]
