@@ -95,10 +95,13 @@ def audit_chrome(result, out_dir: Path, page_of=None) -> list[Finding]:
     reader = reader_text(chrome, whole_page=True)
     source = ParsedChapter(path=CONFIG, text=config, authored=config)
     typed_ok = not getattr(project, "literal_numbers", False)
-    raw = [Finding(CONFIG, next((i for i, ln in enumerate(config.splitlines(), 1) if code in ln), 0),
+    raw = [Finding(CONFIG, next((i for i, ln in enumerate(config.splitlines(), 1) if code in ln), 1),
                    Kind.LEAK, f"{page} shows {code!r}: a shortcode left as written (this renderer "
                    f"does not expand it in the title or the page footer: write the text itself)")
            for code in dict.fromkeys(SHORTCODE.findall(reader.text))]
-    found = (account(source, page, reader.text, [], reader.exempt, reader.soft, typed_ok=typed_ok)
-             + leak_findings(source, page, reader.text) + raw)
+    title = next((i for i, ln in enumerate(config.splitlines(), 1)
+                  if re.match(r"\s+title\s*:", ln)), 1)      # nothing nearer: the title's line
+    found = (account(source, page, reader.text, [], reader.exempt, reader.soft, typed_ok=typed_ok,
+                     default_line=title)
+             + leak_findings(source, page, reader.text, default_line=title) + raw)
     return list({(f.line, f.kind, f.reason.split(" (")[0]): f for f in found}.values())  # the title, once
