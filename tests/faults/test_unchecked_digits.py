@@ -246,3 +246,42 @@ def test_shown_warnings_stderr_and_errors_are_in_the_ledger_and_the_same_every_r
     assert {f.kind for f in changed.findings} == {Kind.LEDGER}    # the warning, its source line
     assert any("only 42 spares left → UserWarning: only 43 spares left" in f.reason
                for f in changed.findings), [f.reason for f in changed.findings]
+
+
+# ------------------------------- 5. text a reader sees that is no element's text
+
+SHOWN_HTML = ('<style>.spare::after { content: \\"31 spares\\" }</style>'
+              '<p class=\\"spare\\" title=\\"41 in the tooltip\\">Rack</p>'
+              '<input value=\\"51\\"><img src=\\"missing.png\\" alt=\\"61 nodes\\">')
+
+
+def test_a_cells_attribute_and_stylesheet_text_is_in_the_ledger_and_accounted_for(clean,
+                                                                               tmp_path):
+    """A tooltip, a field's value, a broken image's alt and CSS `content:` of a cell's
+    HTML output are recorded (a change is a ledger change) and the HTML audit reads them."""
+    root = copy_of(clean, tmp_path)
+    cell = f'\n```{{python}}\nfrom IPython.display import HTML, display\ndisplay(HTML("{SHOWN_HTML}"))\n```\n'
+    book(root, cell)
+    result = check_book(root, update_ledger=True)
+    assert result.ok, located(result)
+    lock = (root / "numbers.lock").read_text(encoding="utf-8")
+    for shown in ("\t31 spares\n", "\t41 in the tooltip\n", "\t51\n", "\t61 nodes\n"):
+        assert shown in lock, lock
+    render_book(result, "html", use_quarto=False)
+    book(root, cell.replace("51", "52"))
+    assert [f.kind for f in check_book(root).findings] == [Kind.LEDGER]
+
+
+@pytest.mark.parametrize("html", [
+    '<p title="777 spare">Rack</p>', '<input value="777">', '<img src="none.png" alt="777 nodes">',
+    '<style>.rack::after { content: "777 spare" }</style><p class="rack">Rack</p>',
+])
+def test_attribute_and_stylesheet_text_on_the_page_is_audited(clean, tmp_path, html):
+    root = copy_of(clean, tmp_path)
+    book(root, "\n```{=html}\n" + html + "\n```\n")
+    result = check_book(root)
+    assert result.ok, located(result)
+    with pytest.raises(AuditError) as caught:
+        render_book(result, "html", use_quarto=False)
+    assert [(f.line, f.kind, "'777'" in f.reason) for f in caught.value.findings] == \
+        [(line_of(root / CHAPTER_PATH, "777"), Kind.UNACCOUNTED_NUMBER, True)]
