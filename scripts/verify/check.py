@@ -21,6 +21,7 @@ from scripts.verify.figalt import missing_fig_alt
 from scripts.verify.generated import (ALT_ATTRIBUTE, CAPTIONS, caption_fix, option_at,
                                       caption_inlines, with_generated)
 from scripts.verify.inline_math import inline_math
+from scripts.verify.published import cut_outputs
 from scripts.verify.pandoc_lint import pandoc_findings
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
@@ -97,6 +98,7 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
         result.findings += parsed.findings
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
         result.findings += [parsed.relocate(f) for f in inline_math(parsed, result.runs[rel])]
+        result.findings += cut_outputs(parsed, result.runs[rel])
     result.findings = once_per_book(result.findings)
     for check in text_checks(project):
         result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]

@@ -18,12 +18,15 @@
   ``Type: message`` line) -> ``base · error · line N``: apart from the text lines, so a
   new warning does not renumber them.
 
-Not recorded: images and the checker's own truncation notes (a cut output is a
-finding of its own, verify/check.py). Stdlib only.
+Not recorded: images and the checker's own truncation notes: an output cut at the
+cap is an `output-cut` finding at its cell's fence (an inline value at its line),
+`cut_outputs`. Stdlib only.
 """
 from __future__ import annotations
 
 import re
+
+from scripts.model import Finding, Kind
 
 
 SEP = " · "
@@ -157,3 +160,34 @@ def _shown_of(outputs, which: str) -> str:
     else:
         texts = [o.data for o in outputs if o.kind == "error"]
     return "\n".join(texts)
+
+
+#: the marks the run stage leaves where it cut a text at its cap (run/execute.py,
+#: run/steps_side.py, run/kernel_side.py)
+CUT = re.compile(r"\n\[truncated\]\Z|\[output truncated after \d+ characters\]")
+
+
+def cut_outputs(parsed, run) -> list[Finding]:
+    """An `output-cut` finding for each cell whose shown output, and each inline value
+    whose text, the run cut at its cap: the page would show it cut with no word."""
+    if run is None:
+        return []
+    findings = []
+    results = {r.index: r for r in run.cells}
+    for cell in parsed.cells:
+        result = results.get(cell.index)
+        if result and any(o.name == "truncated" or CUT.search(o.data or "") for o in result.outputs
+                          if not o.kind.startswith("image/")):
+            findings.append(parsed.relocate(Finding(
+                parsed.path, cell.fence_line, Kind.OUTPUT_CUT,
+                "this cell's output is longer than the checker's cap of 1,000,000 characters "
+                "and was cut: print less (a summary, a table of the rows that matter), or "
+                "write it to a file", label=cell.label)))
+    texts = {r.index: r.text for r in run.inlines}
+    for expr in parsed.inlines:
+        if CUT.search(texts.get(expr.index) or ""):
+            findings.append(parsed.relocate(Finding(
+                parsed.path, expr.line, Kind.OUTPUT_CUT,
+                "this inline value is longer than the checker's cap of 1,000,000 characters "
+                "and was cut: show a shorter value", col=expr.col)))
+    return findings

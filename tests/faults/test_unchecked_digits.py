@@ -285,3 +285,18 @@ def test_attribute_and_stylesheet_text_on_the_page_is_audited(clean, tmp_path, h
         render_book(result, "html", use_quarto=False)
     assert [(f.line, f.kind, "'777'" in f.reason) for f in caught.value.findings] == \
         [(line_of(root / CHAPTER_PATH, "777"), Kind.UNACCOUNTED_NUMBER, True)]
+
+
+# ------------------------------------------------ 5. an output cut at the cap
+
+def test_an_output_or_inline_value_over_the_cap_is_a_finding_not_a_silent_cut(clean, tmp_path):
+    """Over 1,000,000 characters the run cuts a text (the page would show it cut): a
+    finding at the cell's fence and at the inline value's line."""
+    root = copy_of(clean, tmp_path)
+    book(root, '\n```{python}\n#| label: huge\nprint("spare " * 200_001)\nlong_str = "x" * 1_000_001\n```\n'
+               '\nA long one: `{python} long_str`.\n')
+    result = check_book(root)
+    path = root / CHAPTER_PATH
+    assert [(f.line, f.kind) for f in result.findings if f.kind == Kind.OUTPUT_CUT] == \
+        [(line_of(path, "#| label: huge") - 1, Kind.OUTPUT_CUT), (line_of(path, "A long one"), Kind.OUTPUT_CUT)]
+    assert "print less" in result.findings[0].reason
