@@ -309,7 +309,8 @@ def _blank(text: str, ranges) -> str:
 
 def audit_pdf(result, pdf: Path) -> list[Finding]:
     """Audit the PDF's text layer, chapter by chapter (its bookmarks say where each starts)."""
-    from scripts.verify.audit_pdf import chapter_texts, soft_numbers
+    from scripts.verify.audit_pdf import (bibliography_years, chapter_texts,
+                                          citation_year_spans, soft_numbers)
     raw = Path(pdf).read_bytes()
     values = _values(result, notes_at_end=False)     # a PDF's notes: at the foot of a page
     seen = Seen(result.project.root, "pdf")
@@ -327,10 +328,12 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
     texts, problems = chapter_texts(Path(pdf), documents)
     findings += [Finding(documents[0] if documents else "", 0, Kind.PDF_BOOKMARKS, p) for p in problems]
     name = Path(pdf).name
+    years = bibliography_years(result.project)
     for path, (pages, text, exempt) in texts.items():
         parsed = result.parsed.get(path)
         if parsed is None:
             continue
+        exempt = exempt + citation_year_spans(text, years)
         where = f"{name} p. {pages}"
         findings += account(parsed, where, text, values[path], exempt,
                             soft_numbers=soft_numbers(parsed), glued=True, typed_ok=typed_ok)

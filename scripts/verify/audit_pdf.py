@@ -7,6 +7,10 @@ a page is"). Within a document's text the page number, a heading's number (a lin
 starting with a bookmark's title) and a list item's number are the renderer's
 (`exempt`; a list's number only when it counts on from 1, `list_numbers`).
 
+A text layer cannot mark a citation (HTML's `span.citation`): a year closing a
+parenthesis (`(Grattafiori et al. 2024)`, a table cell's `al. 2024)`) that is the year
+of an entry of the book's bibliography is the citation's label (`citation_year_spans`).
+
 `soft_numbers(parsed)`: the numbers of the chapter's math and inline code as
 written in its source, and of the cells it shows with `echo: true` (a text layer
 cannot say where code or math is): an unmatched number among them is accounted
@@ -148,3 +152,24 @@ def soft_numbers(parsed) -> list[str]:
             numbers += found
             numbers += [a + b for a, b in zip(found, found[1:])]
     return numbers
+
+
+BIB_YEAR = re.compile(r"\byear\s*=\s*[{\"]?\s*((?:19|20)\d\d)")
+CITED_YEAR = re.compile(r"(?<![\w.,])((?:19|20)\d\d)[a-z]?\)")
+
+
+def bibliography_years(project) -> set[str]:
+    """The years of the entries of the project's bibliography files."""
+    years: set[str] = set()
+    for bib in getattr(project, "bibliography", None) or []:
+        try:
+            years |= set(BIB_YEAR.findall((Path(project.root) / bib).read_text("utf-8", errors="replace")))
+        except OSError:
+            continue                    # a missing bibliography is the check's finding
+    return years
+
+
+def citation_year_spans(text: str, years: set[str]) -> list[tuple[int, int]]:
+    """The spans of the years in `text` that close a citation: a bibliography year
+    before `)`."""
+    return [m.span(1) for m in CITED_YEAR.finditer(text) if m.group(1) in years]
