@@ -276,7 +276,8 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         try:
             raw = (Path(out_dir) / page).read_bytes()
         except OSError:
-            findings.append(Finding(path, 0, Kind.MISSING_PAGE, f"the render wrote no page {page}"))
+            findings.append(Finding(path, first_line(parsed), Kind.MISSING_PAGE,
+                                    f"the render wrote no page {page}"))
             continue
         digest = seen.digest(page, raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok)
         known = seen.known(digest)
