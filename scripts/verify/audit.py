@@ -54,10 +54,13 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     the page shows before it, else of the one after it, else `default_line` (default:
     the document's title, `first_line`): never line 0.
     """
-    soft = tok.Ranges(soft)
+    code = tok.Ranges(soft)
     # a "(0.99)" in a formula's TeX is no equation number: the renderer's labels are not in math
-    exempt = tok.Ranges(list(exempt) + [(a, b) for a, b in tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text)
-                                        if not tok.inside(a, soft)])
+    exempt = tok.Ranges(list(exempt) + [(a, b) for a, b in tok.spans([tok.LABEL, tok.EQ_NUMBER], text)
+                                        if not tok.inside(a, code)])
+    # an allowed number (a year in its context) may still be a value's ("1979 TOPS" in a
+    # table, whose neighbour makes it look like a venue's year): matched if one needs it
+    soft = tok.Ranges(list(soft) + tok.spans(tok.ALLOWED, text))
     tokens = [(n, s, e, tok.inside(s, soft)) for n, s, e in tok.number_tokens(text)
               if not tok.inside(s, exempt)]
     if glued:

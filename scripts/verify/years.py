@@ -9,8 +9,9 @@ prose_numbers.ALLOWLIST) where its context makes it a date:
 - a decade: ``1990s``, ``the 2010s``;
 - a citation's or a venue's year: alone in parentheses or closing them
   (``GPT-3 (2020)``, ``(Dean et al., 2012)``, ``(1922–2015)``, ``(c. 2024)``), after
-  ``et al.``, after a venue's acronym (``OSDI 2024``, ``NeurIPS 2023``) unless a
-  plural noun follows (``NVIDIA 2048 GPUs`` is a count);
+  ``et al.``, after a venue's acronym on the same line (``OSDI 2024``, ``NeurIPS
+  2023``) unless a plural noun or another acronym follows (``NVIDIA 2048 GPUs``,
+  ``TFLOPS 1979 TOPS`` are counts);
 - a word that asks for a time before it (``in``, ``since``, ``until``, ``by``, ``from``,
   ``between``, ``around``, ``circa``/``c.``, ``early``/``mid``/``late``, ``year``…)
   *and* nothing after it that it could count: the text ends, punctuation, a function
@@ -67,8 +68,8 @@ YEAR = re.compile(
     r"|(?<=\()[^()\d]{0,60}?\s(?P<n5>" + _SPAN + r")(?=[a-c]?\s*[),;])"
     r"|\bet\s+al\.?,?\s+(?P<n6>" + _SPAN + r")" + _NOT_IN_NUMBER_AFTER +
     # OSDI 2024, NeurIPS 2023 (not NVIDIA 2048 GPUs)
-    r"|\b[A-Z][A-Za-z]*[A-Z][A-Za-z]*\s+(?P<n7>" + _SPAN + r")" + _NOT_IN_NUMBER_AFTER
-    + r"(?!\s+[a-z]+s\b|\s+[A-Z]+s\b)"
+    r"|\b[A-Z][A-Za-z]*[A-Z][A-Za-z]*[ \t]+(?P<n7>" + _SPAN + r")" + _NOT_IN_NUMBER_AFTER
+    + r"(?![ \t]+(?:[a-z]+s\b|[A-Z]{2,}|[A-Z]+s\b))"
     # in 2024, since 2019, from 1950 to 2020: then nothing it could count
     r"|(?i:\b" + _CUE + r")\s+(?:the\s+(?:year\s+)?)?(?P<n8>" + _SPAN + r")"
     + _NOT_IN_NUMBER_AFTER + _FOLLOW +

@@ -41,3 +41,20 @@ def test_a_pdf_citation_year_split_from_its_authors_is_the_citations(tmp_path):
     assert years == {"2024", "1974"}
     text = "Grattafiori et       LLAMA3_MAX_GPUS\nal. 2024)   16,384\nup to (2048) and (2025)\n"
     assert [text[a:b] for a, b in citation_year_spans(text, years)] == ["2024"]
+
+
+def test_a_value_that_looks_like_a_year_on_the_page_is_still_the_values():
+    """The page shows an inline value 1979 where its neighbours make it read as a year
+    ("in 1979.", "OSDI 1979"): it is matched to the value, not missing from the page."""
+    from scripts.model import ParsedChapter
+    from scripts.verify.audit import account
+    from scripts.verify.audit_tokens import Value
+    parsed = ParsedChapter(path="one.qmd", text="Measured in `{python} tops`.\n")
+    values = [Value(["1979"], 1, "inline `{python} tops`", False)]
+    assert account(parsed, "one.html", "Measured in 1979.", values) == []
+    assert [f.kind for f in account(parsed, "one.html", "Measured in 1978.", values)] == ["missing-value"]
+
+
+def test_a_count_beside_an_acronym_is_no_venue_year():
+    assert year_spans("989 TFLOPS\n1979 TOPS | 700W") == []
+    assert year_spans("OSDI 2024 evaluation") == [(5, 9)]
