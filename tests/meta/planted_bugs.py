@@ -392,7 +392,7 @@ PLANTS: list[Plant] = [
           "an unresolved reference is located at the line referencing it",
           ("tests/verify/test_audit_text.py::test_an_unresolved_reference_is_located_at_the_line_referencing_it",
            "tests/verify/test_audit_text.py::test_a_leak_is_located_where_the_page_shows_it"),
-          old="        line = tok.written_at(parsed, pattern, where, at, places)\n",
-          new=("        line = next((i for i, ln in enumerate(parsed.text.splitlines(), 1)\n"
-               "                     if shown.rstrip(\"?\").lstrip(\"?@\") in ln), 0)\n")),
+          old="        line = (tok.written_at(parsed, pattern, where, at, places)\n",
+          new=("        line = (next((i for i, ln in enumerate(parsed.text.splitlines(), 1)\n"
+               "                      if shown.rstrip(\"?\").lstrip(\"?@\") in ln), 0)\n")),
 ]
