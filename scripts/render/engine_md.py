@@ -38,7 +38,7 @@ from scripts.model import ChapterRun, CodeCell, Output, ParsedChapter
 from scripts.read.figures import figure_options
 from scripts.read.jupyter_title import title_edits
 from scripts.read.options import effective_options
-from scripts.verify.published import escape_pipes, in_pipe_table
+from scripts.verify.published import escape_pipes, in_pipe_table, shown_stderr
 
 from .errors import RenderError
 from .figure_size import image_size
@@ -182,7 +182,7 @@ class _Cell:
             if self.asis and output.name == "stdout":
                 return text
             if output.name == "stderr":
-                text = re.sub(r"<ipython-input.*?>:\d+:\s+", "", text, count=1)
+                text = shown_stderr(text)       # what the ledger records of it too
             return code_block(text)
         if output.kind == "error":
             return code_block(output.data)

@@ -11,8 +11,9 @@ Two indexes are written under `_book/` at render time, both offline:
   Pagefind is unavailable). Search is a plain all-words match.
 
 Only `<main>` is indexed (the HTML writer marks it `data-pagefind-body`);
-elements marked `data-pagefind-ignore` (the previous/next links, the TeX
-source of each formula that MathML carries as an `<annotation>`) are left out;
+elements marked `data-pagefind-ignore` (the previous/next links) and the content no
+reader sees as text (`NOT_TEXT`: the TeX source of each formula that MathML carries as
+an `<annotation>`, a `<script>` or `<style>` a cell's HTML output brings) are left out;
 a formula is indexed as one line of text (math_text.py: "τₒₚₜ = √(2δM)"), which
 is also the excerpt search.js shows for a Pagefind result.
 Each section starts at a heading that has an id, so a result links to it.
@@ -33,6 +34,9 @@ from ..store import stamp
 from .incremental import RENDERED, RenderCache, package_dir
 
 INDEX_JS = "search-index.js"
+#: elements whose content no reader sees as text (Pagefind skips them too): a formula's
+#: TeX, a cell's or the page's script and stylesheet, a template
+NOT_TEXT = {"annotation", "script", "style", "template", "noscript"}
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
         "source", "track", "wbr"}
@@ -76,7 +80,7 @@ class _Sections(HTMLParser):
         if tag in VOID:
             return
         self.stack.append(tag)
-        if self.ignore_depth or "data-pagefind-ignore" in a or tag == "annotation":
+        if self.ignore_depth or "data-pagefind-ignore" in a or tag in NOT_TEXT:
             self.ignore_depth += 1
             return
         if tag in HEADINGS and a.get("id"):

@@ -61,10 +61,22 @@ def setup(cap_chars, figure=None):
     """Cap inline values; set figures up as Quarto does (`figure`:
     scripts.read.figures); protect the checker's processes from the chapter's signals."""
     protect_checker()
+    stable_code_names()
     CAP["chars"] = cap_chars
     if figure:
         FIGURE.update(figure)
         quarto_figures(figure)
+
+
+def stable_code_names():
+    """Compile each cell under IPython's own name, `<ipython-input-N-hash>` (its execution
+    count and code), not ipykernel's temporary file `/tmp/ipykernel_<pid>/<hash>.py`: a
+    warning then names its cell alike on every run, and Quarto's engine drops that prefix
+    from the page (verify/published.shown_stderr), so the ledger records what readers see."""
+    import types
+    from IPython.core.compilerop import CachingCompiler
+    compiler = get_ipython().compile
+    compiler.get_code_name = types.MethodType(CachingCompiler.get_code_name, compiler)
 
 
 FIGURE = {}         # Quarto's figure options of this kernel (setup)

@@ -29,8 +29,18 @@ CONTEXT = 30
 AUDITED: list[str] = []         # every page (or PDF) really audited, not reused by digest
 
 
+def first_line(parsed) -> int:
+    """The line a finding about the whole page names when nothing nearer made it: the
+    document's first heading (its title), else its first line; never 0."""
+    for number, line in enumerate(parsed.text.splitlines(), start=1):
+        if line.startswith("#") and not line.startswith("#|"):
+            return number
+    return 1
+
+
 def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
-            soft_numbers=(), glued: bool = False, typed_ok: bool = False) -> list[Finding]:
+            soft_numbers=(), glued: bool = False, typed_ok: bool = False,
+            default_line: int = 0) -> list[Finding]:
     """Findings for the numbers of one page's reader text against its published values.
 
     `exempt`/`soft`: (start, end) spans of `text` the renderer made / that are code or
@@ -40,11 +50,17 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     cells lose their spacing), matched if they are one, else taken for a name;
     `typed_ok`: a number written in the chapter's source is the author's (a project
     that does not ask for the literal-number check, `verify: literal-numbers`).
+    An unaccounted number names the source line writing it, else the line of the value
+    the page shows before it, else of the one after it, else `default_line` (default:
+    the document's title, `first_line`): never line 0.
     """
-    soft = tok.Ranges(soft)
+    code = tok.Ranges(soft)
     # a "(0.99)" in a formula's TeX is no equation number: the renderer's labels are not in math
-    exempt = tok.Ranges(list(exempt) + [(a, b) for a, b in tok.spans(tok.ALLOWED + [tok.LABEL, tok.EQ_NUMBER], text)
-                                        if not tok.inside(a, soft)])
+    exempt = tok.Ranges(list(exempt) + [(a, b) for a, b in tok.spans([tok.LABEL, tok.EQ_NUMBER], text)
+                                        if not tok.inside(a, code)])
+    # an allowed number (a year in its context) may still be a value's ("1979 TOPS" in a
+    # table, whose neighbour makes it look like a venue's year): matched if one needs it
+    soft = tok.Ranges(list(soft) + tok.spans(tok.ALLOWED, text))
     tokens = [(n, s, e, tok.inside(s, soft)) for n, s, e in tok.number_tokens(text)
               if not tok.inside(s, exempt)]
     if glued:
@@ -65,6 +81,12 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
     used = set(page_of.values())
     soft_left = list(soft_numbers)
     written = tok.source_index(parsed)
+    next_line, later = [], default_line or first_line(parsed)
+    for t in range(len(tokens) - 1, -1, -1):         # the line of the next value shown
+        if t in page_of:
+            later = values[expected[page_of[t]][1]].line
+        next_line.append(later)
+    next_line.reverse()
     findings, last_line = [], 0
     for t, (n, start, end, is_soft) in enumerate(tokens):
         if t in page_of:
@@ -78,7 +100,7 @@ def account(parsed, page: str, text: str, values: list, exempt=(), soft=(),
         line = tok.source_line(written, n, last_line)
         if typed_ok and line:
             continue
-        line = line or last_line            # not written anywhere: after the last value
+        line = line or last_line or next_line[t]    # not written: near the values around it
         context = " ".join(text[max(0, start - CONTEXT):end + CONTEXT].split())
         findings.append(parsed.relocate(Finding(
             parsed.path, line, Kind.UNACCOUNTED_NUMBER,
@@ -146,10 +168,12 @@ def _spend(authored: Counter, shown: str) -> bool:
 
 
 def leak_findings(parsed, page: str, text: str, raw: str = "",
-                  only: str | None = None) -> list[Finding]:
+                  only: str | None = None, run=None, default_line: int = 0) -> list[Finding]:
     """A `leak` finding for each leak in the reader's text (and each citation miss in
     the raw HTML), located at the source line that writes it (`audit_tokens.written_at`:
-    a broken formula's raw TeX at that formula's line, not the first line using the macro)."""
+    a broken formula's raw TeX at that formula's line, not the first line using the macro);
+    else at the first cell or inline value of `run` whose output shows it; else at
+    `default_line` (default: the document's title): never line 0."""
     authored = Counter(shown for _, shown, *_ in tok.leaks(parsed.authored) if shown in AUTHORED_WORDS)
     # an `echo: fenced` cell shows its fence, ```{python}, as Quarto does
     authored["{python}"] += sum(1 for cell in parsed.cells if cell.options.get("echo") == "fenced")
@@ -162,10 +186,27 @@ def leak_findings(parsed, page: str, text: str, raw: str = "",
     for what, shown, where, at, pattern in found:
         if shown.startswith("?"):               # the source writes @label, not ?@label or ?label
             pattern = re.compile("@" + re.escape(shown.lstrip("?@")) + r"(?![\w:-])")
-        line = tok.written_at(parsed, pattern, where, at, places)
+        line = (tok.written_at(parsed, pattern, where, at, places)
+                or _shown_by(parsed, run, pattern) or default_line or first_line(parsed))
         findings.append(parsed.relocate(Finding(parsed.path, line, Kind.LEAK,
                                                 f"{page} shows {shown!r}: {what}")))
     return findings
+
+
+def _shown_by(parsed, run, pattern: re.Pattern) -> int:
+    """The line of the first cell (its fence) or inline value of `run` whose shown text
+    matches `pattern`; 0 when none does."""
+    if run is None:
+        return 0
+    shows = {r.index: r for r in run.cells}
+    for cell in parsed.cells:
+        result = shows.get(cell.index)
+        if result and any(pattern.search(o.data or "") for o in result.outputs
+                          if not o.kind.startswith("image/")):
+            return cell.fence_line
+    texts = {r.index: r.text for r in run.inlines}
+    return next((expr.line for expr in parsed.inlines
+                 if pattern.search(texts.get(expr.index) or "")), 0)
 
 
 # ------------------------------------------------------------------ the caches
@@ -238,7 +279,8 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         try:
             raw = (Path(out_dir) / page).read_bytes()
         except OSError:
-            findings.append(Finding(path, 0, Kind.MISSING_PAGE, f"the render wrote no page {page}"))
+            findings.append(Finding(path, first_line(parsed), Kind.MISSING_PAGE,
+                                    f"the render wrote no page {page}"))
             continue
         digest = seen.digest(page, raw, [v.__dict__ for v in values[path]], parsed.text, typed_ok,
                              path == first, parsed.line_map)      # (the chrome; the includes' lines)
@@ -253,8 +295,9 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
                         typed_ok=typed_ok)
         found += formula_leaks(parsed, page, reader.text, reader.raw_math)
         blank = _blank(reader.text, reader.soft + reader.raw_math)
-        found += leak_findings(parsed, page, blank, html)
-        found += [f for f in leak_findings(parsed, page, reader.text, only="{python}")
+        run = result.runs.get(path)
+        found += leak_findings(parsed, page, blank, html, run=run)
+        found += [f for f in leak_findings(parsed, page, reader.text, only="{python}", run=run)
                   if f not in found]
         seen.record(digest, found)
         findings += found
@@ -271,7 +314,8 @@ def _blank(text: str, ranges) -> str:
 
 def audit_pdf(result, pdf: Path) -> list[Finding]:
     """Audit the PDF's text layer, chapter by chapter (its bookmarks say where each starts)."""
-    from scripts.verify.audit_pdf import chapter_texts, soft_numbers
+    from scripts.verify.audit_pdf import (bibliography_years, chapter_texts,
+                                          citation_year_spans, soft_numbers)
     raw = Path(pdf).read_bytes()
     values = _values(result, notes_at_end=False)     # a PDF's notes: at the foot of a page
     seen = Seen(result.project.root, "pdf")
@@ -289,14 +333,16 @@ def audit_pdf(result, pdf: Path) -> list[Finding]:
     texts, problems = chapter_texts(Path(pdf), documents)
     findings += [Finding(documents[0] if documents else "", 0, Kind.PDF_BOOKMARKS, p) for p in problems]
     name = Path(pdf).name
+    years = bibliography_years(result.project)
     for path, (pages, text, exempt) in texts.items():
         parsed = result.parsed.get(path)
         if parsed is None:
             continue
+        exempt = exempt + citation_year_spans(text, years)
         where = f"{name} p. {pages}"
         findings += account(parsed, where, text, values[path], exempt,
                             soft_numbers=soft_numbers(parsed), glued=True, typed_ok=typed_ok)
-        findings += leak_findings(parsed, where, text)
+        findings += leak_findings(parsed, where, text, run=result.runs.get(path))
     seen.record(digest, findings)
     seen.save()
     return findings

@@ -23,6 +23,7 @@ from scripts.read import CONFIG
 
 TITLE_CLASSES = {"book-title", "sidebar-title", "navbar-title"}
 SHORTCODE = re.compile(r"\{\{<.*?>\}\}")
+PART = "\n<!-- chrome -->\n"      # between the chrome's elements (split_chrome)
 
 
 class _Chrome(HTMLParser):
@@ -73,7 +74,7 @@ def split_chrome(html: str, book_index: bool = False) -> tuple[str, str]:
         rest.append(html[last:start])
         chrome.append(html[start:end])
         last = end
-    return "".join(rest) + html[last:], "\n".join(chrome)
+    return "".join(rest) + html[last:], PART.join(chrome)
 
 
 def audit_chrome(result, out_dir: Path, page_of=None) -> list[Finding]:
@@ -92,13 +93,22 @@ def audit_chrome(result, out_dir: Path, page_of=None) -> list[Finding]:
     except OSError:
         return []                       # a missing page is the page audit's finding
     _, chrome = split_chrome(html, book_index=getattr(project, "type", "book") == "book")
-    reader = reader_text(chrome, whole_page=True)
     source = ParsedChapter(path=CONFIG, text=config, authored=config)
     typed_ok = not getattr(project, "literal_numbers", False)
-    raw = [Finding(CONFIG, next((i for i, ln in enumerate(config.splitlines(), 1) if code in ln), 0),
-                   Kind.LEAK, f"{page} shows {code!r}: a shortcode left as written (this renderer "
-                   f"does not expand it in the title or the page footer: write the text itself)")
-           for code in dict.fromkeys(SHORTCODE.findall(reader.text))]
-    found = (account(source, page, reader.text, [], reader.exempt, reader.soft, typed_ok=typed_ok)
-             + leak_findings(source, page, reader.text) + raw)
+    found = []
+    for part in chrome.split(PART):
+        # what nothing nearer locates names the key that wrote the element: the footer's or the title's
+        key = "page-footer" if part.lstrip().startswith("<footer") else "title"
+        default = next((i for i, ln in enumerate(config.splitlines(), 1)
+                        if re.match(rf"\s*{key}\s*:", ln)), 1)
+        reader = reader_text(part, whole_page=True)
+        found += [Finding(CONFIG, next((i for i, ln in enumerate(config.splitlines(), 1)
+                                        if code in ln), default),
+                          Kind.LEAK, f"{page} shows {code!r}: a shortcode left as written (this "
+                          "renderer does not expand it in the title or the page footer: write "
+                          "the text itself)")
+                  for code in dict.fromkeys(SHORTCODE.findall(reader.text))]
+        found += (account(source, page, reader.text, [], reader.exempt, reader.soft,
+                          typed_ok=typed_ok, default_line=default)
+                  + leak_findings(source, page, reader.text, default_line=default))
     return list({(f.line, f.kind, f.reason.split(" (")[0]): f for f in found}.values())  # the title, once

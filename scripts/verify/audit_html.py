@@ -3,6 +3,10 @@ r"""The text a reader sees of one HTML page, with the spans the renderer made.
 `reader_text(html)` returns a `ReaderText`: the visible text of the page's
 `<main>` (docs/audit.md, "What a page is"), and two kinds of spans in it:
 
+Besides element text, what a reader sees of attributes and stylesheets
+(html_tables.shown_attributes, css_content: a `title=` tooltip, a field's value, an
+image's alt, a `content: "…"`) is text, as the ledger records it of a cell's HTML.
+
 - `exempt`: numbers the renderer made (the elements of `EXEMPT_CLASSES`, `EXEMPT_IDS`);
 - `soft`: code and math (`<code>`, `<pre>` other than a cell's text output, and
   math as each `html-math-method` publishes it, `MATH`): a number there may be a
@@ -30,6 +34,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from scripts.verify.audit_tokens import visible
+from scripts.verify.html_tables import css_content, shown_attributes
 
 EXEMPT_CLASSES = {"chapter-number", "header-section-number", "eq-number", "toc-number",
                   "quarto-xref", "citation", "csl-entry", "references", "csl-bib-body",
@@ -75,13 +80,14 @@ class _Reader(HTMLParser):
         self.only_main = only_main
         self.out = ReaderText()
 
-    def _zone(self) -> str:
-        for _, zone in reversed(self.stack):
+    def _zone(self, stack=None) -> str:
+        stack = self.stack if stack is None else stack
+        for _, zone in reversed(stack):
             if zone in ("hidden", "exempt"):
                 return zone
-        if any(z == "soft" for _, z in self.stack) and not any(z == "output" for _, z in self.stack):
+        if any(z == "soft" for _, z in stack) and not any(z == "output" for _, z in stack):
             return "soft"
-        if self.only_main and not any(t == "main" for t, _ in self.stack):
+        if self.only_main and not any(t == "main" for t, _ in stack):
             return "hidden"
         return ""
 
@@ -94,8 +100,15 @@ class _Reader(HTMLParser):
             start = self.size                  # webtex: the formula is an image, its TeX the alt
             self._add(f" {visible(attrs.get('alt') or '')} ", "soft")
             self.math.append((start, self.size))
+        if self._zone() != "hidden":       # a tooltip, a field's value, an image's alt
+            for text in shown_attributes(tag, attrs):
+                self._add(f" {visible(text)} ", self._zone())
         if tag in VOID:
             return
+        start = attrs.get("start") or "1"
+        if tag == "ol" and start != "1" and start.isdigit() and (attrs.get("type") or "1") == "1" \
+                and self._zone() != "hidden":
+            self._add(f"{start}. ", self._zone())   # CSS counts from it: the reader sees it
         zone = ""
         if tag in HIDDEN or (tag == "div" and "page-toc" in classes):
             zone = "hidden"
@@ -124,6 +137,9 @@ class _Reader(HTMLParser):
     def handle_data(self, data):
         zone = self._zone()
         if zone == "hidden":
+            if self.stack and self.stack[-1][0] == "style" and self._zone(self.stack[:-1]) != "hidden":
+                for text in css_content(data):         # `content: "…"`: shown by the stylesheet
+                    self._add(f" {visible(text)} ", self._zone(self.stack[:-1]))
             return
         data = visible(data)
         if any(t in ("math", "sup", "sub") for t, _ in self.stack):

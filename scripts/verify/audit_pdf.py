@@ -5,9 +5,14 @@ poppler-utils when it is on PATH, else pypdf; both in layout mode, which keeps
 table cells apart) and splits it by its top-level bookmarks (docs/audit.md, "What
 a page is"). Within a document's text the page number, a heading's number (a line
 starting with a bookmark's title) and a list item's number are the renderer's
-(`exempt`), and so are the lines under a continuation page's running header
-that repeat lines of the document's earlier pages (a long table's header row,
-which typst sets again on each page the table continues on).
+(`exempt`; a list's number only when it counts on from 1, `list_numbers`), and so
+are the lines under a continuation page's running header that repeat lines of the
+document's earlier pages (a long table's header row, which typst sets again on each
+page the table continues on).
+
+A text layer cannot mark a citation (HTML's `span.citation`): a year closing a
+parenthesis (`(Grattafiori et al. 2024)`, a table cell's `al. 2024)`) that is the year
+of an entry of the book's bibliography is the citation's label (`citation_year_spans`).
 
 `soft_numbers(parsed)`: the numbers of the chapter's math and inline code as
 written in its source, and of the cells it shows with `echo: true` (a text layer
@@ -64,8 +69,21 @@ def bookmarks(reader) -> tuple[list[tuple[str, int]], list[str]]:
     return top, titles
 
 
+def list_numbers(text: str) -> list[tuple[int, int]]:
+    """The spans of the list numbers at the start of a line that the renderer made: 1,
+    and each number one more than a list number before it. A list's first number other
+    than 1 (`9999.`) is the author's: it is audited."""
+    spans, seen = [], set()
+    for m in LIST_ITEM.finditer(text):
+        n = int(m.group(1))
+        if n == 1 or n - 1 in seen:
+            spans.append((m.start(1), m.end(1)))
+        seen.add(n)
+    return spans
+
+
 def _exempt(text: str, titles: list[str]) -> list[tuple[int, int]]:
-    spans = [(m.start(1), m.end(1)) for m in LIST_ITEM.finditer(text)]
+    spans = list_numbers(text)
     numbered = [t for t in titles if re.match(r"(?:\d+|[A-Z])(?:\.\d+)*\s", t)]
     offset = 0
     for line in text.split("\n"):
@@ -163,3 +181,24 @@ def soft_numbers(parsed) -> list[str]:
             numbers += found
             numbers += [a + b for a, b in zip(found, found[1:])]
     return numbers
+
+
+BIB_YEAR = re.compile(r"\byear\s*=\s*[{\"]?\s*((?:19|20)\d\d)")
+CITED_YEAR = re.compile(r"(?<![\w.,])((?:19|20)\d\d)[a-z]?\)")
+
+
+def bibliography_years(project) -> set[str]:
+    """The years of the entries of the project's bibliography files."""
+    years: set[str] = set()
+    for bib in getattr(project, "bibliography", None) or []:
+        try:
+            years |= set(BIB_YEAR.findall((Path(project.root) / bib).read_text("utf-8", errors="replace")))
+        except OSError:
+            continue                    # a missing bibliography is the check's finding
+    return years
+
+
+def citation_year_spans(text: str, years: set[str]) -> list[tuple[int, int]]:
+    """The spans of the years in `text` that close a citation: a bibliography year
+    before `)`."""
+    return [m.span(1) for m in CITED_YEAR.finditer(text) if m.group(1) in years]

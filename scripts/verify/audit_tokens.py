@@ -25,6 +25,7 @@ from scripts.read.labels import CROSSREF_PREFIXES
 from scripts.read.options import outputs_shown
 from scripts.verify.published import SEP, cell_entries, one_line, split_pipe_tables
 from scripts.verify.prose_numbers import ALLOWLIST
+from scripts.verify.years import allowed_span
 
 NUMBER = re.compile(r"(?<![\w.,\d])\d+(?:,\d{3})*(?:\.\d+)?(?![\d])")
 ALLOWED = [re.compile(p) for p, _ in ALLOWLIST]
@@ -113,8 +114,9 @@ def glued_tokens(text: str) -> list[tuple[str, int, int]]:
 
 
 def spans(patterns, text: str) -> list[tuple[int, int]]:
-    """The (start, end) of every match of `patterns` in `text`."""
-    return [(m.start(), m.end()) for p in patterns for m in p.finditer(text)]
+    """The (start, end) of every match of `patterns` in `text` (of an allowlist pattern's
+    group `n…` when it has one: the year, not the cue word before it, years.py)."""
+    return [allowed_span(m) for p in patterns for m in p.finditer(text)]
 
 
 def inside(pos: int, ranges) -> bool:
@@ -232,6 +234,25 @@ def cell_texts(outputs) -> list[str]:
     return texts
 
 
+LIST_MARKER = re.compile(r"^\s*(\d+)[.)](?=\s)")
+
+
+def renumbered(texts: list[str]) -> list[str]:
+    """`texts` (a cell's lines) with the list numbers the renderer makes blanked: 1, and
+    each one more than a list number before it (as audit_pdf.list_numbers reads a page);
+    a list's first number other than 1 is shown as written (HTML: `<ol start>`)."""
+    seen, out = set(), []
+    for text in texts:
+        marker = LIST_MARKER.match(text)
+        if marker:
+            n = int(marker.group(1))
+            if n == 1 or n - 1 in seen:
+                text = text[:marker.start(1)] + " " * len(marker.group(1)) + text[marker.end(1):]
+            seen.add(n)
+        out.append(text)
+    return out
+
+
 def page_values(parsed, run, notes_at_end: bool = True) -> list[Value]:
     """The chapter's published values in page order (inline values in place, a cell's
     outputs at its fence, a footnote's values at the end of the page in the order of
@@ -257,7 +278,7 @@ def page_values(parsed, run, notes_at_end: bool = True) -> list[Value]:
         if result is None or not result.outputs or not outputs_shown(cell) \
                 or cell.options.get("eval") is False:
             continue
-        texts = cell_texts(result.outputs)
+        texts = renumbered(cell_texts(result.outputs))
         numbers = [n for text in texts for n in value_numbers(text)]
         optional = [n for text in texts for n in value_numbers(text, allowed=True)]
         offset = starts[min(cell.fence_line, len(starts)) - 1]

@@ -18,9 +18,10 @@ from scripts.read import CONFIG
 from scripts.verify import baseline, control, ledger
 from scripts.verify.blame import kernel_refused, once_per_book
 from scripts.verify.figalt import missing_fig_alt
-from scripts.verify.generated import (ALT_ATTRIBUTE, CAPTIONS, caption_fix,
+from scripts.verify.generated import (ALT_ATTRIBUTE, CAPTIONS, caption_fix, option_at,
                                       caption_inlines, with_generated)
 from scripts.verify.inline_math import inline_math
+from scripts.verify.published import cut_outputs
 from scripts.verify.pandoc_lint import pandoc_findings
 from scripts.verify.prose_numbers import find_prose_numbers
 from scripts.verify.refs import citations, cross_references
@@ -98,6 +99,7 @@ def check_book(root: Path, force: bool = False, jobs: int | None = None,
         result.findings += parsed.findings
         result.findings += [parsed.relocate(f) for f in result.runs[rel].findings]
         result.findings += [parsed.relocate(f) for f in inline_math(parsed, result.runs[rel])]
+        result.findings += cut_outputs(parsed, result.runs[rel])
     result.findings = once_per_book(result.findings)
     for check in text_checks(project):
         result.findings += [f for parsed in result.parsed.values() for f in check(parsed)]
@@ -209,8 +211,15 @@ def _publish_advice(parsed: ParsedChapter, line: int, col: int) -> str:
     value: an inline value, except in a cell's caption option, which cannot hold one,
     and in alt text, which cannot carry one (generated.caption_fix)."""
     source = parsed.text.splitlines()[line - 1]
-    option = next((name for cell in parsed.cells for name, at in cell.option_lines.items()
-                   if at == line), None)
+    option = option_at(parsed, line)
+    if source[:col - 1].endswith("`") and "{python}" in source[:col - 1]:
+        return ("a unit or suffix glued to an inline value changes what the reader reads "
+                "(the ledger records the value without it): put it in the value's text "
+                "(`fmt(...)`, an f-string);")
+    if source.lstrip()[:1].isdigit() and col == len(source) - len(source.lstrip()) + 1 \
+            and option is None:
+        return ("the first number of an ordered list is shown as typed: start the list "
+                "at 1 (the renderer numbers it)")
     if option in CAPTIONS:
         return f"a cell's `{option}` cannot hold an inline value: {caption_fix(option)};"
     if any(m.start() < col <= m.end() for m in ALT_ATTRIBUTE.finditer(source)):

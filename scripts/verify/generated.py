@@ -94,14 +94,37 @@ def caption_fix(option: str) -> str:
     return CAPTION_FIXES.get(option, "keep the caption free of values")
 
 
+def option_spans(parsed, cell) -> dict[str, range]:
+    """Each option of `cell` -> the lines it is written on: its key's line and the `#|`
+    lines after it up to the next key (a YAML block scalar or a list over several lines)."""
+    lines = parsed.text.split("\n")
+    last = cell.fence_line
+    while last < len(lines) and lines[last].lstrip().startswith("#|"):
+        last += 1                                   # `last`: the block's last line (1-based)
+    starts = sorted(cell.option_lines.items(), key=lambda item: item[1])
+    ends = [at for _, at in starts[1:]] + [last + 1]
+    return {option: range(at, end) for (option, at), end in zip(starts, ends)}
+
+
+def option_at(parsed, line: int) -> str | None:
+    """The cell option written on `line` (also on a continuation line), else None."""
+    for cell in parsed.cells:
+        if cell.fence_line < line <= cell.end_line:
+            return next((option for option, span in option_spans(parsed, cell).items()
+                         if line in span), None)
+    return None
+
+
 def caption_inlines(parsed) -> list[Finding]:
-    """An inline `{python}` value inside a caption option is a finding at its line."""
+    """An inline `{python}` value inside a caption option (on any of its lines) is a
+    finding at its line."""
     findings = []
     lines = parsed.text.split("\n")
     for cell in parsed.cells:
-        for option, number in cell.option_lines.items():
-            line = lines[number - 1]
-            if option in CAPTIONS and "{python}" in line:
+        for option, span in option_spans(parsed, cell).items():
+            number = next((n for n in span if "{python}" in lines[n - 1]), None)
+            if option in CAPTIONS and number is not None:
+                line = lines[number - 1]
                 findings.append(Finding(
                     parsed.path, number, Kind.CAPTION_INLINE,
                     f"an inline value inside `{option}` is left as code in the caption "

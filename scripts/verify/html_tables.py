@@ -9,13 +9,38 @@ cell counts once. Nested tables are read as cells of their own table only.
 
 `html_text(text)` is the rest a reader sees of the fragment: the text outside its
 tables (a sentence, `<b>42</b> nodes`, a DataFrame's "3 rows × 2 columns"), one
-line per block, without `<style>` and `<script>`.
+line per block, without `<style>` and `<script>`; and the text a reader sees that is
+no element's text (`shown_attributes`, `css_content`: a `title=` tooltip, a form
+field's `value`/`placeholder`, an image's `alt` (shown when the image is broken, and
+read aloud), a stylesheet's `content: "…"`), each on a line of its own, wherever it
+is (also in a table). The page audit reads the same (audit_html.py).
 
 Stdlib only (html.parser).
 """
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
+
+#: (tag or None for any, attribute) whose value a reader sees
+SHOWN = ((None, "title"), ("input", "value"), ("input", "placeholder"),
+         ("textarea", "placeholder"), ("button", "value"), ("img", "alt"))
+CSS_CONTENT = re.compile(r"""\bcontent\s*:\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')""")
+
+
+def shown_attributes(tag: str, attrs: dict) -> list[str]:
+    """The values of `tag`'s attributes a reader sees (`SHOWN`); a formula's image
+    (`img.math`, its TeX as alt) is math's, not text."""
+    if tag == "img" and "math" in (attrs.get("class") or "").split():
+        return []
+    return [attrs[name] for only, name in SHOWN
+            if (only is None or only == tag) and (attrs.get(name) or "").strip()]
+
+
+def css_content(style: str) -> list[str]:
+    """The strings a stylesheet's `content:` declarations put on the page."""
+    return [m.group(1) if m.group(1) is not None else m.group(2)
+            for m in CSS_CONTENT.finditer(style)]
 
 
 class _Tables(HTMLParser):
@@ -85,14 +110,18 @@ class _Text(HTMLParser):
         self.parts: list[str] = []
         self.tables = 0
         self.hidden = 0
+        self.style = False
 
     def handle_starttag(self, tag, attrs):
         if tag in _BLOCKS:
             self.parts.append("\n")
+        if not self.hidden:
+            self.parts += [f"\n{text}\n" for text in shown_attributes(tag, dict(attrs))]
         if tag == "table":
             self.tables += 1
         elif tag in ("style", "script"):
             self.hidden += 1
+            self.style = tag == "style"
 
     def handle_endtag(self, tag):
         if tag == "table":
@@ -103,7 +132,9 @@ class _Text(HTMLParser):
             self.parts.append("\n")
 
     def handle_data(self, data):
-        if not self.tables and not self.hidden:
+        if self.hidden and self.style:
+            self.parts += [f"\n{text}\n" for text in css_content(data)]
+        elif not self.tables and not self.hidden:
             self.parts.append(data)
 
 

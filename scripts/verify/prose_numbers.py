@@ -11,14 +11,19 @@ character), in reading order.
 
 Scanned besides the running text: headings, callout titles (``title="…"`` on a
 ``:::`` line), the caption and alt-text options of cells (``#| tbl-cap:``,
-``fig-cap``, ``fig-alt``, ``lst-cap``, ``fig-subcap``, ``tbl-subcap``), the alt text and
-title of an image's attributes (``{fig-alt="…"}``), and numbers with a unit or
-suffix attached (``4x``, ``100ms``, ``5GB``, ``10k``, ``175B``, ``12.5%``).
+``fig-cap``, ``fig-alt``, ``lst-cap``, ``fig-subcap``, ``tbl-subcap``; also a YAML block
+or plain scalar continued over several ``#|`` lines), the alt text and title of an
+image's attributes (``{fig-alt="…"}``), numbers with a unit or suffix attached (``4x``,
+``100ms``, ``5GB``, ``10k``, ``175B``, ``12.5%``), a unit or suffix glued to an inline
+value (`` `{python} x`k `` reads "42k" where the ledger records "42": reported as the
+value's code and its suffix), and the first number of an ordered list that does not
+start at 1 (``9999. item``: the reader sees 9999; the later markers, and a list
+starting at 1, are the renderer's numbering).
 
 Not scanned: YAML front matter, the code of fenced blocks and cells, display
 math (``$$ … $$``, also across lines), HTML comments, inline code, inline math,
 citations and cross-references (``[@key]``, ``@sec-x``), the rest of attributes
-(``{#eq-x}``), link targets and HTML tags, ordered-list markers, and tokens in
+(``{#eq-x}``), link targets and HTML tags, the other ordered-list markers, and tokens in
 which a digit follows a letter or is followed by one that is not a unit (model
 and part names: H100, BF16, p99, 3f). What may stay literal anyway is
 :data:`ALLOWLIST`, the one place that lists it.
@@ -28,6 +33,8 @@ from __future__ import annotations
 
 import re
 from typing import NamedTuple
+
+from scripts.verify.years import YEAR, allowed_span
 
 __all__ = ["ALLOWLIST", "Finding", "find_prose_numbers"]
 
@@ -40,7 +47,8 @@ class Finding(NamedTuple):
 
 #: What prose may write literally: (pattern, reason). The only allowlist.
 ALLOWLIST: tuple[tuple[str, str], ...] = (
-    (r"(?<![\d,.])(?:19|20)\d\d(?![\d,.]*\d)", "a year (publication, venue)"),
+    (YEAR.pattern, "a year, where the text says it is one (a date, a citation, "
+                   "\"in 2024\": scripts/verify/years.py); else 2048 is a count"),
     (r"\b\d+(?:st|nd|rd|th)\b", "an ordinal"),
     (r"\bLlama\s+3\b", "the name of a model family"),
     (r"\bN\+1\b", "the name of a redundancy scheme (one unit more than the load needs)"),
@@ -59,7 +67,8 @@ _SHOWN_ATTR = re.compile(r"\b(?:fig-alt|alt|title|fig-cap)=\"([^\"]*)\"")
 _ATTRIBUTES = re.compile(r"\{[#.][^}]*\}")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _DIV_FENCE = re.compile(r"^\s*:::")
-_LIST_MARKER = re.compile(r"^(\s*)(\d+[.)])(\s)")
+_LIST_MARKER = re.compile(r"^(\s*)(\d+)([.)])(?=\s|$)")
+_BULLET = re.compile(r"^(\s*)[-*+](?=\s|$)")
 
 _MASKS = [re.compile(p) for p in (
     r"`[^`]*`",                                   # inline code, inline values
@@ -108,8 +117,14 @@ _WORD_START = re.compile(
     r"(?:" + "|".join(sorted(_WORD_VALUES, key=len, reverse=True)) + ")")
 
 
+#: a unit or suffix glued to an inline value (`` `{python} x`k ``): the page reads "42k",
+#: the ledger records "42"
+_GLUED_SUFFIX = re.compile(r"`\{python\}[^`]*`(?=(%|" + "|".join(
+    re.escape(u) for u in sorted(UNITS, key=len, reverse=True)) + r")(?![A-Za-z\d]))")
+
+
 def _candidate(line: str) -> bool:
-    return bool(_DIGIT.search(line) or _WORD_START.search(line.lower()))
+    return bool(_DIGIT.search(line) or "{python}" in line or _WORD_START.search(line.lower()))
 
 
 def _blank(text: str, start: int, end: int) -> str:
@@ -119,18 +134,18 @@ def _blank(text: str, start: int, end: int) -> str:
 def _mask_line(line: str) -> str:
     """The line with every excluded span replaced by spaces (columns preserved)."""
     masked = line
-    marker = _LIST_MARKER.match(masked)
-    if marker:
-        masked = _blank(masked, marker.start(2), marker.end(2))
     for match in _ATTRIBUTES.finditer(masked):       # {#fig-x fig-alt="…"}: only the alt
         kept = [(m.start(1) + match.start(), m.end(1) + match.start())
                 for m in _SHOWN_ATTR.finditer(match.group(0))]
         masked = _blank(masked, match.start(), match.end())
         for a, b in kept:
             masked = masked[:a] + line[a:b] + masked[b:]
-    for pattern in _MASKS + _ALLOWED:
+    for pattern in _MASKS:
         for match in pattern.finditer(masked):
             masked = _blank(masked, match.start(), match.end())
+    for pattern in _ALLOWED:
+        for match in pattern.finditer(masked):
+            masked = _blank(masked, *allowed_span(match))
     return masked
 
 
@@ -164,10 +179,58 @@ def _blank_spans(line: str, opening: str, closing: str, inside: bool) -> tuple[s
     return "".join(out), inside
 
 
+class _Lists:
+    """Which ordered-list markers a reader sees as typed: pandoc numbers a list from its
+    first marker on (`9999.` starts at 9999, the next items count on whatever they
+    write), so a list's first number is the author's unless it is 1; the later markers
+    and a list starting at 1 are the renderer's numbering."""
+
+    def __init__(self):
+        self.open: list[tuple[int, str]] = []      # (indent, delimiter) of open ordered lists
+        self.blank_before = True
+
+    def marker(self, line: str) -> tuple[str, bool]:
+        """`line` with its list marker blanked unless it starts a list at a number other
+        than 1 (then True: the number is shown as typed)."""
+        if not line.strip():
+            self.blank_before = True
+            return line, False
+        indent = len(line) - len(line.lstrip())
+        ordered, bullet = _LIST_MARKER.match(line), _BULLET.match(line)
+        if ordered or bullet:
+            self.open = [(i, d) for i, d in self.open if i < indent
+                         or (ordered and i == indent and d == ordered.group(3))]
+        elif self.blank_before:                 # a paragraph after a blank line ends the
+            self.open = [(i, d) for i, d in self.open if i < indent]   # lists it is not in
+        self.blank_before = False
+        if not ordered:
+            return line, False
+        starts = (indent, ordered.group(3)) not in self.open
+        if starts:
+            self.open.append((indent, ordered.group(3)))
+        if starts and int(ordered.group(2)) != 1:
+            return _blank(line, ordered.start(3), ordered.end(3)), True
+        return _blank(line, ordered.start(2), ordered.end(3)), False
+
+
+def _continues(raw: str, key_indent: int, empty_value: bool) -> bool:
+    """Whether the `#|` line `raw` continues the caption option above it (a YAML block
+    or plain scalar over several lines: indented deeper than its key; a block sequence,
+    `- item`, may stand at the key's own indent)."""
+    body = raw.split("#|", 1)[1] if "#|" in raw else ""
+    indent = len(body) - len(body.lstrip())
+    if not body.strip():
+        return True
+    return indent > key_indent or (empty_value and indent == key_indent
+                                   and body.lstrip().startswith("- "))
+
+
 def _prose_lines(text: str):
     """(line number, line) of the prose, with block-level exclusions applied."""
     lines = text.splitlines()
     fence = None
+    lists = _Lists()
+    caption_key: tuple[int, bool] | None = None       # (key indent, empty value) while open
     cell = options = False
     in_front = bool(lines) and lines[0].strip() == "---"
     in_math = in_comment = False
@@ -183,12 +246,21 @@ def _prose_lines(text: str):
             options = options and bool(_OPTION.match(raw))
             caption = _CAPTION_OPTION.match(raw) if cell and options else None
             if caption:                 # a caption or alt text: what a reader sees
+                body = caption.group(1).split("#|", 1)[1]
+                value = caption.group(2).strip()
+                caption_key = (len(body) - len(body.lstrip()), value in ("", "|", ">")
+                               or bool(re.fullmatch(r"[|>][+-]?\d?|[|>]\d?[+-]?", value)))
                 yield number, " " * len(caption.group(1)) + caption.group(2)
+            elif caption_key and options and _continues(raw, *caption_key):
+                yield number, " " * (raw.index("#|") + 2) + raw.split("#|", 1)[1]
+            else:
+                caption_key = None
             continue
         match = _FENCE.match(raw)
         if match:
             fence = match.group(1)
             cell = options = bool(_CELL_FENCE.match(raw))
+            caption_key = None
             continue
         line, in_comment = _blank_spans(raw, "<!--", "-->", in_comment)    # HTML comments
         line, in_math = _blank_spans(line, "$$", "$$", in_math)           # display math
@@ -198,6 +270,7 @@ def _prose_lines(text: str):
         heading = _HEADING.match(line)
         if heading:
             line = " " * heading.end() + line[heading.end():]
+        line, _ = lists.marker(line)
         yield number, line
 
 
@@ -214,6 +287,8 @@ def find_prose_numbers(text: str, path: str = "<text>") -> list[Finding]:
     for number, line in _prose_lines(text):
         if not _candidate(line):
             continue
+        for match in _GLUED_SUFFIX.finditer(line):
+            findings.append(Finding(number, match.end() + 1, match.group(0) + match.group(1)))
         masked = _mask_line(line)
         for match in _NUMBER.finditer(masked):
             findings.append(Finding(number, match.start() + 1, match.group(0)))

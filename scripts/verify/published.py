@@ -10,17 +10,33 @@
 - every other non-blank line of Markdown, text and printed (stdout) output,
   and of the text of an HTML output outside its tables (`display(HTML(...))`),
   in order -> ``base · line N``. A Series or a DataFrame shown as text is
-  recorded line by line.
+  recorded line by line;
+- what the page shows of a warning or other stderr text (`shown_stderr`: Quarto's
+  Jupyter engine drops the first `<ipython-input-…>:N:` prefix, and the kernel names
+  cells so, not by ipykernel's temporary file, run/kernel_side.stable_code_names) ->
+  ``base · stderr · line N``, and of an error an `error: true` cell shows (its
+  ``Type: message`` line) -> ``base · error · line N``: apart from the text lines, so a
+  new warning does not renumber them.
 
-Not recorded: images, error tracebacks (`error: true`), warnings (stderr) and
-the checker's own truncation notes. Stdlib only.
+Not recorded: images and the checker's own truncation notes: an output cut at the
+cap is an `output-cut` finding at its cell's fence (an inline value at its line),
+`cut_outputs`. Stdlib only.
 """
 from __future__ import annotations
 
 import re
 
+from scripts.model import Finding, Kind
+
 
 SEP = " · "
+#: the prefix Quarto's Jupyter engine removes from a stream's stderr text (once)
+IPYTHON_INPUT = re.compile(r"<ipython-input.*?>:\d+:\s+")
+
+
+def shown_stderr(text: str) -> str:
+    """What a page shows of a cell's stderr text (as Quarto 1.7's engine writes it)."""
+    return IPYTHON_INPUT.sub("", text, count=1)
 _ALIGN_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 _LINE_BREAK = re.compile(r"\s*[\r\n]+\s*")
@@ -127,7 +143,51 @@ def cell_entries(base: str, outputs) -> dict[str, str]:
         previous_stream = stream
     for n, (header, rows) in enumerate(tables, start=1):
         entries.update(table_entries(base if n == 1 else f"{base} #{n}", header, rows))
-    numbered = [one_line(line) for line in text.splitlines() if line.strip()]
-    for n, line in enumerate(numbered, start=1):
-        entries[f"{base}{SEP}line {n}"] = line
+    for prefix, shown in (("", text), (f"stderr{SEP}", _shown_of(outputs, "stderr")),
+                          (f"error{SEP}", _shown_of(outputs, "error"))):
+        numbered = [one_line(line) for line in shown.splitlines() if line.strip()]
+        for n, line in enumerate(numbered, start=1):
+            entries[f"{base}{SEP}{prefix}line {n}"] = line
     return entries
+
+
+def _shown_of(outputs, which: str) -> str:
+    """The text the page shows of a cell's stderr outputs (`which` "stderr") or of its
+    errors ("error"), one output after another."""
+    if which == "stderr":
+        texts = [shown_stderr(o.data) for o in outputs
+                 if o.kind in ("markdown", "text") and getattr(o, "name", "") == "stderr"]
+    else:
+        texts = [o.data for o in outputs if o.kind == "error"]
+    return "\n".join(texts)
+
+
+#: the marks the run stage leaves where it cut a text at its cap (run/execute.py,
+#: run/steps_side.py, run/kernel_side.py)
+CUT = re.compile(r"\n\[truncated\]\Z|\[output truncated after \d+ characters\]")
+
+
+def cut_outputs(parsed, run) -> list[Finding]:
+    """An `output-cut` finding for each cell whose shown output, and each inline value
+    whose text, the run cut at its cap: the page would show it cut with no word."""
+    if run is None:
+        return []
+    findings = []
+    results = {r.index: r for r in run.cells}
+    for cell in parsed.cells:
+        result = results.get(cell.index)
+        if result and any(o.name == "truncated" or CUT.search(o.data or "") for o in result.outputs
+                          if not o.kind.startswith("image/")):
+            findings.append(parsed.relocate(Finding(
+                parsed.path, cell.fence_line, Kind.OUTPUT_CUT,
+                "this cell's output is longer than the checker's cap of 1,000,000 characters "
+                "and was cut: print less (a summary, a table of the rows that matter), or "
+                "write it to a file", label=cell.label)))
+    texts = {r.index: r.text for r in run.inlines}
+    for expr in parsed.inlines:
+        if CUT.search(texts.get(expr.index) or ""):
+            findings.append(parsed.relocate(Finding(
+                parsed.path, expr.line, Kind.OUTPUT_CUT,
+                "this inline value is longer than the checker's cap of 1,000,000 characters "
+                "and was cut: show a shorter value", col=expr.col)))
+    return findings

@@ -84,6 +84,20 @@ def _other_page(page: str, label: str, where: list[tuple[str, int]], project_typ
             f"with `[text]({link}#{label})`, or make the project a book (`project: type: book`)")
 
 
+def _config_line(project: Project, bib: str) -> int:
+    """The line of `_quarto.yml` naming bibliography file `bib` (else its
+    `bibliography:` key, else 1): the line that made the finding."""
+    try:
+        lines = (project.root / CONFIG).read_text("utf-8", errors="replace").splitlines()
+    except OSError:
+        return 1
+    for wanted in (bib, "bibliography:"):
+        found = next((i for i, line in enumerate(lines, 1) if wanted in line), 0)
+        if found:
+            return found
+    return 1
+
+
 def citations(project: Project, parsed: dict[str, ParsedChapter]) -> list[Finding]:
     """Citations whose key is in none of the bibliography files of _quarto.yml."""
     cited = [(c, key, line, col) for c in parsed.values() for key, line, col in c.citations]
@@ -94,7 +108,8 @@ def citations(project: Project, parsed: dict[str, ParsedChapter]) -> list[Findin
         try:
             keys |= set(BIB_KEY.findall((project.root / bib).read_text("utf-8", errors="replace")))
         except OSError:
-            return [Finding(CONFIG, 0, Kind.BIBLIOGRAPHY, f"bibliography file not found: {bib}")]
+            return [Finding(CONFIG, _config_line(project, bib), Kind.BIBLIOGRAPHY,
+                            f"bibliography file not found: {bib}")]
     where = (f"in {', '.join(project.bibliography)}" if project.bibliography
              else "(no bibliography in _quarto.yml)")
     return [Finding(c.path, line, Kind.UNKNOWN_CITATION,

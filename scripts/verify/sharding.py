@@ -19,6 +19,7 @@ from scripts.verify import shard as sh
 from scripts.verify.check import book_wide, run_some, text_checks
 from scripts.verify.generated import with_generated
 from scripts.verify.inline_math import inline_math
+from scripts.verify.published import cut_outputs
 
 
 def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | None = None,
@@ -45,7 +46,7 @@ def check_shard(root: Path, shard: sh.Shard, force: bool = False, jobs: int | No
                                                           if f.path == rel], {})
             continue
         run = runs[rel]
-        records[rel] = sh.chapter_record(with_generated(parsed, run), run, parsed.findings + [parsed.relocate(f) for f in run.findings + inline_math(parsed, run)],
+        records[rel] = sh.chapter_record(with_generated(parsed, run), run, parsed.findings + [parsed.relocate(f) for f in run.findings + inline_math(parsed, run)] + cut_outputs(parsed, run),
                                          ledger.collect(parsed, run),
                                          [check(parsed) for check in text_checks(project)])
     changed = control.changed(project, controls)

@@ -90,11 +90,11 @@ def test_cell_printing_100_mb_is_truncated_in_bounded_memory(good_book, runner):
     add_chapter(good_book, "# Two\n\n```{python}\n#| label: two-flood\nchunk = 'x' * 99_999\n"
                            "for _ in range(1_000):\n    print(chunk)\n```\n\nDone: `{python} len(chunk)`.\n")
     proc, marker, out, peak_mb = _check_measuring_peak(runner, good_book)
-    # the flood is output, not an error: the book passes apart from the new number
+    # the flood is output, not an error: its one finding says the page would show it cut
     assert proc.returncode == 1, out
     lines = out["stdout"].splitlines()
-    assert ", 0 findings, " in lines[-1] and " new published value" in lines[-1], \
-        out["stdout"][-2000:]
+    assert ", 1 finding, " in lines[-1], out["stdout"][-2000:]
+    assert "contents/two.qmd:3 [two-flood] output-cut:" in out["stdout"], out["stdout"][-2000:]
     print(f"checker peak RSS with a 100 MB cell output: {peak_mb:.0f} MB")
     assert peak_mb < 150, f"the checker peaked at {peak_mb:.0f} MB for a 100 MB output"
     cached = cache_entries(good_book)
@@ -110,10 +110,10 @@ def test_100_mb_inline_value_is_capped_in_the_kernel(good_book, runner):
     before = disk_state(good_book)
     proc, marker, out, peak_mb = _check_measuring_peak(runner, good_book)
     print(f"checker peak RSS with a 100 MB inline value: {peak_mb:.0f} MB")
-    assert proc.returncode == 1, out            # a new published number, nothing else
+    assert proc.returncode == 1, out            # the value was cut: its one finding
     lines = out["stdout"].splitlines()
-    assert ", 0 findings, " in lines[-1] and " new published value" in lines[-1], \
-        out["stdout"][-2000:]
+    assert ", 1 finding, " in lines[-1], out["stdout"][-2000:]
+    assert "contents/two.qmd:8:6 output-cut:" in out["stdout"], out["stdout"][-2000:]
     assert max(len(line) for line in lines) <= 400, max(len(line) for line in lines)
     assert peak_mb <= 200, f"the checker peaked at {peak_mb:.0f} MB for a 100 MB inline value"
     cached = cache_entries(good_book)

@@ -538,4 +538,7 @@ PLANTS: list[Plant] = [
           old="        groups |= {group for _, group in listed.values() if group not in spared}\n",
           new=""),
 
+          old="        line = (tok.written_at(parsed, pattern, where, at, places)\n",
+          new=("        line = (next((i for i, ln in enumerate(parsed.text.splitlines(), 1)\n"
+               "                      if shown.rstrip(\"?\").lstrip(\"?@\") in ln), 0)\n")),
 ]

@@ -32,6 +32,15 @@ def test_sections_split_at_headings_with_ids():
     ]
 
 
+def test_a_script_or_stylesheet_in_the_page_is_not_searchable_text():
+    """Issue 34: a cell's `display(HTML(...))` brings its <script> and <style> into
+    <main>; the file:// index holds only what a reader sees (as Pagefind does)."""
+    page = ('<main data-pagefind-body><h1 id="sec-a">Alpha</h1><p>Seen.</p>'
+            '<style>.x::after { content: "hidden 42" }</style>'
+            '<script>var planted = 77;</script><p>Also seen.</p></main>')
+    assert [s.text for s in search.page_sections("a.html", "A", page)] == ["Seen. Also seen."]
+
+
 def test_fallback_index_is_a_script_holding_json(tmp_path):
     sections = search.page_sections("a.html", "A", PAGE)
     path = search.write_fallback_index(tmp_path, sections)

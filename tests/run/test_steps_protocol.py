@@ -127,10 +127,13 @@ def test_clear_output_wait_clears_at_the_next_output(result):
 
 
 def _recorded(outputs) -> list:
-    """A cell's raw outputs as a Jupyter client records them: kind, stream, content (the
-    kernel's pid, in a warning's cell file name, left out)."""
+    """A cell's raw outputs as a Jupyter client records them: kind, stream, content (a
+    warning's cell file name left out: ipykernel's temporary file under nbclient, which
+    holds the kernel's pid, IPython's `<ipython-input-N-hash>` in ours, named the same
+    on every run: run/kernel_side.stable_code_names)."""
     return [(o["output_type"], o.get("name"),
-             re.sub(r"ipykernel_\d+", "ipykernel", o["text"]) if "text" in o else o.get("data"))
+             re.sub(r"\S*ipykernel_\d+/\d+\.py|<ipython-input-\d+-[0-9a-f]+>", "<cell>", o["text"])
+             if "text" in o else o.get("data"))
             for o in outputs]
 
 

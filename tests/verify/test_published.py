@@ -12,12 +12,17 @@ def out(kind, data, name=""):
     return output
 
 
-def test_printed_lines_join_across_stream_chunks_and_skip_stderr():
+def test_printed_lines_join_across_stream_chunks_and_stderr_is_kept_apart():
+    """stdout lines join across chunks; stderr (a warning: Quarto's engine drops its first
+    `<ipython-input-…>:N:` prefix, as the page shows it) is keyed on its own, so a new
+    warning renumbers no printed line; the checker's truncation note is not a value."""
     outputs = [out("text", "Total: 4", "stdout"), out("text", "0 GPU-hours\nsecond line\n", "stdout"),
-               out("text", "a warning 123\n", "stderr"), out("text", "[output truncated]\n", "truncated")]
+               out("text", "<ipython-input-3-0a1b2c3d4e5f>:2: UserWarning: a warning 123\n", "stderr"),
+               out("text", "[output truncated]\n", "truncated")]
     assert cell_entries("c.qmd · cell 1", outputs) == {
         "c.qmd · cell 1 · line 1": "Total: 40 GPU-hours",
-        "c.qmd · cell 1 · line 2": "second line"}
+        "c.qmd · cell 1 · line 2": "second line",
+        "c.qmd · cell 1 · stderr · line 1": "UserWarning: a warning 123"}
 
 
 def test_a_text_repr_after_printed_output_starts_a_new_line():
@@ -36,8 +41,9 @@ def test_tables_in_markdown_and_html_and_the_lines_around_them():
         "k · line 1": "Intro 7 %", "k · line 2": "After 8 %"}
 
 
-def test_images_and_errors_are_not_numbers():
-    assert cell_entries("k", [out("image/png", "iVBOR"), out("error", "ValueError: 3")]) == {}
+def test_images_are_not_numbers_and_a_shown_error_is():
+    assert cell_entries("k", [out("image/png", "iVBOR"), out("error", "ValueError: 3")]) == \
+        {"k · error · line 1": "ValueError: 3"}
 
 
 GOOD = "# numbers.lock header\n# second\nc · a\t1\nc · b\t2\n"

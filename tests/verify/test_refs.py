@@ -79,3 +79,13 @@ def test_a_reference_to_the_heading_quarto_made_the_title_is_unresolved():
         (9, 3, "website-ref", "@sec-b is the heading at line 1, which Quarto makes this page's "
          "title (a page run by Jupyter without `title:` outside a book) and drops with its label "
          "(Quarto shows ?@sec-b): give the page a `title:` in its front matter")]
+
+
+def test_a_missing_bibliography_file_is_found_at_its_line_in_quarto_yml(tmp_path):
+    """Issue 34: the finding names the `_quarto.yml` line that names the file, not line 0."""
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: book\nbibliography:\n  - gone.bib\n",
+                                          encoding="utf-8")
+    project = SimpleNamespace(root=tmp_path, bibliography=["gone.bib"])
+    parsed = {"one.qmd": chapter(citations=[("young1974", 4, 2)])}
+    assert [(f.path, f.line, f.kind) for f in citations(project, parsed)] == \
+        [("_quarto.yml", 4, "bibliography")]
