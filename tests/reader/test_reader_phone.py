@@ -120,7 +120,10 @@ INLINE_MATH_PROBLEMS = """() => {
     const box = m.parentElement.closest('.math-scroll'), r = m.getBoundingClientRect();
     const clip = box ? box.getBoundingClientRect() : r;
     const shown = Math.min(r.right, clip.right) - Math.max(r.left, clip.left);
-    const column = blockAround(box || m.parentElement).clientWidth;
+    // a formula kept with its punctuation (.nobreak) leaves the mark room beside its box
+    const pair = box && box.parentElement.classList.contains('nobreak') ? box.parentElement : null;
+    const column = blockAround(box || m.parentElement).clientWidth -
+                   (pair ? pair.scrollWidth - box.getBoundingClientRect().width : 0);
     const name = m.textContent.trim().slice(0, 24);
     if (shown < Math.min(r.width, column) - 1) problems.push(`${name}: ${Math.round(shown)} of ${Math.round(r.width)} px shown`);
     if (shown < r.width - 1 && !(box && getComputedStyle(box).backgroundImage.includes('gradient') &&

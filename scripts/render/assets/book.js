@@ -103,7 +103,9 @@
   function wrapWideMath() {
     Array.prototype.forEach.call(document.querySelectorAll("main math:not([display='block'])"), function (m) {
       if (m.parentElement.classList.contains("math-scroll")) return;
-      if (m.getBoundingClientRect().width <= blockAround(m).clientWidth) return;
+      var pair = m.parentElement.closest(".nobreak") || m;   // with its punctuation (nobreak.lua)
+      var width = Math.max(pair.getBoundingClientRect().width, pair.scrollWidth);   // the box clips at 100%
+      if (width <= blockAround(pair).clientWidth) return;
       var box = document.createElement("span");
       box.className = "math-scroll";
       box.tabIndex = 0;
