@@ -35,15 +35,17 @@ import contextlib
 import contextvars
 import math
 
-from mlsys.constants import Q_
+from mlsys.constants import FIRST_ORDER_SMALL_RATIO, Q_
 from mlsys.units import non_negative, positive
 
 __all__ = ["FIRST_ORDER_MAX_WASTE", "OutsideDomainError", "ResultOverflowError",
            "beyond_first_order_domain", "first_order_interval_range"]
 
 #: Largest first-order waste W = δ/τ + τ/(2M) + (D+R)/M (a fraction of wall time) for
-#: which the first-order checkpoint model is used; see the module docstring.
-FIRST_ORDER_MAX_WASTE = 0.2
+#: which the first-order checkpoint model is used; see the module docstring. At Young's
+#: interval W = τ*/M + (D+R)/M, so it is the book's condition (each ratio below
+#: FIRST_ORDER_SMALL_RATIO, a constant of the book) at its limit: one threshold, not two.
+FIRST_ORDER_MAX_WASTE = 2 * float(FIRST_ORDER_SMALL_RATIO)
 
 EXACT_ALTERNATIVE = ("use the exact model: calc_exact_optimal_interval(checkpoint_cost, mtbf) "
                      "for the interval, calc_exact_efficiency(interval, checkpoint_cost, "
