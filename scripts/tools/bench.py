@@ -8,6 +8,8 @@ of the real book and a synthetic one (`synth_book`, 60 chapters); medians of
     nothing changed  the same again, everything cached
     one chapter      after appending a code cell to one chapter
     mlsys touched    after appending a comment to mlsys/__init__.py (the copy's)
+    cold, Python hooks only  the cold check with CHECKER_INTERPOSE=0 (the observation of
+                     before issue 34): the interposer's cost is the line beneath
     nbconvert        `jupyter nbconvert --to notebook --execute` of the same
                      chapters converted to notebooks: the peer reference
     html             `make html` cold / unchanged / prose edit, + Quarto's (bench_html.py)
@@ -102,8 +104,9 @@ def _last_line(text: str) -> str:
 class Checker:
     """Runs `python -m scripts check` on one book and records time and peak RSS."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, extra_env: dict | None = None):
         self.root = root
+        self.extra_env = dict(extra_env or {})
         self.rss_file = Path(tempfile.mkstemp(prefix="bench-rss-")[1])
         self.root_flag = self._supports_root_flag()
 
@@ -120,7 +123,7 @@ class Checker:
         cmd = [sys.executable, "-c", CHECKER_WRAPPER, command, *flags]
         if self.root_flag:
             cmd += ["--root", str(self.root)]
-        env = _env()
+        env = {**_env(), **self.extra_env}
         env["BENCH_RSS_FILE"] = str(self.rss_file)
         self.rss_file.write_text("0 0")
         seconds, done = _timed(cmd, self.root, env)
@@ -164,8 +167,10 @@ def measure_floor(book: BookBench, runs: int) -> Step:
 
 
 def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Step]:
-    """Cold, nothing changed, one chapter edited, mlsys touched."""
+    """Cold, nothing changed, one chapter edited, mlsys touched; and cold again with the
+    observation of before issue 34 (Python-level hooks only, CHECKER_INTERPOSE=0)."""
     checker = Checker(book.root)
+    python_hooks = Checker(book.root, {"CHECKER_INTERPOSE": "0"})
 
     def prepare_cold(_run: int) -> None:
         shutil.rmtree(store.build_dir(book.root) / "cache", ignore_errors=True)
@@ -183,9 +188,24 @@ def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Ste
             ("one chapter edited", prepare_edit), ("mlsys touched", prepare_mlsys)]
     from scripts.tools.bench_loop import check_step     # bench_loop imports this module
     try:
-        return [check_step(name, checker, runs, prepare, book) for name, prepare in plan]
+        steps = [check_step(name, checker, runs, prepare, book) for name, prepare in plan]
+        return steps + [check_step(PYTHON_HOOKS_STEP, python_hooks, runs, prepare_cold, book)]
     finally:
         checker.close()
+        python_hooks.close()
+
+
+PYTHON_HOOKS_STEP = "cold, Python hooks only"
+
+
+def observation_cost_line(steps: list[Step]) -> str | None:
+    """The LD_PRELOAD interposer's cold check against the Python-hooks-only one."""
+    by_name = {s.name: s for s in steps if s.seconds and not s.failed}
+    if "cold check" not in by_name or PYTHON_HOOKS_STEP not in by_name:
+        return None
+    with_os, python_only = by_name["cold check"].median_s, by_name[PYTHON_HOOKS_STEP].median_s
+    return (f"  observation at the OS boundary (interposer): cold check {with_os:.2f} s against "
+            f"{python_only:.2f} s with Python hooks only ({(with_os / python_only - 1) * 100:+.0f} %)")
 
 
 def accept_numbers(book: BookBench) -> str:
@@ -294,7 +314,8 @@ def format_book(book: BookBench) -> str:
         lines.append(f"  {step.name:<28}{median:>9.2f}s{ratio:>9}   {runs}")
         if step.note:
             lines.append(f"  {'':<28}{'':>10}{'':>9}   {step.note}")
-    lines += [x for x in [per_chapter_overhead_line(book.steps, book.chapters), quarto_speedup_line(book.steps)] if x]
+    lines += [x for x in [per_chapter_overhead_line(book.steps, book.chapters),
+                          observation_cost_line(book.steps), quarto_speedup_line(book.steps)] if x]
     if book.peak_rss_kb:
         rss = ", ".join(f"{name} {kb / 1024:.0f} MB" for name, kb in book.peak_rss_kb.items())
         lines.append(f"  peak RSS of the checker process: {rss}")

@@ -75,7 +75,7 @@ def test_bench_end_to_end_on_a_tiny_synthetic_book(tmp_path, capsys):
     (book,) = json.loads(out.read_text())["books"]
     names = [step["name"] for step in book["steps"]]
     assert names == ["floor (one plain process)", "cold check", "nothing changed",
-                     "one chapter edited", "mlsys touched",
+                     "one chapter edited", "mlsys touched", "cold, Python hooks only",
                      "html cold", "  audit within html cold",
                      "html nothing changed", "  audit within html nothing changed",
                      "html prose edit (ch01.qmd)", "  audit within html prose edit (ch01.qmd)",
@@ -105,3 +105,13 @@ def test_per_chapter_overhead_is_cold_minus_floor_over_chapters():
     assert per_chapter_overhead_line(steps[:1], 60) == ""
     book = bench.BookBench("b", root=None, chapters=60, steps=steps)
     assert "per-chapter overhead: 100 ms" in bench.format_book(book)
+
+
+def test_the_observation_cost_line_compares_the_interposer_with_python_hooks_only():
+    from scripts.tools.bench import PYTHON_HOOKS_STEP, Step, observation_cost_line
+    cold, hooks = Step("cold check"), Step(PYTHON_HOOKS_STEP)
+    cold.seconds, hooks.seconds = [11.0, 11.5, 10.5], [10.0, 9.0, 11.0]
+    line = observation_cost_line([cold, hooks])
+    assert line.endswith("cold check 11.00 s against 10.00 s with Python hooks only (+10 %)"), line
+    hooks.failed = "broke"
+    assert observation_cost_line([cold, hooks]) is None
