@@ -134,7 +134,10 @@ class _Observer:
         path = os.path.normpath(touch.path)
         op = touch.op
         if op == "open":
-            creates = touch.flags & (os.O_TRUNC | os.O_EXCL) and not touch.errno
+            # truncated, created new, or opened write-only (appended to): the run's own
+            # output, not something it read
+            creates = not touch.errno and (touch.flags & (os.O_TRUNC | os.O_EXCL)
+                                           or touch.flags & os.O_ACCMODE == os.O_WRONLY)
             self.note("path", path, product=bool(creates), touch=touch)
         elif op in ("stat", "lstat"):
             self.note(op, path, touch=touch)

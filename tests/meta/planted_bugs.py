@@ -463,9 +463,9 @@ PLANTS: list[Plant] = [
           "an unresolved reference is located at the line referencing it",
           ("tests/verify/test_audit_text.py::test_an_unresolved_reference_is_located_at_the_line_referencing_it",
            "tests/verify/test_audit_text.py::test_a_leak_is_located_where_the_page_shows_it"),
-          old="        line = tok.written_at(parsed, pattern, where, at, places)\n",
-          new=("        line = next((i for i, ln in enumerate(parsed.text.splitlines(), 1)\n"
-               "                     if shown.rstrip(\"?\").lstrip(\"?@\") in ln), 0)\n")),
+          old="        line = (tok.written_at(parsed, pattern, where, at, places)\n",
+          new=("        line = (next((i for i, ln in enumerate(parsed.text.splitlines(), 1)\n"
+               "                      if shown.rstrip(\"?\").lstrip(\"?@\") in ln), 0)\n")),
     # ---- issue 36: the Weibull, Poisson and N+1 results, and one meaning per symbol
     Plant("weibull-scale-is-the-mean", "mlsys/weibull.py",
           "Weibull failure probabilities match a simulation of the same mean",
@@ -537,8 +537,4 @@ PLANTS: list[Plant] = [
           ("tests/faults/test_kernel_hygiene.py::test_a_reforking_daemon_does_not_outlive_the_run",),
           old="        groups |= {group for _, group in listed.values() if group not in spared}\n",
           new=""),
-
-          old="        line = (tok.written_at(parsed, pattern, where, at, places)\n",
-          new=("        line = (next((i for i, ln in enumerate(parsed.text.splitlines(), 1)\n"
-               "                      if shown.rstrip(\"?\").lstrip(\"?@\") in ln), 0)\n")),
 ]
