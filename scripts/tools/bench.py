@@ -36,7 +36,8 @@ from pathlib import Path
 from scripts import store
 from scripts.read.project import load_project
 from scripts.read.qmd import parse_chapter
-from scripts.tools.bench_html import measure_html, per_chapter_overhead_line, quarto_speedup_line
+from scripts.tools.bench_html import (PYTHON_HOOKS_STEP, measure_html, observation_cost_line,
+                                      per_chapter_overhead_line, quarto_speedup_line)
 from scripts.tools.floor import (_display_text, floor_main, run_floor,  # noqa: F401 (API)
                                  write_notebooks)
 
@@ -193,19 +194,6 @@ def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Ste
     finally:
         checker.close()
         python_hooks.close()
-
-
-PYTHON_HOOKS_STEP = "cold, Python hooks only"
-
-
-def observation_cost_line(steps: list[Step]) -> str | None:
-    """The LD_PRELOAD interposer's cold check against the Python-hooks-only one."""
-    by_name = {s.name: s for s in steps if s.seconds and not s.failed}
-    if "cold check" not in by_name or PYTHON_HOOKS_STEP not in by_name:
-        return None
-    with_os, python_only = by_name["cold check"].median_s, by_name[PYTHON_HOOKS_STEP].median_s
-    return (f"  observation at the OS boundary (interposer): cold check {with_os:.2f} s against "
-            f"{python_only:.2f} s with Python hooks only ({(with_os / python_only - 1) * 100:+.0f} %)")
 
 
 def accept_numbers(book: BookBench) -> str:

@@ -133,3 +133,16 @@ def measure_html(book, runs: int, step_cls, timed) -> list:
     else:
         steps[0].note = "quarto is not on PATH: no Quarto figures beside these"
     return steps
+
+
+PYTHON_HOOKS_STEP = "cold, Python hooks only"
+
+
+def observation_cost_line(steps: list[Step]) -> str | None:
+    """The LD_PRELOAD interposer's cold check against the Python-hooks-only one."""
+    by_name = {s.name: s for s in steps if s.seconds and not s.failed}
+    if "cold check" not in by_name or PYTHON_HOOKS_STEP not in by_name:
+        return None
+    with_os, python_only = by_name["cold check"].median_s, by_name[PYTHON_HOOKS_STEP].median_s
+    return (f"  observation at the OS boundary (interposer): cold check {with_os:.2f} s against "
+            f"{python_only:.2f} s with Python hooks only ({(with_os / python_only - 1) * 100:+.0f} %)")
