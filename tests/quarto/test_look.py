@@ -2,9 +2,9 @@
 through the pipeline's Quarto path (render/quarto_look.py: a `--metadata-file`,
 `_quarto.yml` as written), seen in chromium: a formula on a chapter one folder
 down is drawn in the shipped Noto Sans Math ("Book Math", built into Quarto's
-stylesheets; its licence in `_book/fonts/`), the page is dark under `prefers-color-scheme: dark` (the
-built-in dark background) and light otherwise, and Quarto's toggle turns a
-light page dark. One render, shared by the tests.
+stylesheets; its licence in `_book/fonts/`), the page is dark under
+`prefers-color-scheme: dark` (the built-in dark background) and light
+otherwise, and Quarto's toggle turns a light page dark. One render, shared by the tests.
 """
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def test_the_page_follows_a_dark_system_and_stays_light_otherwise(book, browser)
 def test_quartos_toggle_turns_a_light_page_dark(book, browser):
     with serve(book) as base:
         page = open_page(browser, base, "light")
-        page.locator(".quarto-color-scheme-toggle:visible").first.click()
+        page.locator(".quarto-color-scheme-toggle:visible").first.click(timeout=5000)
         page.wait_for_function(f"getComputedStyle(document.body).backgroundColor === '{DARK_BG}'",
                                timeout=5000)
         assert page.evaluate(BACKGROUND) == DARK_BG
