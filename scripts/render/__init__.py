@@ -23,7 +23,7 @@ from pathlib import Path
 
 from scripts.read.output_dir import add_to_manifest, write_manifest
 
-from . import downloads, links_out, quarto
+from . import downloads, links_out, quarto, quarto_look
 from .atomic import carry_over, disk_full, replace_file, staging_dir, swap_in
 from .errors import AuditError, RenderError
 
@@ -67,10 +67,17 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
     else:                               # not silent: Quarto runs the chapters a second time
         print(f"quarto executes the chapters again for {fmt}: only HTML is handed the checked "
               "runs (docs/quarto-compat.md)", file=sys.stderr)
-    log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats, frozen=frozen,
-                        profiles=result.project.profiles, output_dir=result.project.output_dir)
-    if fmt == "html":
-        log = _render_again_if_incomplete(result, dest, frozen, log)
+    with tempfile.TemporaryDirectory(prefix="quarto-look-") as work:
+        look = None                     # the math font and dark scheme (quarto_look.py)
+        if fmt == "html":
+            look = quarto_look.write_metadata_file(result.project.metadata, Path(result.project.root),
+                                                   Path(work))
+        log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats,
+                            frozen=frozen, profiles=result.project.profiles,
+                            output_dir=result.project.output_dir, metadata_file=look)
+        if fmt == "html":
+            log = _render_again_if_incomplete(result, dest, frozen, log, look)
+            quarto_look.copy_licence(dest)
     links_out.drop_copies(result.project.root, result.project.source_files(), dest)
     for line in quarto.warnings(log):
         print(f"quarto: {line}", file=sys.stderr)
@@ -98,7 +105,8 @@ def incomplete_pages(result, dest: Path) -> list[str]:
         [f"{page} (no search entry)" for page in quarto_search.unindexed_pages(dest, pages)]
 
 
-def _render_again_if_incomplete(result, dest: Path, frozen: bool, log: str) -> str:
+def _render_again_if_incomplete(result, dest: Path, frozen: bool, log: str,
+                                metadata_file: Path | None = None) -> str:
     """Render once more when Quarto left a page empty or out of its search index (a
     Quarto 1.7 race: render/quarto_search.py); raise if the second render does too.
     Returns the log of the render kept."""
@@ -109,7 +117,7 @@ def _render_again_if_incomplete(result, dest: Path, frozen: bool, log: str) -> s
           "rewriting): rendering once more", file=sys.stderr)
     log = quarto.render(Path(result.project.root), "html", dest, result.project.formats,
                         frozen=frozen, profiles=result.project.profiles,
-                        output_dir=result.project.output_dir)
+                        output_dir=result.project.output_dir, metadata_file=metadata_file)
     missing = incomplete_pages(result, dest)
     if missing:
         raise RenderError(f"quarto left {', '.join(missing)}, twice: the book would be "

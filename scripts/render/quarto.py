@@ -95,7 +95,8 @@ BUILDING = "BOOKCHECK_BUILDING"
 
 
 def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
-           frozen: bool = False, profiles: list[str] = (), output_dir: str = "_book") -> str:
+           frozen: bool = False, profiles: list[str] = (), output_dir: str = "_book",
+           metadata_file: Path | None = None) -> str:
     """Run `quarto render` for the whole project into `dest`; return Quarto's log.
 
     frozen: the checked runs were handed over (scripts.render.freeze): pass
@@ -103,6 +104,8 @@ def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
     profiles: the Quarto profiles the check read (QUARTO_PROFILE of this process only).
     output_dir: the project's output folder (what Quarto leaves outside it is removed
     afterwards: quarto_leftovers.py).
+    metadata_file: passed as `--metadata-file` (merged over every document's metadata:
+    the theme quarto_look.py adds), None for none.
     """
     exe = quarto_path()
     if exe is None:
@@ -111,6 +114,8 @@ def render(root: Path, fmt: str, dest: Path, formats: list[str] = (),
     cmd = [exe, "render", "--to", to, "--output-dir", str(dest)]
     if frozen:
         cmd.append("--use-freezer")
+    if metadata_file is not None:
+        cmd += ["--metadata-file", str(metadata_file)]
     before = quarto_leftovers.snapshot(root, output_dir)
     try:
         env = {**os.environ, BUILDING: "1", **({"QUARTO_PROFILE": ",".join(profiles)} if profiles else {})}

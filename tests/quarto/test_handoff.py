@@ -85,10 +85,14 @@ def handed(quarto_exe, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def executed(quarto_exe, tmp_path_factory):
-    """Quarto alone, executing: (root, executions)."""
+def executed(quarto_exe, tmp_path_factory, handed):
+    """Quarto alone, executing: (root, executions). With the handoff's
+    `--metadata-file` (render/quarto_look.py: the math font and dark scheme), so
+    its pages can be compared with the handed-over ones."""
+    from scripts.render.quarto_look import write_metadata_file
     root = make_book(tmp_path_factory.mktemp("executed") / "book", BOOK)
-    quarto_render(quarto_exe, root, "-M", "keep-md:true")
+    look = write_metadata_file(handed[1].project.metadata, root, tmp_path_factory.mktemp("look"))
+    quarto_render(quarto_exe, root, "-M", "keep-md:true", "--metadata-file", str(look))
     return root, runs(root)
 
 
