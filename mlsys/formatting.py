@@ -13,9 +13,13 @@ the float's. ``fmt(x, figures=2)`` rounds to significant figures (161.64 → "16
 58.0 → "58", 2.0 → "2" at ``figures=1``), the form for a value computed from
 inputs stated to one or two figures; ``precision=`` (decimals) remains for values
 whose decimals are the point (a pinned "4.14"). Whatever is asked, a float never
-shows more than :data:`MAX_FIGURES` significant figures (no "161.6417" and no
-300 float-artefact digits of ``fmt(1e300)``, which is an error pointing to ``sci``);
-integers are exact and exempt.
+shows more than :data:`MAX_FIGURES` significant figures, the most any of the book's
+stated inputs carries (read from the declared constants by :func:`stated_figures`:
+3, for 0.0101, 0.587 and 12.6), so no display claims more precision than its
+inputs: no "161.64" hours, no "5,172" hours from 50,000-hour estimates, and no 300
+float-artefact digits of ``fmt(1e300)``, which is an error pointing to ``sci``.
+A percentage above 50 % counts the figures of its complement ("99.99%" is one
+figure of unavailability). Integers are exact (counts) and exempt.
 """
 
 from __future__ import annotations
@@ -27,17 +31,47 @@ import sys
 
 import pint
 
-from mlsys.constants import ureg
+from mlsys.constants import list_constants, ureg
 from mlsys.units import DimensionalityError
 
 __all__ = [
     "InvariantError", "check", "fmt", "fmt_percent", "fmt_duration", "sci",
-    "md_math", "md_table", "MAX_FIGURES",
+    "md_math", "md_table", "MAX_FIGURES", "stated_figures",
 ]
 
+def stated_figures(value) -> int:
+    """Significant figures a constant is stated to, read from its declared value:
+    0.0101 -> 3, 0.587 -> 3, 12.6 -> 3, 175e9 -> 3, 50_000 -> 1 (an integer's trailing
+    zeros are not figures: "50,000 hours" is a round estimate, not a count to the hour)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"stated_figures needs a finite number, got {value!r}")
+    number = int(value) if isinstance(value, numbers.Integral) else float(value)
+    if number == 0:
+        return 1
+    if isinstance(number, int):
+        return len(str(abs(number)).strip("0"))
+    digits = repr(abs(number))
+    if "e" in digits:                                   # 1.75e+20: the mantissa's figures
+        digits = digits.split("e")[0]
+    if digits.endswith(".0"):
+        digits = digits[:-2].rstrip("0") or "0"
+    return len(digits.replace(".", "").lstrip("0"))
+
+
+def _input_figures() -> int:
+    """The most significant figures any measured or assumed input of the book carries:
+    the maximum of :func:`stated_figures` over the constants stated as floats (the
+    integers are counts, exact, or round estimates with fewer figures). No result
+    computed from these inputs is known to more figures than its most precise input."""
+    return max(stated_figures(c.value) for c in list_constants() if isinstance(c.value, float))
+
+
 #: Most significant figures a float is ever displayed with (fmt, fmt_percent, md_table):
-#: no input of the book is known to more, and a float's 16th digit is an artefact.
-MAX_FIGURES = 5
+#: the most any stated input carries (:func:`_input_figures`, 3 for 0.0101, 0.587, 12.6),
+#: so no display shows more figures than the book's inputs support. Integers are exact
+#: and exempt; a percentage near 100 % counts the figures of its complement (99.99 % is
+#: an unavailability of 0.01 %, one figure).
+MAX_FIGURES = _input_figures()
 
 
 class InvariantError(ValueError):
@@ -149,12 +183,12 @@ def _fixed(value, precision: int, commas: bool, allow_zero: bool) -> str:
     else:
         text = f"{value:{',' if commas else ''}.{precision}f}"
     if isinstance(value, float) and _figures_shown(text) > MAX_FIGURES:
-        hint = ("use sci() for a number this large" if abs(value) >= 10.0 ** MAX_FIGURES
-                else "lower the precision or pass figures=")
+        hint = ("use sci() for a number this large" if abs(value) >= 1e6
+                else "lower the precision or pass figures=MAX_FIGURES")
         raise ValueError(
             f"{value!r} would print as {text[:40]}{'…' if len(text) > 40 else ''}, "
             f"{_figures_shown(text)} significant figures, more than MAX_FIGURES = {MAX_FIGURES} "
-            f"a float carries in this book; {hint}")
+            f"the book's inputs support; {hint}")
     if float(text.replace(",", "")) == 0:
         if value != 0 and not allow_zero:
             raise ValueError(
@@ -246,6 +280,7 @@ def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
         raise ValueError(f"ratio {r!r} would print as 0%; raise the precision or pass bounded=True")
     if bounded and r == 1:
         return f"> {largest}%"
+    _check_percent_figures(r, text)
     if r != 1 and text == f"{100:.{p}f}":
         if bounded:
             return f"> {largest}%" if r < 1 else f"< {100 + step:.{p}f}%"
@@ -253,6 +288,21 @@ def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
             f"ratio {r!r} would print as 100%; raise the precision or pass bounded=True"
         )
     return f"{text}%"
+
+
+def _check_percent_figures(ratio: float, text: str) -> None:
+    """Refuse a percentage with more than MAX_FIGURES significant figures. Above 50 %
+    the figures counted are those of the complement (100 - shown): "99.99%" states an
+    unavailability of 0.01 %, one figure; "35.32%" has four and is refused."""
+    shown = float(text.replace(",", ""))
+    counted = text
+    if 50 < shown <= 100:
+        decimals = len(text.split(".")[1]) if "." in text else 0
+        counted = f"{100 - shown:.{decimals}f}"
+    if _figures_shown(counted) > MAX_FIGURES:
+        raise ValueError(
+            f"ratio {ratio!r} would print as {text}%, {_figures_shown(counted)} significant figures, "
+            f"more than MAX_FIGURES = {MAX_FIGURES} the book's inputs support; lower the precision")
 
 
 def _in(quantity: pint.Quantity, unit, function: str, what: str) -> float:
