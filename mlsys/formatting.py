@@ -31,47 +31,15 @@ import sys
 
 import pint
 
-from mlsys.constants import list_constants, ureg
+from mlsys.constants import ureg
+from mlsys.precision import MAX_FIGURES, figures_shown as _figures_shown
+from mlsys.precision import check_percent_figures as _check_percent_figures
 from mlsys.units import DimensionalityError
 
 __all__ = [
     "InvariantError", "check", "fmt", "fmt_percent", "fmt_duration", "sci",
-    "md_math", "md_table", "MAX_FIGURES", "stated_figures",
+    "md_math", "md_table", "MAX_FIGURES",
 ]
-
-def stated_figures(value) -> int:
-    """Significant figures a constant is stated to, read from its declared value:
-    0.0101 -> 3, 0.587 -> 3, 12.6 -> 3, 175e9 -> 3, 50_000 -> 1 (an integer's trailing
-    zeros are not figures: "50,000 hours" is a round estimate, not a count to the hour)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"stated_figures needs a finite number, got {value!r}")
-    number = int(value) if isinstance(value, numbers.Integral) else float(value)
-    if number == 0:
-        return 1
-    if isinstance(number, int):
-        return len(str(abs(number)).strip("0"))
-    digits = repr(abs(number))
-    if "e" in digits:                                   # 1.75e+20: the mantissa's figures
-        digits = digits.split("e")[0]
-    if digits.endswith(".0"):
-        digits = digits[:-2].rstrip("0") or "0"
-    return len(digits.replace(".", "").lstrip("0"))
-
-
-def _input_figures() -> int:
-    """The most significant figures any measured or assumed input of the book carries:
-    the maximum of :func:`stated_figures` over the constants stated as floats (the
-    integers are counts, exact, or round estimates with fewer figures). No result
-    computed from these inputs is known to more figures than its most precise input."""
-    return max(stated_figures(c.value) for c in list_constants() if isinstance(c.value, float))
-
-
-#: Most significant figures a float is ever displayed with (fmt, fmt_percent, md_table):
-#: the most any stated input carries (:func:`_input_figures`, 3 for 0.0101, 0.587, 12.6),
-#: so no display shows more figures than the book's inputs support. Integers are exact
-#: and exempt; a percentage near 100 % counts the figures of its complement (99.99 % is
-#: an unavailability of 0.01 %, one figure).
-MAX_FIGURES = _input_figures()
 
 
 class InvariantError(ValueError):
@@ -164,15 +132,6 @@ def _check_precision(precision) -> int:
     if isinstance(precision, bool) or not isinstance(precision, numbers.Integral) or precision < 0:
         raise ValueError(f"precision must be a non-negative integer, got {precision!r}")
     return int(precision)
-
-
-def _figures_shown(text: str) -> int:
-    """Significant figures in a fixed-point text: its digits after any leading zeros,
-    less an integer's trailing zeros ("14,000" has 2, "100.0" has 4, "161.64" 5)."""
-    digits = text.replace(",", "").replace("-", "")
-    if "." in digits:
-        return len(digits.replace(".", "").lstrip("0"))
-    return len(digits.strip("0"))
 
 
 def _fixed(value, precision: int, commas: bool, allow_zero: bool) -> str:
@@ -290,21 +249,6 @@ def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
     return f"{text}%"
 
 
-def _check_percent_figures(ratio: float, text: str) -> None:
-    """Refuse a percentage with more than MAX_FIGURES significant figures. Above 50 %
-    the figures counted are those of the complement (100 - shown): "99.99%" states an
-    unavailability of 0.01 %, one figure; "35.32%" has four and is refused."""
-    shown = float(text.replace(",", ""))
-    counted = text
-    if 50 < shown <= 100:
-        decimals = len(text.split(".")[1]) if "." in text else 0
-        counted = f"{100 - shown:.{decimals}f}"
-    if _figures_shown(counted) > MAX_FIGURES:
-        raise ValueError(
-            f"ratio {ratio!r} would print as {text}%, {_figures_shown(counted)} significant figures, "
-            f"more than MAX_FIGURES = {MAX_FIGURES} the book's inputs support; lower the precision")
-
-
 def _in(quantity: pint.Quantity, unit, function: str, what: str) -> float:
     """`quantity`'s magnitude in `unit`, or the mlsys DimensionalityError naming `function`
     and what it expects ("fmt_duration expects a time, got 24 gigabyte ([information])"),
@@ -351,12 +295,16 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 def sci(value, precision: int = 2) -> str:
     """Scientific notation with Unicode exponent: ``sci(1.75e11)`` gives ``"1.75 × 10¹¹"``.
 
-    Zero prints as ``"0"``; NaN and infinity are refused.
+    Zero prints as ``"0"``; NaN and infinity are refused, and a float's mantissa with
+    more than :data:`MAX_FIGURES` significant figures (integers are exact and exempt).
     """
     p = _check_precision(precision)
     v = _finite_number(value)
     if v == 0:
         return "0"
+    if isinstance(v, float) and p + 1 > MAX_FIGURES:
+        raise ValueError(f"sci({v!r}, precision={p}) would show {p + 1} significant figures, "
+                         f"more than MAX_FIGURES = {MAX_FIGURES} the book's inputs support")
     mantissa, exponent = f"{v:.{p}e}".split("e")
     return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 

@@ -10,8 +10,8 @@ import pytest
 from mlsys.constants import Q_
 from mlsys.formatting import (
     MAX_FIGURES, InvariantError, check, fmt, fmt_duration, fmt_percent, md_math, md_table, sci,
-    stated_figures,
 )
+from mlsys.precision import stated_figures
 
 # ---------------------------------------------------------------------------- fmt
 
@@ -82,13 +82,20 @@ def test_stated_figures_reads_the_declared_precision(value, figures):
 def test_max_figures_is_the_most_any_stated_input_carries(monkeypatch):
     """MAX_FIGURES is derived from the constants, not chosen: 3 today (0.0101, 0.587, 12.6);
     a constant stated to four figures would raise it."""
-    from mlsys import constants, formatting
+    from mlsys import constants, precision
     floats = [c.value for c in constants.list_constants() if isinstance(c.value, float)]
     assert MAX_FIGURES == max(map(stated_figures, floats)) == 3
     registry = constants.list_constants()
     extra = registry[0]._replace(name="FOUR_FIGURES", value=0.1234)
-    monkeypatch.setattr(formatting, "list_constants", lambda: [*registry, extra])
-    assert formatting._input_figures() == 4
+    monkeypatch.setattr(precision, "list_constants", lambda: [*registry, extra])
+    assert precision.input_figures() == 4
+
+
+def test_sci_shows_no_more_figures_than_the_inputs_support():
+    assert sci(1.75e11, precision=2) == "1.75 × 10¹¹"
+    with pytest.raises(ValueError, match=r"4 significant figures, more than MAX_FIGURES = 3"):
+        sci(1.7512e11, precision=3)
+    assert sci(17_512_000_000, precision=4) == "1.7512 × 10¹⁰"     # an int is exact: exempt
 
 
 def test_fmt_percent_counts_the_figures_of_the_complement_above_half():
