@@ -13,9 +13,13 @@ the float's. ``fmt(x, figures=2)`` rounds to significant figures (161.64 → "16
 58.0 → "58", 2.0 → "2" at ``figures=1``), the form for a value computed from
 inputs stated to one or two figures; ``precision=`` (decimals) remains for values
 whose decimals are the point (a pinned "4.14"). Whatever is asked, a float never
-shows more than :data:`MAX_FIGURES` significant figures (no "161.6417" and no
-300 float-artefact digits of ``fmt(1e300)``, which is an error pointing to ``sci``);
-integers are exact and exempt.
+shows more than :data:`MAX_FIGURES` significant figures, the most any of the book's
+stated inputs carries (read from the declared constants by :func:`stated_figures`:
+3, for 0.0101, 0.587 and 12.6), so no display claims more precision than its
+inputs: no "161.64" hours, no "5,172" hours from 50,000-hour estimates, and no 300
+float-artefact digits of ``fmt(1e300)``, which is an error pointing to ``sci``.
+A percentage above 50 % counts the figures of its complement ("99.99%" is one
+figure of unavailability). Integers are exact (counts) and exempt.
 """
 
 from __future__ import annotations
@@ -28,16 +32,14 @@ import sys
 import pint
 
 from mlsys.constants import ureg
+from mlsys.precision import MAX_FIGURES, figures_shown as _figures_shown
+from mlsys.precision import check_percent_figures as _check_percent_figures
 from mlsys.units import DimensionalityError
 
 __all__ = [
     "InvariantError", "check", "fmt", "fmt_percent", "fmt_duration", "sci",
     "md_math", "md_table", "MAX_FIGURES",
 ]
-
-#: Most significant figures a float is ever displayed with (fmt, fmt_percent, md_table):
-#: no input of the book is known to more, and a float's 16th digit is an artefact.
-MAX_FIGURES = 5
 
 
 class InvariantError(ValueError):
@@ -132,15 +134,6 @@ def _check_precision(precision) -> int:
     return int(precision)
 
 
-def _figures_shown(text: str) -> int:
-    """Significant figures in a fixed-point text: its digits after any leading zeros,
-    less an integer's trailing zeros ("14,000" has 2, "100.0" has 4, "161.64" 5)."""
-    digits = text.replace(",", "").replace("-", "")
-    if "." in digits:
-        return len(digits.replace(".", "").lstrip("0"))
-    return len(digits.strip("0"))
-
-
 def _fixed(value, precision: int, commas: bool, allow_zero: bool) -> str:
     """Fixed-point text of ``value``; refuses a non-zero value that rounds to zero and
     a float shown with more than MAX_FIGURES significant figures; never prints "-0"."""
@@ -149,12 +142,12 @@ def _fixed(value, precision: int, commas: bool, allow_zero: bool) -> str:
     else:
         text = f"{value:{',' if commas else ''}.{precision}f}"
     if isinstance(value, float) and _figures_shown(text) > MAX_FIGURES:
-        hint = ("use sci() for a number this large" if abs(value) >= 10.0 ** MAX_FIGURES
-                else "lower the precision or pass figures=")
+        hint = ("use sci() for a number this large" if abs(value) >= 1e6
+                else "lower the precision or pass figures=MAX_FIGURES")
         raise ValueError(
             f"{value!r} would print as {text[:40]}{'…' if len(text) > 40 else ''}, "
             f"{_figures_shown(text)} significant figures, more than MAX_FIGURES = {MAX_FIGURES} "
-            f"a float carries in this book; {hint}")
+            f"the book's inputs support; {hint}")
     if float(text.replace(",", "")) == 0:
         if value != 0 and not allow_zero:
             raise ValueError(
@@ -246,6 +239,7 @@ def fmt_percent(ratio, precision: int = 1, bounded: bool = False) -> str:
         raise ValueError(f"ratio {r!r} would print as 0%; raise the precision or pass bounded=True")
     if bounded and r == 1:
         return f"> {largest}%"
+    _check_percent_figures(r, text)
     if r != 1 and text == f"{100:.{p}f}":
         if bounded:
             return f"> {largest}%" if r < 1 else f"< {100 + step:.{p}f}%"
@@ -301,12 +295,16 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 def sci(value, precision: int = 2) -> str:
     """Scientific notation with Unicode exponent: ``sci(1.75e11)`` gives ``"1.75 × 10¹¹"``.
 
-    Zero prints as ``"0"``; NaN and infinity are refused.
+    Zero prints as ``"0"``; NaN and infinity are refused, and a float's mantissa with
+    more than :data:`MAX_FIGURES` significant figures (integers are exact and exempt).
     """
     p = _check_precision(precision)
     v = _finite_number(value)
     if v == 0:
         return "0"
+    if isinstance(v, float) and p + 1 > MAX_FIGURES:
+        raise ValueError(f"sci({v!r}, precision={p}) would show {p + 1} significant figures, "
+                         f"more than MAX_FIGURES = {MAX_FIGURES} the book's inputs support")
     mantissa, exponent = f"{v:.{p}e}".split("e")
     return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 

@@ -50,7 +50,7 @@ CALCULATIONS: list[tuple[str, str]] = [
 node_mtbf = calc_mtbf_node(GPU_MTTF_HOURS * hour, GPUS_PER_HOST * gpu, NIC_MTTF_HOURS * hour,
                            n_nics, PSU_MTTF_HOURS * hour, n_psus)
 node_mtbf_hours = node_mtbf.to("hour").magnitude
-node_mtbf_str = fmt(node_mtbf, "hour")
+node_mtbf_str = fmt(node_mtbf, "hour", figures=3)
 check(node_mtbf_hours < GPU_MTTF_HOURS / GPUS_PER_HOST, "a node fails more often than its GPUs")
 """, 'A node with «GPUS_PER_HOST» GPUs and «n_nics» NICs fails about every '
      '«node_mtbf_str» hours.'),
@@ -60,7 +60,7 @@ cluster_mtbf_hours = cluster_mtbf.to("hour").magnitude
 cluster_mtbf_str = fmt_duration(cluster_mtbf)
 check(isclose(cluster_mtbf_hours * n_nodes, node_mtbf_hours), "cluster MTBF scales as 1/N")
 """, 'Across «f"{n_nodes:,}"» nodes the cluster sees a failure every «cluster_mtbf_str», '
-     'that is «fmt(cluster_mtbf, "minute", precision=0)» minutes.'),
+     'that is «fmt(cluster_mtbf, "minute", figures=3)» minutes.'),
     ("""
 job_duration = job_hours * hour
 p_fail = calc_failure_probability(cluster_mtbf, job_duration)
@@ -70,26 +70,26 @@ check(0 < p_fail <= 1, "a probability")
      'probability «p_fail_str».'),
     ("""
 expected_failures = (job_duration / cluster_mtbf).to("dimensionless").magnitude
-expected_failures_str = fmt(expected_failures, precision=2)
+expected_failures_str = fmt(expected_failures, figures=3)
 failures_per_day = 24 / cluster_mtbf_hours
 check(expected_failures > 0, "some failures are expected")
 """, 'It should expect about «expected_failures_str» failures, '
-     '«fmt(failures_per_day, precision=2)» per day, '
+     '«fmt(failures_per_day, figures=3)» per day, '
      'one every «fmt_duration(cluster_mtbf)».'),
     ("""
 ckpt_size = calc_checkpoint_size(params_b * 10**9)
 ckpt_size_tb = ckpt_size.to("TB").magnitude
-ckpt_size_str = fmt(ckpt_size, "TB", precision=2)
+ckpt_size_str = fmt(ckpt_size, "TB", figures=3)
 check(ckpt_size_tb > 0, "a checkpoint has a size")
 """, 'A «params_b»-billion-parameter model writes a checkpoint of '
-     '«ckpt_size_str» TB («fmt(ckpt_size, "GB", precision=0)» GB).'),
+     '«ckpt_size_str» TB («fmt(ckpt_size, "GB", figures=3)» GB).'),
     ("""
 ckpt_cost_s = ckpt_size.to("GB").magnitude / CHECKPOINT_WRITE_BW_GBS
 ckpt_cost = ckpt_cost_s * second
 ckpt_cost_str = fmt_duration(ckpt_cost)
 check(ckpt_cost_s > 0, "writing takes time")
 """, 'At «CHECKPOINT_WRITE_BW_GBS» GB/s it takes «ckpt_cost_str» '
-     '(«fmt(ckpt_cost_s, precision=1)» s) to write.'),
+     '(«fmt(ckpt_cost_s, figures=3)» s) to write.'),
     ("""
 yd_interval = calc_young_daly_interval(ckpt_cost, cluster_mtbf)
 yd_interval_s = yd_interval.to("second").magnitude
@@ -98,8 +98,8 @@ yd_interval_str = fmt_duration(yd_interval)
 checkpoints_per_job = (job_duration / yd_interval).to("dimensionless").magnitude
 check(yd_interval > ckpt_cost, "checkpoint less often than it takes to write one")
 """, "Young and Daly's optimum is to checkpoint every «yd_interval_str», "
-     '«fmt(yd_interval_min, precision=1)» minutes, or '
-     '«fmt(checkpoints_per_job, precision=1)» checkpoints per job.'),
+     '«fmt(yd_interval_min, figures=3)» minutes, or '
+     '«fmt(checkpoints_per_job, figures=3)» checkpoints per job.'),
     ("""
 daly_interval = calc_daly_interval(ckpt_cost, cluster_mtbf)
 daly_gap_s = abs(daly_interval.to("second").magnitude - yd_interval_s)
@@ -121,8 +121,8 @@ waste_opt = calc_waste_fraction(yd_interval, ckpt_cost, cluster_mtbf,
 waste_opt_str = fmt_percent(waste_opt)
 check(0 < waste_opt < 1, "waste is a fraction")
 """, 'At the optimum the job wastes «waste_opt_str» of its time, '
-     '«fmt(waste_opt * job_hours * 60, precision=1)» minutes of its '
-     '«fmt(job_hours * 60, precision=0)».'),
+     '«fmt(waste_opt * job_hours * 60, figures=3)» minutes of its '
+     '«fmt(job_hours * 60, figures=3)».'),
     ("""
 waste_double = calc_waste_fraction(2 * yd_interval, ckpt_cost, cluster_mtbf)
 waste_half = calc_waste_fraction(yd_interval / 2, ckpt_cost, cluster_mtbf)
@@ -197,7 +197,7 @@ rows = []
 for gpus in sizes:
     mtbf = calc_mtbf_cluster(node_mtbf, gpus // GPUS_PER_HOST * node)
     rows.append({"GPUs": f"{gpus:,}", "Cluster MTBF": fmt_duration(mtbf),
-                 "Failures per day": fmt(24 / mtbf.to("hour").magnitude, precision=2)})
+                 "Failures per day": fmt(24 / mtbf.to("hour").magnitude, figures=3)})
 check(len(rows) == len(sizes), "one row per cluster size")
 md_table(pd.DataFrame(rows))
 """

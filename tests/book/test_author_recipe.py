@@ -80,7 +80,7 @@ clusters = [CLUSTER_SMALL_GPUS, CLUSTER_MEDIUM_GPUS, CLUSTER_LARGE_GPUS, CLUSTER
 
 # Computation: nodes under repair at each size.
 in_repair = [calc_nodes_in_repair(node_mtbf, repair, gpus // GPUS_PER_HOST) for gpus in clusters]
-pool_rows = [{"GPUs": fmt(gpus, precision=0), "Nodes in repair": fmt(n, precision=1)}
+pool_rows = [{"GPUs": fmt(gpus, precision=0), "Nodes in repair": fmt(n, figures=3)}
              for gpus, n in zip(clusters, in_repair)]
 
 # Checks: the claims of the prose.
@@ -91,7 +91,7 @@ check(max(in_repair) < max(clusters) // GPUS_PER_HOST,
 
 repair_str = fmt(repair, hour, precision=0)
 largest_str = fmt(max(clusters), precision=0)
-largest_in_repair_str = fmt(max(in_repair), precision=1)
+largest_in_repair_str = fmt(max(in_repair), figures=3)
 ```
 
 With the node model of @sec-rf and `{python} repair_str` hours per repair, a cluster of `{python} largest_str` GPUs has `{python} largest_in_repair_str` nodes in repair on average (@tbl-spares-pool); the pool grows in step with the cluster (@fig-spares-growth).

@@ -56,7 +56,7 @@ from mlsys import GPU_MTTF_HOURS, GPUS_PER_HOST, calc_mtbf_cluster, check, fmt, 
 node_mtbf = GPU_MTTF_HOURS / GPUS_PER_HOST * hour
 cluster = calc_mtbf_cluster(node_mtbf, 16 * node)
 check(cluster < node_mtbf, "a cluster fails more often than one node")
-cluster_str = fmt(cluster, "hour", precision=1)
+cluster_str = fmt(cluster, "hour", figures=3)
 ```
 
 Sixteen nodes fail every `{python} cluster_str` hours (@tbl-one).
@@ -64,7 +64,7 @@ Sixteen nodes fail every `{python} cluster_str` hours (@tbl-one).
 ```{python}
 #| label: tbl-one
 #| tbl-cap: "MTBF by node count."
-md_table([[n, fmt(calc_mtbf_cluster(node_mtbf, n * node), "hour", precision=1)] for n in (1, 2, 4)],
+md_table([[n, fmt(calc_mtbf_cluster(node_mtbf, n * node), "hour", figures=3)] for n in (1, 2, 4)],
          headers=["Nodes", "MTBF (h)"])
 ```
 """

@@ -11,16 +11,17 @@ from mlsys.constants import Q_
 from mlsys.formatting import (
     MAX_FIGURES, InvariantError, check, fmt, fmt_duration, fmt_percent, md_math, md_table, sci,
 )
+from mlsys.precision import stated_figures
 
 # ---------------------------------------------------------------------------- fmt
 
 
 @pytest.mark.parametrize("value, kwargs, expected", [
     (50_000, {"precision": 0}, "50,000"),
-    (5172.4138, {"precision": 0}, "5,172"),
-    (5172.4138, {}, "5,172.4"),
+    (5172.4138, {"figures": 3}, "5,170"),
+    (517.24138, {"precision": 0}, "517"), (51.724138, {}, "51.7"),
     (4.137931, {"precision": 2}, "4.14"),
-    (12345.67, {"precision": 0, "commas": False}, "12346"),
+    (12345.67, {"figures": 3, "commas": False}, "12300"),
     (-2.25, {"precision": 1}, "-2.2"),  # round half to even, as Python does
     (0, {"precision": 2}, "0.00"),
     (0.0, {}, "0.0"),
@@ -58,14 +59,53 @@ def test_fmt_figures_converts_quantities_and_refuses_bad_requests():
 
 
 def test_a_float_never_shows_more_figures_than_it_carries():
-    with pytest.raises(ValueError, match=r"6 significant figures, more than MAX_FIGURES = 5"):
-        fmt(161.6379, precision=3)
-    assert fmt(161.6379, precision=2) == "161.64"          # five figures: allowed
+    with pytest.raises(ValueError, match=r"4 significant figures, more than MAX_FIGURES = 3"):
+        fmt(161.6379, precision=1)
+    assert fmt(161.6379, precision=0) == "162"             # three figures: allowed
+    with pytest.raises(ValueError, match=r"5,172, 4 significant figures.*figures=MAX_FIGURES"):
+        fmt(5172.41, precision=0)                           # the node MTBF is not known to the hour
     with pytest.raises(ValueError, match=r"more than MAX_FIGURES .* use sci\(\)"):
         fmt(1e300)                                          # not 300 float-artefact digits
     assert fmt(175e9, precision=0) == "175,000,000,000"      # trailing zeros are not figures
     assert fmt(10**30, precision=0) == f"{10**30:,}"         # an int is exact: exempt
-    assert MAX_FIGURES == 5
+    assert fmt(5172, precision=0) == "5,172"                 # an exact count too
+
+
+@pytest.mark.parametrize("value, figures", [
+    (0.0101, 3), (0.587, 3), (12.6, 3), (0.009, 1), (0.1, 1), (175e9, 3), (405e9, 3),
+    (1.75e20, 3), (50_000, 1), (150_000, 2), (466, 3), (16_384, 5), (0, 1), (0.0, 1),
+])
+def test_stated_figures_reads_the_declared_precision(value, figures):
+    assert stated_figures(value) == figures
+
+
+def test_max_figures_is_the_most_any_stated_input_carries(monkeypatch):
+    """MAX_FIGURES is derived from the constants, not chosen: 3 today (0.0101, 0.587, 12.6);
+    a constant stated to four figures would raise it."""
+    from mlsys import constants, precision
+    floats = [c.value for c in constants.list_constants() if isinstance(c.value, float)]
+    assert MAX_FIGURES == max(map(stated_figures, floats)) == 3
+    registry = constants.list_constants()
+    extra = registry[0]._replace(name="FOUR_FIGURES", value=0.1234)
+    monkeypatch.setattr(precision, "list_constants", lambda: [*registry, extra])
+    assert precision.input_figures() == 4
+
+
+def test_sci_shows_no_more_figures_than_the_inputs_support():
+    assert sci(1.75e11, precision=2) == "1.75 × 10¹¹"
+    with pytest.raises(ValueError, match=r"4 significant figures, more than MAX_FIGURES = 3"):
+        sci(1.7512e11, precision=3)
+    assert sci(17_512_000_000, precision=4) == "1.7512 × 10¹⁰"     # an int is exact: exempt
+
+
+def test_fmt_percent_counts_the_figures_of_the_complement_above_half():
+    assert fmt_percent(0.9999, precision=2) == "99.99%"      # 0.01 % unavailable: one figure
+    assert fmt_percent(0.35322, precision=1) == "35.3%"
+    with pytest.raises(ValueError, match=r"35.32%, 4 significant figures"):
+        fmt_percent(0.35322, precision=2)
+    with pytest.raises(ValueError, match=r"98.765%, 4 significant figures"):
+        fmt_percent(0.98765, precision=3)                   # complement 1.235 %: four figures
+    assert fmt_percent(1.0) == "100.0%"
 
 
 def test_negative_zero_prints_as_zero():
@@ -127,7 +167,7 @@ def test_fmt_percent_guards():
     for outside in (1.2, -0.01, 1 + 1e-12):
         with pytest.raises(ValueError, match="declared bounded .* outside \\[0, 1\\]"):
             fmt_percent(outside, bounded=True)              # not "120.0%"
-    assert fmt_percent(1.2) == "120.0%"                      # a ratio may exceed 1 when not bounded
+    assert fmt_percent(1.2, precision=0) == "120%"           # a ratio may exceed 1 when not bounded
     with pytest.raises(ValueError, match="0%"):
         fmt_percent(1e-5)
     with pytest.raises(ValueError, match="100%"):
@@ -152,7 +192,7 @@ def test_fmt_percent_guards():
     (Q_(1, "hour"), "1 hour"),
     (Q_(4.1379, "hour"), "4.1 hours"),
     (Q_(24, "hour"), "1 day"),
-    (Q_(5172.4, "hour"), "215.5 days"),
+    (Q_(517.24, "hour"), "21.6 days"),
     (Q_(30, "day"), "30 days"),
     (Q_(1.04, "minute"), "1 minute"),
 ])
@@ -161,7 +201,7 @@ def test_fmt_duration_units_and_plurals(quantity, expected):
 
 
 def test_fmt_duration_precision_and_guards():
-    assert fmt_duration(Q_(52.63, "minute"), precision=2) == "52.63 minutes"
+    assert fmt_duration(Q_(5.263, "minute"), precision=2) == "5.26 minutes"
     assert fmt_duration(Q_(3000, "day"), precision=0) == "3,000 days"
     with pytest.raises(TypeError):
         fmt_duration(90)
