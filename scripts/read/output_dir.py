@@ -89,13 +89,16 @@ def _source_folder_above(root: Path, out: Path) -> str | None:
 def foreign_files(out: Path, default: bool) -> list[str]:
     """Files under `out` (relative, sorted) that no render of this pipeline wrote: not
     in its manifest (with none, every file); none when `default` (the type's default
-    folder, which Quarto too empties on a full render). Not a folder: its own name."""
+    folder, which Quarto too empties on a full render: a stale regular file standing
+    at that path is replaced whole too). Not a folder elsewhere, or a link: its own name."""
     if not out.exists() and not out.is_symlink():
         return []
-    if not out.is_dir() or out.is_symlink():
+    if out.is_symlink():
         return [out.name]
     if default:
         return []
+    if not out.is_dir():
+        return [out.name]
     written = manifest_files(out)
     present = listing(out)
     return sorted(set(present) - (written or set()))

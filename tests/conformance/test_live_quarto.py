@@ -25,6 +25,7 @@ Quarto's, and only warned about with its diff; one that stays fails with it.
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 import shutil
@@ -177,8 +178,13 @@ def hand_over(exe: Path, name: str, parent: Path) -> Path | None:
 
 def differing_files(work: Path, handed: Path) -> list[str]:
     """The files of the executing render's `_book/` (`work`) that differ from the
-    handed-over one's (`handed`), as compared; both must list the same files."""
+    handed-over one's (`handed`), as compared; both must list the same files, but the
+    handed-over render's manifest (which lists exactly its other files)."""
+    from scripts.read.output_dir import MANIFEST
     ours, theirs = handed / "_book", work / "_book"
     files = sorted(p.relative_to(theirs).as_posix() for p in theirs.rglob("*") if p.is_file())
-    assert files == sorted(p.relative_to(ours).as_posix() for p in ours.rglob("*") if p.is_file())
+    handed_files = sorted(p.relative_to(ours).as_posix() for p in ours.rglob("*")
+                          if p.is_file() and p.name != MANIFEST)
+    assert json.loads((ours / MANIFEST).read_text(encoding="utf-8"))["files"] == handed_files
+    assert files == handed_files
     return [rel for rel in files if comparable(ours / rel, handed) != comparable(theirs / rel, work)]

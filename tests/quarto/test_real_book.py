@@ -14,6 +14,7 @@ import contextlib
 import difflib
 import io
 import json
+
 import re
 import warnings
 from html.parser import HTMLParser
@@ -22,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from scripts.model import Kind
+from scripts.read.output_dir import MANIFEST
 from tests.bookkit import BOOK_SOURCES, check, copy_book
 
 from .quartokit import quarto_on_path, quarto_render
@@ -145,8 +147,10 @@ def book_files(folder: Path) -> list[str]:
 
 
 def differing_files(theirs: Path, ours: Path) -> list[str]:
-    """The files of two `_book/` folders that differ, as compared (the same files in both)."""
-    files = book_files(ours)
+    """The files of two `_book/` folders that differ, as compared (the same files in both,
+    but the handed-over render's manifest, which lists exactly its other files)."""
+    files = [f for f in book_files(ours) if f != MANIFEST]
+    assert json.loads((ours / MANIFEST).read_text(encoding="utf-8"))["files"] == files
     assert files == book_files(theirs)
     return [rel for rel in files if comparable(ours / rel) != comparable(theirs / rel)]
 
