@@ -431,7 +431,7 @@ KOKOLIS2025_MONTHS = _declare(
     "Months of operational data analysed from two multi-tenant ML research clusters", "kokolis2025")
 KOKOLIS2025_GPU_HOURS_MIN = _declare(
     "KOKOLIS2025_GPU_HOURS_MIN", 150_000_000, "",
-    "A100 GPU-hours covered by that data (lower bound: 'over 150 million')", "kokolis2025")
+    "A100 GPU-hours covered by that data (a lower bound: over 150 million)", "kokolis2025")
 KOKOLIS2025_JOBS = _declare(
     "KOKOLIS2025_JOBS", 4_000_000, "", "Jobs covered by that data (about 4 million)", "kokolis2025")
 

@@ -110,6 +110,11 @@
       var hits = [];
       pages.forEach(function (data, rank) {
         var subs = data.sub_results && data.sub_results.length ? data.sub_results : [data];
+        // a section whose heading holds every word is kept before the page's first four
+        // (Pagefind lists sub-results in page order: a long page's later heading fell off)
+        var heads = function (sub) { var t = (sub.title || data.meta.title).toLowerCase();
+                                     return terms.every(function (w) { return t.indexOf(w) >= 0; }); };
+        subs = subs.filter(heads).concat(subs.filter(function (sub) { return !heads(sub); }));
         subs.slice(0, 4).forEach(function (sub, n) {
           var title = sub.title || data.meta.title;
           var inTitle = terms.every(function (t) { return title.toLowerCase().indexOf(t) >= 0; });
