@@ -89,6 +89,10 @@ def outcomes(pristine, tmp_path_factory) -> dict[str, subprocess.CompletedProces
 def test_the_suite_catches_the_planted_bug(plant, outcomes):
     done = outcomes[plant.id]
     tail = (done.stdout + done.stderr)[-3000:]
-    assert done.returncode == 1 and " failed" in done.stdout, (
+    # caught: a test failed, or the planted bug broke a test's setup (the fault book's
+    # check exits non-zero); a collection error (exit 2) is not a catch
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    caught = " failed" in summary or " error" in summary
+    assert done.returncode == 1 and caught, (
         f"planted bug {plant.id} ({plant.promise}) was not caught by {', '.join(plant.tests)}:"
         f"\n{tail}")
