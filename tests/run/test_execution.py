@@ -282,8 +282,11 @@ def test_kernel_death_and_timeout_are_reported_and_others_still_run(book):
 
 def test_huge_output_is_capped(tmp_path):
     # its own book, at the default timeout: capping, not speed, is under test
-    result = check_book(write_book(tmp_path / "big", {"big.qmd": BIG}))
-    assert findings_of(result, "big.qmd") == []
+    root = write_book(tmp_path / "big", {"big.qmd": BIG})
+    result = check_book(root)
+    # the cut output is named, once, at its cell's fence (the page shows it cut): nothing else
+    (cut,) = findings_of(result, "big.qmd")
+    assert (cut.kind, cut.line) == (Kind.OUTPUT_CUT, line_of(root, "big.qmd", "```{python}"))
     outputs = result.runs["big.qmd"].cells[0].outputs
     total = sum(len(o.data) for o in outputs)
     assert total <= 2 * execute.OUTPUT_CAP_CHARS + 1000
