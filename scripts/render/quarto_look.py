@@ -50,7 +50,8 @@ def _theme_file(theme: str, root: Path) -> str:
 
 def author_theme(metadata: dict):
     """The author's `theme:` for HTML (`format: html: theme:` over the top level), or None."""
-    html = (metadata.get("format") or {}).get("html")
+    formats = metadata.get("format")                     # `format: html` names it only
+    html = formats.get("html") if isinstance(formats, dict) else None
     html = html if isinstance(html, dict) else {}
     return html.get("theme", metadata.get("theme"))
 
