@@ -45,3 +45,9 @@ def test_the_metadata_file_sets_format_html_and_builds_the_font_in(tmp_path):
     assert json.loads(path.read_text()) == {"format": {"html": html_options({}, ROOT, str(math))}}
     font = base64.b64encode((FONTS / MATH_FONT).read_bytes()).decode("ascii")
     assert f'src: url("data:font/woff2;base64,{font}") format("woff2");' in math.read_text()
+
+
+def test_a_format_named_as_a_plain_string_has_no_theme_of_its_own():
+    from scripts.render.quarto_look import author_theme
+    assert author_theme({"format": "html"}) is None
+    assert author_theme({"format": "html", "theme": "cosmo"}) == "cosmo"
