@@ -242,9 +242,9 @@ PLANTS: list[Plant] = [
     Plant("observer-ignores-read-write-opens", "scripts/run/observe_side.py",
           "a file opened for reading and writing is an input",
           ("tests/faults/test_stale_reads.py::test_a_changed_read_moves_the_number[a file opened r+]",),
-          old='            creates = touch.flags & (os.O_TRUNC | os.O_EXCL) and not touch.errno\n',
+          old='            creates = not touch.errno and (touch.flags & (os.O_TRUNC | os.O_EXCL)\n',
           new='            if touch.flags & (os.O_WRONLY | os.O_RDWR):\n                return\n'
-              '            creates = touch.flags & (os.O_TRUNC | os.O_EXCL) and not touch.errno\n'),
+              '            creates = not touch.errno and (touch.flags & (os.O_TRUNC | os.O_EXCL)\n'),
     Plant("preload-not-observed", "scripts/run/forkserver_side.py",
           "what a package preloaded into the fork server read at import is observed",
           ("tests/faults/test_stale_reads.py::test_a_changed_read_moves_the_number[a variable read at preload]",),
