@@ -71,6 +71,8 @@ class Project:
     timeout_s: float = DEFAULT_TIMEOUT_S                     # `execute: timeout`, per cell
     literal_numbers: bool = False                            # `verify: literal-numbers:` (ours)
     fig_alt: bool = False                                    # `verify: fig-alt:` (ours)
+    quarto_look: bool = False                                # `verify: quarto-look:` (ours): Quarto's
+                                                             # pages get the built-in look (quarto_look.py)
     type: str = "book"                                       # `project: type:` book | website | default;
                                                              # single: .qmd files without _quarto.yml
     config_files: list[str] = field(default_factory=list)   # merged over _quarto.yml (read/profiles.py)
@@ -261,10 +263,11 @@ def _resolve(project: Project, config: dict) -> None:
                              or default_output_dir(project.type))
     project.execute_dir = str(as_mapping(config.get("project")).get("execute-dir") or "file")
     project.output_file = str(book.get("output-file") or "")
-    # This pipeline's own checks live under `verify:` (Quarto ignores the key).
+    # This pipeline's own options live under `verify:` (Quarto ignores the key).
     verify = as_mapping(config.get("verify"))
     project.literal_numbers = bool(verify.get("literal-numbers"))
     project.fig_alt = bool(verify.get("fig-alt"))
+    project.quarto_look = bool(verify.get("quarto-look"))
 
 
 def default_output_dir(project_type: str) -> str:

@@ -68,8 +68,8 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
         print(f"quarto executes the chapters again for {fmt}: only HTML is handed the checked "
               "runs (docs/quarto-compat.md)", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="quarto-look-") as work:
-        look = None                     # the math font and dark scheme (quarto_look.py)
-        if fmt == "html":
+        look = None                     # the math font and dark scheme, asked for (quarto_look.py)
+        if fmt == "html" and result.project.quarto_look:
             look = quarto_look.write_metadata_file(result.project.metadata, Path(result.project.root),
                                                    Path(work))
         log = quarto.render(Path(result.project.root), fmt, dest, result.project.formats,
@@ -77,7 +77,8 @@ def _quarto(result, fmt: str, dest: Path) -> Path:
                             output_dir=result.project.output_dir, metadata_file=look)
         if fmt == "html":
             log = _render_again_if_incomplete(result, dest, frozen, log, look)
-            quarto_look.copy_licence(dest)
+            if look is not None:
+                quarto_look.copy_licence(dest)
     links_out.drop_copies(result.project.root, result.project.source_files(), dest)
     for line in quarto.warnings(log):
         print(f"quarto: {line}", file=sys.stderr)

@@ -86,13 +86,11 @@ def handed(quarto_exe, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def executed(quarto_exe, tmp_path_factory, handed):
-    """Quarto alone, executing: (root, executions). With the handoff's
-    `--metadata-file` (render/quarto_look.py: the math font and dark scheme), so
-    its pages can be compared with the handed-over ones."""
-    from scripts.render.quarto_look import write_metadata_file
+    """Quarto alone, executing: (root, executions). The book does not ask for the
+    built-in look (`verify: quarto-look:`), so neither render gets a `--metadata-file`."""
+    assert not handed[1].project.quarto_look
     root = make_book(tmp_path_factory.mktemp("executed") / "book", BOOK)
-    look = write_metadata_file(handed[1].project.metadata, root, tmp_path_factory.mktemp("look"))
-    quarto_render(quarto_exe, root, "-M", "keep-md:true", "--metadata-file", str(look))
+    quarto_render(quarto_exe, root, "-M", "keep-md:true")
     return root, runs(root)
 
 

@@ -23,7 +23,8 @@ BOOK = {
     "_quarto.yml": (
         "project:\n  type: book\nbook:\n  title: \"Look\"\n  chapters:\n"
         "    - index.qmd\n    - contents/ch.qmd\n"
-        "format:\n  html:\n    html-math-method: mathml\n"),
+        "format:\n  html:\n    html-math-method: mathml\n"
+        "verify:\n  quarto-look: true\n"),
     "index.qmd": "# Preface {.unnumbered}\n\nPreface text.\n",
     "contents/ch.qmd": "# Math {#sec-math}\n\n$$\n\\sqrt{\\frac{a}{b}}\n$$\n",
 }

@@ -97,9 +97,17 @@ def hand_over_book(exe: Path, parent: Path):
 
 def execute_book(exe: Path, parent: Path):
     """Quarto alone on a copy of the book: it executes every chapter (keep-md on).
+    The book asks for the built-in look (`verify: quarto-look: true`), so this render
+    gets the handoff's `--metadata-file` and the font's licence too (render/quarto_look.py).
     (root, Quarto's log)."""
+    from scripts.read.project import load_project
+    from scripts.render import quarto_look
     root = copy_book(parent / "book", BOOK_FILES)
-    done = quarto_render(exe, root, "-M", "keep-md:true")
+    project = load_project(root)
+    assert project.quarto_look
+    look = quarto_look.write_metadata_file(project.metadata, root, parent)
+    done = quarto_render(exe, root, "-M", "keep-md:true", "--metadata-file", str(look))
+    quarto_look.copy_licence(root / "_book")
     return root, done.stdout + done.stderr
 
 

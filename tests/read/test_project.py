@@ -105,3 +105,14 @@ def test_an_html_math_method_no_renderer_honours_is_a_finding_at_its_line(tmp_pa
         (finding,) = load_project(tmp_path).findings
         assert (finding.path, finding.line, finding.kind) == ("_quarto.yml", 7, Kind.MATH_METHOD)
         assert words in finding.reason and "mathml" in finding.reason
+
+
+def test_the_pipelines_own_options_are_off_unless_asked_for(tmp_path):
+    """`verify:` holds this pipeline's options (Quarto ignores the key); an author's
+    book gets none of them, the Quarto look included, until it sets them."""
+    write(tmp_path, MATH_BOOK, "index.qmd")
+    plain = load_project(tmp_path)
+    assert (plain.literal_numbers, plain.fig_alt, plain.quarto_look) == (False, False, False)
+    write(tmp_path, MATH_BOOK + "verify:\n  quarto-look: true\n  fig-alt: true\n", "index.qmd")
+    asked = load_project(tmp_path)
+    assert (asked.literal_numbers, asked.fig_alt, asked.quarto_look) == (False, True, True)
