@@ -77,6 +77,7 @@ class Kind(str, Enum):
     MISSING_VALUE = "missing-value", "a rendered page does not show a number the ledger records for it"
     LEAK = "leak", "a rendered page shows text no reader should see (`?@label`, `{python}`, raw TeX, a repr, `nan`)"
     MISSING_PAGE = "missing-page", "the render wrote no page for a chapter"
+    EXPLORER_DATA = "explorer-data", "a page's explorer data is not the grid the check computed (missing, moved, or shown by no cell)"
     MISSING_PDF = "missing-pdf", "the render wrote no PDF"
     PDF_BOOKMARKS = "pdf-bookmarks", "the PDF has fewer top-level bookmarks than documents: its pages cannot be mapped to chapters"
     # rendering (render/, preview)

@@ -264,6 +264,7 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
     from scripts.verify.audit_chrome import audit_chrome, split_chrome
     from scripts.verify.audit_html import reader_text
     from scripts.verify.inline_math import formula_leaks
+    from scripts.verify.explorer_data import page_findings as explorer_findings
     page_of = page_of or (lambda p: posixpath.splitext(p)[0] + ".html")
     book = getattr(result.project, "type", "book") == "book"
     first = _documents(result)[0] if book and _documents(result) else None
@@ -294,6 +295,7 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         found = account(parsed, page, reader.text, values[path], reader.exempt, reader.soft,
                         typed_ok=typed_ok)
         found += formula_leaks(parsed, page, reader.text, reader.raw_math)
+        found += explorer_findings(parsed, result.runs.get(path), page, html)
         blank = _blank(reader.text, reader.soft + reader.raw_math)
         run = result.runs.get(path)
         found += leak_findings(parsed, page, blank, html, run=run)

@@ -225,7 +225,7 @@ def cell_texts(outputs) -> list[str]:
         if output.kind in ("markdown", "text") and output.name not in ("stderr", "truncated"):
             for header, rows in split_pipe_tables(output.data)[0]:
                 texts += header
-    texts += list(cell_entries("x", outputs).values())
+    texts += list(cell_entries("x", outputs, grids=False).values())
     for output in outputs:
         if output.kind == "html":
             from scripts.verify.html_tables import html_tables

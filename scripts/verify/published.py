@@ -11,6 +11,8 @@
   and of the text of an HTML output outside its tables (`display(HTML(...))`),
   in order -> ``base · line N``. A Series or a DataFrame shown as text is
   recorded line by line;
+- an explorer's grid (mlsys/explorer.py): its default view is a table like any
+  other; its grid is its digest and one entry per point (scripts.verify.explorer_data);
 - what the page shows of a warning or other stderr text (`shown_stderr`: Quarto's
   Jupyter engine drops the first `<ipython-input-…>:N:` prefix, and the kernel names
   cells so, not by ipykernel's temporary file, run/kernel_side.stable_code_names) ->
@@ -112,8 +114,10 @@ def split_pipe_tables(text: str) -> tuple[list[tuple[list[str], list[list[str]]]
     return tables, rest
 
 
-def cell_entries(base: str, outputs) -> dict[str, str]:
-    """Ledger entries for the shown outputs of one cell (see the module docstring)."""
+def cell_entries(base: str, outputs, grids: bool = True) -> dict[str, str]:
+    """Ledger entries for the shown outputs of one cell (see the module docstring);
+    an explorer's grid (explorer_data.py) as its digest and points unless `grids` is
+    False (what the page shows as text: the default table only)."""
     entries: dict[str, str] = {}
     tables: list[tuple[list[str], list[list[str]]]] = []
     text = ""           # the cell's text, in order; consecutive stream chunks join as printed
@@ -133,9 +137,15 @@ def cell_entries(base: str, outputs) -> dict[str, str]:
         if kind not in ("markdown", "text") or name in ("stderr", "truncated"):
             previous_stream = False
             continue
-        found, rest = split_pipe_tables(output.data)
+        data = output.data
+        if kind == "markdown" and "mlsys-explorer-data" in data:
+            from scripts.verify.explorer_data import grid_entries, split   # only when needed
+            explorer_grids, data = split(data)
+            for grid in explorer_grids if grids else ():
+                entries.update(grid_entries(base, grid))
+        found, rest = split_pipe_tables(data)
         tables += found
-        chunk = "\n".join(rest) if found else output.data
+        chunk = "\n".join(rest) if found else data
         stream = name == "stdout"
         if text and not (stream and previous_stream) and not text.endswith("\n"):
             text += "\n"
