@@ -62,6 +62,7 @@ EXAMPLES = {
     "calc_stretch_factor": {"overhead_fraction": 0.1},
     "calc_availability_stacked": {"availability": 0.99, "k": 2},
     "calc_availability_serial": {"availability": 0.99, "n": 3},
+    "calc_availability_quorum": {"availability": 0.99, "n": 3, "quorum": 2},
     "calc_nines": {"availability": 0.99},
     "calc_annual_downtime": {"availability": 0.99},
     "calc_chain_success": {"p": 0.9, "n": 10},

@@ -47,7 +47,7 @@ __all__ = [
     "calc_recovery_time", "WasteTerms", "calc_waste_terms", "calc_waste_fraction",
     "calc_expected_wall_time", "calc_exact_efficiency", "calc_exact_optimal_interval",
     "calc_stretch_factor",
-    "calc_availability_stacked", "calc_availability_serial", "calc_nines",
+    "calc_availability_stacked", "calc_availability_serial", "calc_availability_quorum", "calc_nines",
     "calc_annual_downtime", "calc_chain_success", "calc_chain_success_steps", "calc_pass_k",
 ]
 
@@ -389,6 +389,23 @@ def calc_availability_stacked(availability, k) -> UnitInterval:
 def calc_availability_serial(availability, n) -> UnitInterval:
     """Availability of n independent components that must all be up: A^n."""
     return float(probability(availability, "availability") ** count(n, "n"))
+
+
+def calc_availability_quorum(availability, n, quorum) -> UnitInterval:
+    """Availability of n independent replicas of which at least ``quorum`` must be up.
+
+    Formula: A_q = 1 − Σ_{i<q} C(n, i) Aⁱ (1 − A)ⁿ⁻ⁱ, the binomial tail, summed over
+    the states that are down so that many nines keep their precision. ``quorum`` = 1
+    is :func:`calc_availability_stacked`, ``quorum`` = n is
+    :func:`calc_availability_serial`. Assumes independent replica failures.
+    """
+    a = probability(availability, "availability")
+    n = count(n, "n", minimum=1)
+    q = count(quorum, "quorum", minimum=1)
+    if q > n:
+        raise ValueError(f"quorum must be at most n: {q} of {n} replicas can never be up")
+    down = sum(math.comb(n, i) * a ** i * (1.0 - a) ** (n - i) for i in range(q))
+    return float(min(1.0, max(0.0, 1.0 - down)))
 
 
 def calc_nines(availability) -> float:

@@ -298,7 +298,7 @@ def _count_checks(code: str) -> int:
         if isinstance(node, ast.Call):
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-            count += name == "check"
+            count += name in ("check", "check_all")
     return count
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from mlsys.constants import CHECKPOINT_BYTES_PER_PARAM, FIT, GB, Q_, byte, gpu, node, ureg
 from mlsys.formulas import (
-    WasteTerms, calc_annual_downtime, calc_availability_serial, calc_availability_stacked,
+    WasteTerms, calc_annual_downtime, calc_availability_quorum, calc_availability_serial,
+    calc_availability_stacked,
     calc_chain_success, calc_chain_success_steps, calc_checkpoint_size, calc_daly_interval,
     calc_expected_failures, calc_failure_probability, calc_fit_from_mttf, calc_mtbf_cluster,
     calc_mtbf_node, calc_mtbf_observed, calc_mtbf_rescaled, calc_mtbf_series,
@@ -185,6 +186,29 @@ def test_availability():
     assert calc_nines(0.9999) == pytest.approx(4)
     assert calc_annual_downtime(0.99).m_as("hour") == pytest.approx(87.6)
     assert calc_annual_downtime(0.9999).m_as("minute") == pytest.approx(52.56)
+
+
+def test_quorum_availability_by_enumerating_every_state():
+    """Every up/down state of n replicas, weighted by its probability: the states with
+    at least `quorum` up add up to the availability."""
+    import itertools
+    for a, n in ((0.9, 3), (0.99, 4), (0.7, 5)):
+        for quorum in range(1, n + 1):
+            expected = sum(math.prod(a if up else 1 - a for up in state)
+                           for state in itertools.product((True, False), repeat=n)
+                           if sum(state) >= quorum)
+            assert calc_availability_quorum(a, n, quorum) == pytest.approx(expected, abs=1e-15)
+    assert calc_availability_quorum(0.9, 3, 2) == pytest.approx(0.972)     # 3·0.81·0.1 + 0.729
+    assert calc_availability_quorum(0.99, 2, 1) == pytest.approx(calc_availability_stacked(0.99, 2))
+    assert calc_availability_quorum(0.99, 3, 3) == pytest.approx(calc_availability_serial(0.99, 3))
+    # a majority of two is both: less available than one replica
+    assert calc_availability_quorum(0.99, 2, 2) < 0.99
+    # many nines keep their precision (the down states are summed, not 1 - up)
+    assert calc_nines(calc_availability_quorum(0.999, 4, 1)) == pytest.approx(12, abs=1e-3)
+    with pytest.raises(ValueError, match="at most n"):
+        calc_availability_quorum(0.99, 2, 3)
+    with pytest.raises(ValueError):
+        calc_availability_quorum(0.99, 2, 0)
 
 
 def test_agents():

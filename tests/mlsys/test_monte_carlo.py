@@ -11,7 +11,7 @@ import pytest
 
 from mlsys.constants import gpu, hour, node, second
 from mlsys.formulas import (
-    calc_daly_interval, calc_mtbf_cluster, calc_mtbf_node, calc_young_daly_interval,
+    calc_availability_quorum, calc_daly_interval, calc_mtbf_cluster, calc_mtbf_node, calc_young_daly_interval,
 )
 from mlsys.validity import beyond_first_order_domain
 
@@ -159,3 +159,13 @@ def test_simulated_optimum_is_closer_to_daly_than_to_young(delta_over_m):
     assert abs(best - exact) < 4 * standard_error, report  # the simulator itself is sound
     assert abs(best - daly) < 4 * standard_error, report
     assert abs(best - young) - abs(best - daly) > 10 * standard_error, report
+
+
+def test_quorum_availability_by_sampling_replica_states():
+    """Each replica up with probability A, independently: the share of samples with at
+    least `quorum` replicas up estimates the quorum availability."""
+    rng = np.random.default_rng(37)
+    for a, n, quorum in ((0.9, 3, 2), (0.8, 5, 3), (0.95, 4, 4)):
+        up = (rng.random((400_000, n)) < a).sum(axis=1) >= quorum
+        ok, mean, se = within_standard_errors(up.astype(float), calc_availability_quorum(a, n, quorum))
+        assert ok, (a, n, quorum, mean, se)
