@@ -29,10 +29,10 @@
     var table = root.querySelector("table");
     if (!source || !table || root.querySelector(".mlsys-explorer-controls")) { return; }
     var data = JSON.parse(source.textContent);
-    var valueCells = {};                            // the default view's Value cell of each row
-    Array.prototype.forEach.call(table.querySelectorAll("tbody tr"), function (row) {
-      var cells = row.querySelectorAll("td");
-      if (cells.length >= 2) { valueCells[cells[0].textContent.trim()] = cells[1]; }
+    // the default view's Value cells, in its row order: the settings, then the outputs
+    // (by position: the renderer may have curled a label's quotes)
+    var valueCells = Array.prototype.map.call(table.querySelectorAll("tbody tr"), function (row) {
+      return row.querySelectorAll("td")[1];
     });
     var defaults = data.settings.map(function (s) { return s["default"]; });
     var state = defaults.slice();
@@ -69,12 +69,12 @@
         inputs[i].value = String(state[i]);
         inputs[i].setAttribute("aria-valuetext", text);
         echoes[i].textContent = text;
-        mark(setting.label, text, state[i] !== defaults[i]);
+        mark(i, text, state[i] !== defaults[i]);
       });
-      data.outputs.forEach(function (label, j) { mark(label, shown[j], false); });
+      data.outputs.forEach(function (label, j) { mark(data.settings.length + j, shown[j], false); });
     }
-    function mark(label, text, moved) {
-      var cell = valueCells[label];
+    function mark(row, text, moved) {
+      var cell = valueCells[row];
       if (!cell) { return; }
       cell.textContent = text;
       cell.classList.toggle("mlsys-explorer-moved", moved);
