@@ -36,7 +36,8 @@ from pathlib import Path
 from scripts import store
 from scripts.read.project import load_project
 from scripts.read.qmd import parse_chapter
-from scripts.tools.bench_html import (PYTHON_HOOKS_STEP, measure_html, observation_cost_line,
+from scripts.tools.bench_html import (PYTHON_HOOKS_STEP, explorer_cost_line, measure_html,
+                                      observation_cost_line,
                                       per_chapter_overhead_line, quarto_speedup_line)
 from scripts.tools.floor import (_display_text, floor_main, run_floor,  # noqa: F401 (API)
                                  write_notebooks)
@@ -81,6 +82,7 @@ class BookBench:
     peak_rss_kb: dict[str, int] = field(default_factory=dict)
     child_rss_kb: int = 0          # the largest kernel / helper process, for context
     edited_chapter: str = ""
+    explorer_seconds: list[float] = field(default_factory=list)   # per floor run: grids computed
 
 
 def _env() -> dict:
@@ -164,6 +166,7 @@ def measure_floor(book: BookBench, runs: int) -> Step:
         book.chapters = counts["chapters"]
         step.note = (f"{counts['chapters']} chapters, {counts['cells']} cells, "
                      f"{counts['inlines']} inline expressions, {counts['errors']} errors")
+        book.explorer_seconds.append(counts.get("explorer_seconds", 0.0))
     return step
 
 
@@ -303,6 +306,7 @@ def format_book(book: BookBench) -> str:
         if step.note:
             lines.append(f"  {'':<28}{'':>10}{'':>9}   {step.note}")
     lines += [x for x in [per_chapter_overhead_line(book.steps, book.chapters),
+                          explorer_cost_line(book.steps, book.explorer_seconds),
                           observation_cost_line(book.steps), quarto_speedup_line(book.steps)] if x]
     if book.peak_rss_kb:
         rss = ", ".join(f"{name} {kb / 1024:.0f} MB" for name, kb in book.peak_rss_kb.items())

@@ -146,3 +146,13 @@ def observation_cost_line(steps: list[Step]) -> str | None:
     with_os, python_only = by_name["cold check"].median_s, by_name[PYTHON_HOOKS_STEP].median_s
     return (f"  observation at the OS boundary (interposer): cold check {with_os:.2f} s against "
             f"{python_only:.2f} s with Python hooks only ({(with_os / python_only - 1) * 100:+.0f} %)")
+
+
+def explorer_cost_line(steps: list[Step], explorer_seconds: list[float]) -> str | None:
+    """The explorers' grids (computed in the floor runs) against a cold check."""
+    cold = next((s for s in steps if s.name == "cold check" and s.seconds and not s.failed), None)
+    if not explorer_seconds or not any(explorer_seconds) or cold is None:
+        return None
+    grids = sorted(explorer_seconds)[len(explorer_seconds) // 2]
+    return (f"  explorer grids: {grids:.2f} s of computation, {grids / cold.median_s * 100:.0f} % "
+            f"of a cold check ({cold.median_s:.2f} s; a cached check computes none)")

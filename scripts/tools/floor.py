@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from scripts.read.book import read_book
@@ -53,7 +54,8 @@ def run_floor(root: Path) -> dict:
     in a fresh namespace, running on after errors; errors are counted, not raised.
     """
     book = read_book(Path(root).resolve())
-    counts = {"chapters": 0, "cells": 0, "inlines": 0, "errors": 0}
+    counts = {"chapters": 0, "cells": 0, "inlines": 0, "errors": 0, "explorer_seconds": 0.0}
+    _time_explorer_grids(counts)
     for parsed in book.parsed.values():
         done = run_in_process(parsed, stop_at_error=False, plain=repr, after_cell=_flush_figures)
         counts["chapters"] += 1
@@ -63,6 +65,26 @@ def run_floor(root: Path) -> dict:
         for problem in done.errors + done.invariants:
             print(f"floor: {problem}", file=sys.stderr)
     return counts
+
+
+def _time_explorer_grids(counts: dict) -> None:
+    """Add the time spent computing explorer grids (mlsys.explorer) to `counts`; a book
+    whose mlsys has no explorers is left alone."""
+    try:
+        import mlsys
+    except ImportError:
+        return
+    build = getattr(mlsys, "explorer", None)
+    if build is None:
+        return
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return build(*args, **kwargs)
+        finally:
+            counts["explorer_seconds"] += time.perf_counter() - start
+    mlsys.explorer = timed
 
 
 def floor_main(root: Path) -> int:

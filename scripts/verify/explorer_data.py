@@ -1,4 +1,4 @@
-"""An explorer's grid (mlsys/explorer.py) in a cell's Markdown output and on its page.
+"""An explorer's grid (mlsys/explorers.py) in a cell's Markdown output and on its page.
 
 A cell showing an explorer outputs a fenced div ``::: {.mlsys-explorer}`` holding raw
 HTML (the grid as ``<script type="application/json" class="mlsys-explorer-data">``

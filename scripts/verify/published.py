@@ -11,7 +11,7 @@
   and of the text of an HTML output outside its tables (`display(HTML(...))`),
   in order -> ``base · line N``. A Series or a DataFrame shown as text is
   recorded line by line;
-- an explorer's grid (mlsys/explorer.py): its default view is a table like any
+- an explorer's grid (mlsys/explorers.py): its default view is a table like any
   other; its grid is its digest and one entry per point (scripts.verify.explorer_data);
 - what the page shows of a warning or other stderr text (`shown_stderr`: Quarto's
   Jupyter engine drops the first `<ipython-input-…>:N:` prefix, and the kernel names

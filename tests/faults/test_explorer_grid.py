@@ -1,6 +1,6 @@
 """Issue 37: an explorer's grid is audited like every other number.
 
-A small book whose chapter shows an explorer (mlsys.explorer): its grid is in
+A small book whose chapter shows an explorer (mlsys.explorers): its grid is in
 numbers.lock (a digest and one entry per point), so one moved value anywhere in the
 grid fails `check` naming the setting and the output; the page audit compares the
 data a page embeds with the checked grid; a claim checked over the grid fails at its

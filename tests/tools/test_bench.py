@@ -28,7 +28,7 @@ def small_book(tmp_path):
 def test_floor_runs_cells_and_inlines_in_document_order(small_book, capsys):
     counts = bench.run_floor(small_book)
     # eval: false is skipped; the error: true cell is allowed; the unknown name is an error
-    assert counts == {"chapters": 2, "cells": 3, "inlines": 4, "errors": 1}
+    assert counts == {"chapters": 2, "cells": 3, "inlines": 4, "errors": 1, "explorer_seconds": 0.0}
     assert "a.qmd:" in capsys.readouterr().err
 
 

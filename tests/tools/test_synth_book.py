@@ -66,7 +66,7 @@ def test_every_cell_and_inline_runs_in_plain_python(book, project_root):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == (
-        '{"chapters": 4, "cells": 60, "inlines": 150, "errors": 0}'), done.stderr
+        '{"chapters": 4, "cells": 60, "inlines": 150, "errors": 0, "explorer_seconds": 0.0}'), done.stderr
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ import pytest
 
 from mlsys import (InvariantError, Setting, calc_failure_probability, calc_mtbf_cluster, explorer,
                    fmt, fmt_percent, hour, node)
-from mlsys.explorer import MAX_DATA_BYTES
+from mlsys.explorers import MAX_DATA_BYTES
 
 NODE_MTBF = 5_000 * hour
 
@@ -98,7 +98,7 @@ def test_data_over_the_page_budget_is_refused():
 
 def test_no_formula_in_the_page_script():
     """The page script looks values up: no arithmetic on them, no Math functions."""
-    from mlsys.explorer import SCRIPT
+    from mlsys.explorers import SCRIPT
     script = SCRIPT.read_text(encoding="utf-8")
     assert "Math." not in script and "parseFloat" not in script
     assert "data.grid[state.join(\",\")]" in script
