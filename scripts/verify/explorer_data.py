@@ -37,7 +37,8 @@ def digest(data: dict) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
-def _grids(text: str) -> list[dict]:
+def grids_in(text: str) -> list[dict]:
+    """The explorer grids embedded in a text (a page, a cell's Markdown), in order."""
     grids = []
     for match in DATA.finditer(text):
         body = match.group(1)          # a script's text: raw, no entities
@@ -57,7 +58,7 @@ def split(markdown: str) -> tuple[list[dict], str]:
     grids: list[dict] = []
 
     def inner(match: re.Match) -> str:
-        grids.extend(_grids(match.group(1)))
+        grids.extend(grids_in(match.group(1)))
         return RAW_BLOCK.sub("", match.group(1))
     return grids, DIV.sub(inner, markdown)
 
@@ -112,7 +113,7 @@ def page_findings(parsed, run, page: str, page_html: str) -> list[Finding]:
     (missing or moved, named by setting and output), and for each grid on the page
     that no cell of the chapter showed."""
     on_page = {}
-    for data in _grids(page_html):
+    for data in grids_in(page_html):
         on_page.setdefault(data.get("explorer"), []).append(data)
     findings = []
     for line, label, checked in checked_grids(parsed, run):

@@ -37,7 +37,8 @@ EXTRA_CALLS = {
 # Public names of mlsys that display or look up, not compute: not science, listed so
 # that a new public function must be either computing (and covered) or named here.
 NOT_COMPUTING = {"ureg", "constant_info", "list_constants", "beyond_first_order_domain",
-                 "check", "fmt", "fmt_percent", "fmt_duration", "sci", "md_math", "md_table"}
+                 "check", "fmt", "fmt_percent", "fmt_duration", "sci", "md_math", "md_table",
+                 "explorer"}      # a grid over the formulas (tests/mlsys/test_explorers.py)
 COMPUTING_MODULES = (formulas, validity, simulation, weibull, poisson, redundancy)
 RANGED = {"shape": weibull.SHAPE_RANGE}   # numbers with a range of their own, not fractions
 SEED_LIKE = {"seed", "runs"}      # ints that choose a simulation, not counts of anything

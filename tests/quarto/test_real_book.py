@@ -195,12 +195,15 @@ def test_pages_carry_every_plain_ledger_value(quarto_book):
     """Each value of numbers.lock without Markdown markup (math, citations and
     cross-references render as other text) is on its chapter's page."""
     root = quarto_book[0]
-    pages, missing, checked = {}, [], 0
+    pages, missing, checked, explorer_points = {}, [], 0, 0
     for line in (root / "numbers.lock").read_text(encoding="utf-8").splitlines():
         if line.startswith("#") or "\t" not in line:
             continue
         key, value = line.split("\t", 1)
         rel = key.split(" · ")[0]
+        if " · explorer " in key:       # a grid point is data on the page, not text:
+            explorer_points += 1        # Quarto's page must embed the checked grid (below)
+            continue
         value = " ".join(value.replace("`", "").split())
         if MARKUP.search(value):
             continue
@@ -211,6 +214,19 @@ def test_pages_carry_every_plain_ledger_value(quarto_book):
         if value not in pages[page]:
             missing.append(f"{key}: {value}")
     assert checked and not missing, missing[:10]
+    assert explorer_points > 0
+    # every grid point of the lock is in the data Quarto's pages embed (key from "explorer ")
+    from scripts.verify.explorer_data import grid_entries, grids_in
+    embedded = {}
+    for page in sorted((root / "_book").rglob("*.html")):
+        for data in grids_in(page.read_text(encoding="utf-8")):
+            embedded.update({k[k.index(" · explorer ") + 3:]: v for k, v in grid_entries("page", data).items()})
+    locked = {}
+    for line in (root / "numbers.lock").read_text(encoding="utf-8").splitlines():
+        key, _, value = line.partition("\t")
+        if " · explorer " in key:
+            locked[key[key.index(" · explorer ") + 3:]] = value
+    assert locked == embedded and len(locked) == explorer_points
 
 
 def test_quarto_pages_pass_the_audit_and_a_planted_number_fails_it(quarto_book):
