@@ -245,3 +245,37 @@ def test_quarto_pages_pass_the_audit_and_a_planted_number_fails_it(quarto_book):
     finally:
         page.write_text(text, encoding="utf-8")
     assert [(f.kind, "7319" in f.reason) for f in found] == [(Kind.UNACCOUNTED_NUMBER, True)]
+
+
+@pytest.mark.needs_tool("chromium")
+def test_the_explorers_work_on_quartos_pages(quarto_book):
+    """Quarto's page runs the explorer from the freeze entry's output: from file://, each
+    explorer builds its controls, and moving one shows the grid's values at that point."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.reader.test_browser import CHROMIUM, LAUNCH_ARGS
+    root = quarto_book[0]
+    seen = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        for rel in ("contents/failure-at-scale.html", "contents/appendix-foundations.html"):
+            page.goto((root / "_book" / rel).as_uri())
+            for n in range(page.locator(".mlsys-explorer").count()):
+                explorer = page.locator(".mlsys-explorer").nth(n)
+                data = json.loads(explorer.locator("script.mlsys-explorer-data").text_content())
+                sliders = explorer.locator("input[type=range]")
+                assert sliders.count() == len(data["settings"])
+                sliders.nth(0).focus()
+                page.keyboard.press("End")
+                state = [s["default"] for s in data["settings"]]
+                state[0] = len(data["settings"][0]["shown"]) - 1
+                rows = explorer.locator("tbody tr")
+                shown = [rows.nth(len(state) + j).locator("td").nth(1).inner_text().strip()
+                         for j in range(len(data["outputs"]))]
+                assert shown == data["grid"][",".join(map(str, state))], (rel, data["explorer"])
+                seen.append(data["explorer"])
+        browser.close()
+    assert errors == [] and sorted(seen) == ["cascade", "checkpointing", "stacking"]
