@@ -15,7 +15,11 @@
     ".mlsys-explorer-reset{justify-self:start;align-self:end;font:inherit;color:inherit;" +
     "background:transparent;border:1px solid rgba(127,127,127,.7);border-radius:.3rem;padding:.2rem .8rem;cursor:pointer}" +
     ".mlsys-explorer-reset:focus-visible,.mlsys-explorer-setting input:focus-visible{outline:2px solid currentColor;outline-offset:2px}" +
-    ".mlsys-explorer td.mlsys-explorer-moved{font-weight:600}";
+    ".mlsys-explorer td.mlsys-explorer-moved{font-weight:600}.mlsys-explorer td:last-child{min-width:6.5em}" +
+    ".mlsys-explorer-curve{display:block;width:100%;max-width:32rem;margin:.2rem 0 .6rem;font-size:17px;fill:currentColor}" +
+    ".mlsys-explorer-axes{fill:none;stroke:currentColor;stroke-width:1;opacity:.7}" +
+    ".mlsys-explorer-line{fill:none;stroke:currentColor;stroke-width:2.5}" +
+    ".mlsys-explorer-mark{fill:currentColor}";
 
   function element(tag, attributes, text) {
     var node = document.createElement(tag);
@@ -61,6 +65,8 @@
     var anchor = table;                             // the table, or what wraps it in the root
     while (anchor.parentNode !== root) { anchor = anchor.parentNode; }
     root.insertBefore(form, anchor);
+    var line = data.curve ? drawing(data.curve) : null;
+    if (line) { root.insertBefore(line.svg, anchor); }
 
     function show() {
       var shown = data.grid[state.join(",")];
@@ -72,6 +78,7 @@
         mark(i, text, state[i] !== defaults[i]);
       });
       data.outputs.forEach(function (label, j) { mark(data.settings.length + j, shown[j], false); });
+      if (line) { line.show(state.join(",")); }
     }
     function mark(row, text, moved) {
       var cell = valueCells[row];
@@ -81,6 +88,48 @@
     }
     show();
     window.mlsysExplorers.push({name: data.explorer, root: root});
+  }
+
+  // the curve: a fixed frame and, per setting, a path and a mark, all in frame units
+  function drawing(curve) {
+    var NS = "http://www.w3.org/2000/svg";
+    function shape(tag, attributes, text) {
+      var node = document.createElementNS(NS, tag);
+      Object.keys(attributes).forEach(function (name) { node.setAttribute(name, attributes[name]); });
+      if (text !== undefined) { node.textContent = text; }
+      svg.appendChild(node);
+      return node;
+    }
+    var svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("viewBox", "0 0 " + curve.width + " " + curve.height);
+    svg.setAttribute("class", "mlsys-explorer-curve");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", curve.description);
+    var box = curve.box;                            // [left, top, right, bottom]
+    shape("path", {"d": "M" + box[0] + "," + box[1] + "V" + box[3] + "H" + box[2],
+                   "class": "mlsys-explorer-axes"});
+    curve.x_ticks.forEach(function (tick) {
+      shape("path", {"d": "M" + tick[0] + "," + box[3] + "v5", "class": "mlsys-explorer-axes"});
+      shape("text", {"x": tick[0], "y": box[3] + 20, "text-anchor": "middle"}, tick[1]);
+    });
+    curve.y_ticks.forEach(function (tick) {
+      shape("path", {"d": "M" + box[0] + "," + tick[0] + "h-5", "class": "mlsys-explorer-axes"});
+      shape("text", {"x": box[0] - 8, "y": tick[0], "text-anchor": "end", "dominant-baseline": "middle"}, tick[1]);
+    });
+    shape("text", {"x": curve.x_label_at[0], "y": curve.x_label_at[1], "text-anchor": "middle"}, curve.x_label);
+    shape("text", {"x": 0, "y": 0, "text-anchor": "middle", "transform": "translate(" +
+                   curve.y_label_at[0] + "," + curve.y_label_at[1] + ") rotate(-90)"}, curve.y_label);
+    var path = shape("path", {"class": "mlsys-explorer-line", "d": ""});
+    var dot = shape("circle", {"class": "mlsys-explorer-mark", "r": "5", "cx": "0", "cy": "0"});
+    var note = shape("text", {"x": curve.x_label_at[0], "y": curve.y_label_at[1], "text-anchor": "middle",
+                              "class": "mlsys-explorer-off-scale"}, curve.off_scale);
+    return {svg: svg, show: function (key) {
+      path.setAttribute("d", curve.paths[key]);
+      note.style.display = curve.paths[key] ? "none" : "";
+      var at = curve.marks[key];
+      dot.style.display = at ? "" : "none";
+      if (at) { dot.setAttribute("cx", at[0]); dot.setAttribute("cy", at[1]); }
+    }};
   }
 
   function start() {

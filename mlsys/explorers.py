@@ -27,7 +27,8 @@ The embedded data, read back by ``scripts/verify/explorer_data.py``::
 
     {"explorer": name, "outputs": [label, ...],
      "settings": [{"key": k, "label": l, "shown": [text, ...], "default": index}, ...],
-     "grid": {"i,j,...": [output text, ...]}}     # one entry per point, by setting index
+     "grid": {"i,j,...": [output text, ...]},     # one entry per point, by setting index
+     "curve": {frame, "paths": {"i,j,...": svg path}, "marks": {...}}}   # if any
 
 Settings snap to their listed values: a grid has no in-between points to invent.
 """
@@ -39,9 +40,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from mlsys.explorer_curve import Curve, frame, mark_position, svg_path
 from mlsys.formatting import InvariantError
 
-__all__ = ["Setting", "Explorer", "explorer", "MAX_DATA_BYTES"]
+__all__ = ["Setting", "Explorer", "Curve", "explorer", "MAX_DATA_BYTES"]
 
 #: the most data one explorer may put on a page (its JSON, in UTF-8 bytes)
 MAX_DATA_BYTES = 50_000
@@ -82,6 +84,8 @@ class Explorer:
     outputs: tuple[str, ...]
     points: dict[tuple[int, ...], dict[str, Any]]
     shown: dict[tuple[int, ...], tuple[str, ...]]
+    curve: Curve | None = None
+    lines: dict[tuple[int, ...], tuple[str, list | None]] | None = None   # (SVG path, mark) per point
 
     @property
     def default_point(self) -> tuple[int, ...]:
@@ -130,6 +134,10 @@ class Explorer:
             "settings": [{"key": s.key, "label": s.label, "shown": [s.show(v) for v in s.values],
                           "default": s.default_index} for s in self.settings],
             "grid": {",".join(map(str, point)): list(texts) for point, texts in self.shown.items()},
+            **({"curve": {**frame(self.curve),
+                          "paths": {",".join(map(str, p)): path for p, (path, _) in self.lines.items()},
+                          "marks": {",".join(map(str, p)): mark for p, (_, mark) in self.lines.items()}}}
+               if self.curve else {}),
         }
 
     def default_rows(self) -> list[tuple[str, str]]:
@@ -168,18 +176,19 @@ def _in_script(text: str) -> str:
 
 
 def explorer(name: str, settings: list[Setting], compute: Callable[..., dict[str, Any]],
-             show: dict[str, Callable[[Any], str]]) -> Explorer:
+             show: dict[str, Callable[[Any], str]], curve: Curve | None = None) -> Explorer:
     """Compute ``compute(**point)`` at every point of the grid of ``settings`` (their
     values' Cartesian product) and format each output with ``show[label]``.
 
     ``compute`` returns ``{output label: value}`` with the same labels, in the same
     order, at every point; ``show`` has one formatter per label. An error at a point
     is raised with that point named, so a grid reaching outside a formula's domain
-    says where."""
+    says where. ``curve`` (:class:`mlsys.explorer_curve.Curve`) adds a line drawn at
+    each point, from ``curve.points(**point)``."""
     if len({s.key for s in settings}) != len(settings):
         raise ValueError(f"explorer {name!r}: two settings share a key")
     settings = tuple(settings)
-    points, shown, outputs = {}, {}, None
+    points, shown, outputs, lines = {}, {}, None, {}
     for point in itertools.product(*(range(len(s.values)) for s in settings)):
         kwargs = {s.key: s.values[i] for s, i in zip(settings, point)}
         try:
@@ -193,9 +202,12 @@ def explorer(name: str, settings: list[Setting], compute: Callable[..., dict[str
             elif labels != outputs:
                 raise ValueError(f"compute returned {labels}, elsewhere {outputs}")
             texts = tuple(show[label](values[label]) for label in outputs)
+            if curve is not None:
+                lines[point] = (svg_path(curve, curve.points(**kwargs)),
+                                mark_position(curve, curve.mark(**kwargs)) if curve.mark else None)
         except Exception as error:
             where = "; ".join(f"{s.label} = {s.show(s.values[i])}" for s, i in zip(settings, point))
             kind = InvariantError if isinstance(error, InvariantError) else ValueError
             raise kind(f"explorer {name!r} at {where}: {error}") from error
         points[point], shown[point] = values, texts
-    return Explorer(name, settings, outputs, points, shown)
+    return Explorer(name, settings, outputs, points, shown, curve, lines if curve else None)

@@ -11,6 +11,7 @@ and the page script), the default view as a pipe table, and a raw typst note. He
   settings as a reader sets them, valued by the outputs shown there
   (``base · explorer cascade · GPUs in the cluster = 10,000; …`` ->
   ``Node MTBF = 5,170 h; …``): a moved value names its setting and its output;
+  a curve's labels and tick texts (``… · curve``), its lines in the digest;
 - `page_findings(...)`: the audit's comparison of the grids a page embeds with the
   checked ones (`explorer-data`).
 
@@ -73,6 +74,12 @@ def grid_entries(base: str, data: dict) -> dict[str, str]:
     """The ledger's entries of one grid (the module docstring)."""
     name = f"{base}{SEP}explorer {data.get('explorer', '?')}"
     entries = {f"{name}{SEP}grid digest": digest(data)}
+    curve = data.get("curve")
+    if curve:           # what the drawing writes: its labels and tick texts
+        entries[f"{name}{SEP}curve"] = (
+            f"x: {curve['x_label']} ({', '.join(t for _, t in curve['x_ticks'])}); "
+            f"y: {curve['y_label']} ({', '.join(t for _, t in curve['y_ticks'])}); "
+            f"off the scale: {curve.get('off_scale', '')}")
     for key, shown in sorted(data.get("grid", {}).items()):
         entries[f"{name}{SEP}{point_text(data, key)}"] = "; ".join(
             f"{label} = {text}" for label, text in zip(data["outputs"], shown))
@@ -105,6 +112,12 @@ def first_difference(shown: dict, checked: dict) -> str:
             where = point_text(checked, key)
             return (f"at {where} it shows {output} = {on_page[checked['outputs'].index(output)]}, "
                     f"checked {texts[checked['outputs'].index(output)]}")
+    if shown.get("curve") != checked.get("curve"):
+        paths = (shown.get("curve") or {}).get("paths", {})
+        moved = [key for key, path in (checked.get("curve") or {}).get("paths", {}).items()
+                 if paths.get(key) != path]
+        return (f"its curve at {point_text(checked, moved[0])} is not the checked one" if moved
+                else "its curve is not the checked one")
     return "it holds points the checked grid does not"
 
 

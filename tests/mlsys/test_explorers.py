@@ -102,3 +102,34 @@ def test_no_formula_in_the_page_script():
     script = SCRIPT.read_text(encoding="utf-8")
     assert "Math." not in script and "parseFloat" not in script
     assert "data.grid[state.join(\",\")]" in script
+
+
+def test_a_curve_is_drawn_from_coordinates_computed_for_each_setting():
+    from mlsys import Curve
+    from mlsys.explorer_curve import HEIGHT, MARGINS, WIDTH
+    line = Curve(description="y = k x", x_label="x", y_label="y", x_range=(0, 10), y_range=(0, 100),
+                 x_ticks=((0, "0"), (10, "10")), y_ticks=((0, "0"), (50, "50"), (100, "100")),
+                 points=lambda k: [(x, k * x) for x in (0, 5, 10)], mark=lambda k: (5, 5 * k))
+    toy = explorer("line", [Setting("k", "Slope", (5, 20), default=5)], compute=lambda k: {"k": k},
+                   show={"k": str}, curve=line)
+    data = toy.data()["curve"]
+    plot_w, plot_h = WIDTH - MARGINS["left"] - MARGINS["right"], HEIGHT - MARGINS["top"] - MARGINS["bottom"]
+    x = [MARGINS["left"] + share * plot_w for share in (0, 0.5, 1)]
+    y = lambda value: MARGINS["top"] + (1 - value / 100) * plot_h    # noqa: E731
+    assert data["paths"]["0"] == f"M{x[0]:.1f},{y(0):.1f}L{x[1]:.1f},{y(25):.1f}L{x[2]:.1f},{y(50):.1f}"
+    # slope 20: the point at x = 10 (y = 200) is outside the frame and left out
+    assert data["paths"]["1"] == f"M{x[0]:.1f},{y(0):.1f}L{x[1]:.1f},{y(100):.1f}"
+    assert data["marks"]["1"] == [round(x[1], 1), round(y(100), 1)]
+    assert [t for _, t in data["y_ticks"]] == ["0", "50", "100"]
+    assert data["y_ticks"][1][0] == round(y(50), 1) and data["description"] == "y = k x"
+    with pytest.raises(ValueError, match="outside the range: 20"):
+        Curve(description="", x_label="", y_label="", x_range=(0, 10), y_range=(0, 1),
+              x_ticks=((20, "20"),), y_ticks=(), points=lambda: [])
+
+
+def test_a_log_axis_places_decades_evenly():
+    from mlsys.explorer_curve import Curve, svg_path
+    curve = Curve(description="", x_label="", y_label="", x_range=(1, 100), y_range=(0, 1), log_x=True,
+                  x_ticks=(), y_ticks=(), points=lambda: [])
+    xs = [float(part.split(",")[0][1:]) for part in svg_path(curve, [(1, 0), (10, 0), (100, 0)]).replace("L", " L").split()]
+    assert xs[1] - xs[0] == pytest.approx(xs[2] - xs[1], abs=0.11)

@@ -50,7 +50,7 @@ def cascade(n_gpus, per_node, gpu_mttf, job):
 
 
 def checkpointing(delta, mtbf, downtime):
-    outside = "outside the first-order model"
+    outside = "outside its domain"
     try:
         young = calc_young_daly_interval(delta, mtbf)
     except OutsideDomainError:
@@ -213,3 +213,39 @@ def test_explorers_fit_a_phone_and_pass_axe_in_both_schemes(site, browser, schem
         problems += [f"{rel}: {v}" for v in found]
     context.close()
     assert problems == []
+
+
+def test_the_checkpointing_curve_follows_the_settings_and_marks_the_exact_optimum(site, browser):  # noqa: F811
+    """After each move the line is the grid's line for that setting, and its mark sits at
+    the exact optimum mlsys computes here (placed on the frame's log axis by this test)."""
+    import math
+
+    from mlsys.explorer_curve import MARGINS, WIDTH
+    base = site[2]
+    _, values, _ = EXPLORERS["checkpointing"]
+    context = browser.new_context(viewport={"width": WIDE, "height": 900})
+    page = context.new_page()
+    page.goto(urljoin(base, "contents/failure-at-scale.html"))
+    root = page.locator(".mlsys-explorer").first
+    data = json.loads(root.locator("script.mlsys-explorer-data").text_content())
+    state = [axis.index(d) for axis, d in zip(values, DEFAULTS["checkpointing"])]
+    plot_w = WIDTH - MARGINS["left"] - MARGINS["right"]
+    checked = 0
+    for i, key in ((0, "End"), (2, "End"), (1, "End"), (0, "Home"), (1, "Home")):
+        slider(page, "checkpointing", i).focus()
+        page.keyboard.press(key)
+        state[i] = 0 if key == "Home" else len(values[i]) - 1
+        drawn = page.evaluate("() => { const r = document.querySelector('.mlsys-explorer');"
+                              " const m = r.querySelector('.mlsys-explorer-mark');"
+                              " return [r.querySelector('.mlsys-explorer-line').getAttribute('d'),"
+                              " Number(m.getAttribute('cx'))]; }")
+        point = ",".join(map(str, state))
+        assert drawn[0] == data["curve"]["paths"][point] and drawn[0].count("L") > 10
+        delta, mtbf = values[0][state[0]], values[1][state[1]]
+        optimum_min = calc_exact_optimal_interval(delta, mtbf).m_as(minute)
+        expected_x = MARGINS["left"] + math.log(optimum_min) / math.log(300) * plot_w
+        assert drawn[1] == pytest.approx(expected_x, abs=0.06), (point, optimum_min)
+        checked += 1
+    assert page.locator(".mlsys-explorer-curve").get_attribute("role") == "img"
+    context.close()
+    assert checked == 5
