@@ -189,13 +189,15 @@ def test_keyboard_alone_reaches_every_control_and_the_reset(site, browser):  # n
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_explorers_fit_a_phone_and_pass_axe_in_both_schemes(site, browser, scheme):  # noqa: F811
-    base = site[2]
+def test_explorers_work_offline_fit_a_phone_and_pass_axe_in_both_schemes(site, browser, scheme):  # noqa: F811
+    book = site[1]                  # from file://, with every network request refused
     context = browser.new_context(viewport={"width": PHONE, "height": 844}, color_scheme=scheme)
+    requested = []
+    context.route("http*://**", lambda route: (requested.append(route.request.url), route.abort()))
     page = context.new_page()
     problems = []
     for rel in ("contents/failure-at-scale.html", "contents/appendix-foundations.html"):
-        page.goto(urljoin(base, rel))
+        page.goto((book / rel).as_uri())
         problems += page.evaluate("""() => [...document.querySelectorAll('.mlsys-explorer')].flatMap(r => {
             const f = r.querySelector('.mlsys-explorer-controls'), main = document.querySelector('main');
             const out = [];
@@ -212,7 +214,7 @@ def test_explorers_fit_a_phone_and_pass_axe_in_both_schemes(site, browser, schem
                                   .map(v => v.id + ': ' + v.nodes.length)""")
         problems += [f"{rel}: {v}" for v in found]
     context.close()
-    assert problems == []
+    assert problems == [] and requested == []
 
 
 def test_the_checkpointing_curve_follows_the_settings_and_marks_the_exact_optimum(site, browser):  # noqa: F811

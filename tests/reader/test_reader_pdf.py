@@ -159,3 +159,24 @@ def test_cross_references_are_internal_links(real_pdf):
 
 def test_typst_string_escapes_quotes_and_backslashes():
     assert typst_string('A "quoted" \\ name') == '"A \\"quoted\\" \\\\ name"'
+
+
+def test_each_explorer_prints_its_default_table_and_says_the_html_has_it(real_pdf):
+    """Issue 37: the PDF shows each explorer's default view (its Quantity | Value rows at
+    the book's values, as the checked run computed them) and a line naming the HTML."""
+    import json
+
+    from scripts.verify.explorer_data import checked_grids
+    result, pdf = real_pdf
+    text = " ".join(pages_text(pdf))
+    flat = " ".join(text.replace("\u2019", "'").split())
+    grids = [grid for path, parsed in result.parsed.items()
+             for _, _, grid in checked_grids(parsed, result.runs[path])]
+    assert sorted(g["explorer"] for g in grids) == ["cascade", "checkpointing", "stacking"]
+    for grid in grids:
+        point = ",".join(str(s["default"]) for s in grid["settings"])
+        rows = ([(s["label"], s["shown"][s["default"]]) for s in grid["settings"]]
+                + list(zip(grid["outputs"], grid["grid"][point])))
+        for label, value in rows:
+            assert f"{label} {value}" in flat, (grid["explorer"], label, value, json.dumps(rows)[:200])
+    assert flat.count("The HTML edition of this page lets you change these settings.") == 3
