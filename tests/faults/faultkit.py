@@ -84,6 +84,13 @@ def write_book(root: Path, chapters: dict[str, str | bytes], listed: list[str] |
     return root
 
 
+def copy_of(book: Path, tmp_path: Path) -> Path:
+    """A copy of a checked (and rendered) book under `tmp_path`, to change one thing in."""
+    root = tmp_path / "book"
+    shutil.copytree(book, root, symlinks=True)
+    return root
+
+
 def edit(path: Path, old: str, new: str) -> None:
     """Replace one occurrence of `old` in a text file (fails loudly when absent)."""
     text = path.read_text(encoding="utf-8")

@@ -9,11 +9,10 @@ built-in renderer (render_book).
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from tests.faults.faultkit import line_of, write_book
+from tests.faults.faultkit import copy_of, line_of, write_book
 
 from scripts.model import Kind
 from scripts.render import render_book
@@ -61,11 +60,6 @@ def clean(tmp_path_factory):
     return root, result
 
 
-def copy_of(clean, tmp_path) -> Path:
-    root = tmp_path / "book"
-    shutil.copytree(clean[0], root, symlinks=True)
-    return root
-
 
 def test_the_lock_holds_the_grid_digest_every_point_and_the_default_view(clean):
     lock = (clean[0] / "numbers.lock").read_text(encoding="utf-8")
@@ -78,7 +72,7 @@ def test_the_lock_holds_the_grid_digest_every_point_and_the_default_view(clean):
 
 
 def test_a_moved_grid_value_fails_check_naming_its_setting_and_output(clean, tmp_path):
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     path = root / CHAPTER_PATH
     path.write_text(path.read_text(encoding="utf-8").replace(
         'return {"Cluster MTBF": calc_mtbf_cluster(node_mtbf, nodes * node)}',
@@ -103,7 +97,7 @@ def test_a_claim_over_the_grid_fails_at_its_line_naming_the_setting(tmp_path):
 
 
 def _tampered_audit(clean, tmp_path, old: str, new: str):
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     page = root / "_book" / "contents" / "one.html"
     html = page.read_text(encoding="utf-8")
     assert html.count(old) == 1

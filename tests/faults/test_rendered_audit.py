@@ -8,11 +8,10 @@ process (check_book), renders with the built-in renderer (render_book).
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from tests.faults.faultkit import QUARTO_YML, line_of, write_book
+from tests.faults.faultkit import QUARTO_YML, copy_of, line_of, write_book
 
 from scripts.model import Kind
 from scripts.render import AuditError, render_book
@@ -80,11 +79,6 @@ def clean(tmp_path_factory):
     return root, result
 
 
-def copy_of(clean, tmp_path) -> Path:
-    root = tmp_path / "book"
-    shutil.copytree(clean[0], root, symlinks=True)
-    return root
-
 
 # ------------------------------------------------------------- the audit itself
 
@@ -106,7 +100,7 @@ def _plant_raw(root: Path, fmt: str) -> int:
 
 @pytest.mark.parametrize("fmt", ["html", "pdf"])
 def test_a_number_planted_in_the_rendered_page_fails_the_render(clean, tmp_path, fmt):
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     before = {p: p.read_bytes() for p in (root / "_book").rglob("*") if p.is_file()}
     planted = _plant_raw(root, fmt)
     result = check(root, numbers=False)
@@ -124,7 +118,7 @@ def test_a_number_planted_in_the_rendered_page_fails_the_render(clean, tmp_path,
 @pytest.mark.parametrize("fmt", ["html", "pdf"])
 def test_leaked_text_in_the_rendered_page_fails_the_render(clean, tmp_path, fmt):
     """Unevaluated inline code reaching the reader (here through a raw block) is a leak."""
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     path = root / CHAPTER_PATH
     block = ("```{=html}\n<p>Leaked: <code>{python} nodes_str</code></p>\n```\n" if fmt == "html"
              else "```{=typst}\nLeaked: \\{python\\} nodes\\_str\n```\n")
@@ -139,7 +133,7 @@ def test_leaked_text_in_the_rendered_page_fails_the_render(clean, tmp_path, fmt)
 def test_a_number_planted_through_the_page_template_fails_the_html_render(clean, tmp_path,
                                                                            monkeypatch):
     from scripts.render import html
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     result = check(root, numbers=False)
     original = html.finish_body
     monkeypatch.setattr(html, "finish_body", lambda body: original(body) + "<p>Uptime 99.5%</p>")
@@ -151,7 +145,7 @@ def test_a_number_planted_through_the_page_template_fails_the_html_render(clean,
 
 def test_a_ledger_value_missing_from_the_page_is_a_finding(clean, tmp_path, monkeypatch):
     from scripts.render import html
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     result = check(root, numbers=False)
     original = html.finish_body
     monkeypatch.setattr(html, "finish_body",
@@ -168,7 +162,7 @@ def test_a_ledger_value_missing_from_the_page_is_a_finding(clean, tmp_path, monk
 def test_an_html_display_is_in_the_ledger_and_missing_from_the_pdf(clean, tmp_path):
     """`display(HTML("<b>42</b> nodes"))`: the ledger records "42 nodes" (a change
     fails `check`); the PDF cannot show HTML, so its audit names the value."""
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     cell = '\n```{python}\nfrom IPython.display import HTML, display\ndisplay(HTML("<b>42</b> nodes"))\n```\n'
     book(root, cell=cell)
     result = check(root)
@@ -187,7 +181,7 @@ def test_an_html_display_is_in_the_ledger_and_missing_from_the_pdf(clean, tmp_pa
 
 
 def test_a_bare_quantity_inline_value_is_a_finding_naming_fmt(clean, tmp_path):
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     prose = "\n```{python}\nfrom mlsys import ureg\nnode_mtbf = 5172.413793103448 * ureg.hour\n```\n\nThe raw value is `{python} node_mtbf`.\n"
     book(root, prose=prose)
     result = check(root, numbers=False)
@@ -204,7 +198,7 @@ def test_a_bare_quantity_inline_value_is_a_finding_naming_fmt(clean, tmp_path):
     ("@sec-nope", "@sec-one", Kind.UNKNOWN_REF),
 ])
 def test_a_bad_key_in_a_cells_markdown_output_is_found_at_the_cell(clean, tmp_path, bad, fixed, kind):
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     cell = ('\n```{python}\nfrom IPython.display import Markdown\n'
             f'Markdown("As shown in {bad}.")\n```\n')
     book(root, cell=cell)
@@ -216,7 +210,7 @@ def test_a_bad_key_in_a_cells_markdown_output_is_found_at_the_cell(clean, tmp_pa
 
 
 def test_a_bad_key_in_a_markdown_inline_value_is_found_at_its_line_and_column(clean, tmp_path):
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     prose = ('\n```{python}\nfrom IPython.display import Markdown\nsee = Markdown("[@nokey2021]")\n```\n\n'
              'Background: `{python} see`.\n')
     book(root, prose=prose)
@@ -227,7 +221,7 @@ def test_a_bad_key_in_a_markdown_inline_value_is_found_at_its_line_and_column(cl
 
 
 def test_an_inline_value_in_a_caption_is_a_finding_at_its_line(clean, tmp_path):
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     book(root, caption='#| tbl-cap: "MTBF for `{python} nodes_str` nodes."')
     result = check(root, numbers=False)
     line = line_of(root / CHAPTER_PATH, "#| tbl-cap")
@@ -273,7 +267,7 @@ def test_a_value_in_a_figure_caption_option_is_told_the_figure_fix(clean, tmp_pa
                                                                    kind, advice):
     """Issue 31: a number in `fig-cap`/`fig-alt` is told how figures take a computed
     value (not the inline value the option cannot hold, not the table's `md_table`)."""
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     options = {"fig-cap": "A falling line.", "fig-alt": "A falling line.", option: text}
     book(root, cell=FIGURE_CELL.replace("CAPTION", options["fig-cap"])
                                .replace("ALT", options["fig-alt"]))
@@ -287,7 +281,7 @@ def test_a_value_in_a_figure_caption_option_is_told_the_figure_fix(clean, tmp_pa
 def test_the_figure_fix_shows_the_value_in_both_renderers(clean, tmp_path):
     """The advice of the test above, followed: the check passes, both renderers show
     the figure's computed caption (and their audits account for it)."""
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     book(root, cell=FIGURE_DIV + "\nSee @fig-nodes.\n")
     result = check(root)
     assert result.ok, located(result)
@@ -304,7 +298,7 @@ def test_the_figure_fix_shows_the_value_in_both_renderers(clean, tmp_path):
 
 @pytest.mark.parametrize("where", ["caption", "alt", "heading", "callout", "suffix"])
 def test_typed_numbers_where_readers_see_them_are_literal_numbers(clean, tmp_path, where):
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     if where == "caption":
         book(root, caption='#| tbl-cap: "MTBF for 8 node counts."')
         needle = "#| tbl-cap"
@@ -336,7 +330,7 @@ def test_an_unchanged_render_is_not_audited_again(clean, tmp_path):
     """Reuse by digest: a second render of the same pages audits nothing; an edited
     page is audited again (and only it)."""
     from scripts.verify import audit
-    root = copy_of(clean, tmp_path)
+    root = copy_of(clean[0], tmp_path)
     result = check(root, numbers=False)
     render_book(result, "html", use_quarto=False)      # now linking the fixture's PDF
     audit.AUDITED.clear()

@@ -8,11 +8,10 @@ renderer (render_book).
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from tests.faults.faultkit import QUARTO_YML, line_of, write_book
+from tests.faults.faultkit import QUARTO_YML, copy_of, line_of, write_book
 
 from scripts.model import Kind
 from scripts.render import AuditError, render_book
@@ -64,11 +63,6 @@ def clean(tmp_path_factory):
     render_book(result, "pdf", use_quarto=False)
     return root
 
-
-def copy_of(clean: Path, tmp_path: Path) -> Path:
-    root = tmp_path / "book"
-    shutil.copytree(clean, root, symlinks=True)
-    return root
 
 
 # ------------------------------------------------------------ 1. an ordered list's start
