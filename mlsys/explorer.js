@@ -11,11 +11,11 @@
     "border:1px solid rgba(127,127,127,.45);border-radius:.4rem}" +
     ".mlsys-explorer-setting label{display:block;font-weight:600}" +
     ".mlsys-explorer-setting input{width:100%;margin:.3rem 0 .1rem;accent-color:currentColor}" +
-    ".mlsys-explorer-setting output{font-variant-numeric:tabular-nums}" +
+    ".mlsys-explorer-setting output{font-variant-numeric:tabular-nums;white-space:nowrap}" +
     ".mlsys-explorer-reset{justify-self:start;align-self:end;font:inherit;color:inherit;" +
     "background:transparent;border:1px solid rgba(127,127,127,.7);border-radius:.3rem;padding:.2rem .8rem;cursor:pointer}" +
     ".mlsys-explorer-reset:focus-visible,.mlsys-explorer-setting input:focus-visible{outline:2px solid currentColor;outline-offset:2px}" +
-    ".mlsys-explorer td.mlsys-explorer-moved{font-weight:600}.mlsys-explorer td:last-child{min-width:6.5em}" +
+    ".mlsys-explorer td.mlsys-explorer-moved{font-weight:600}.mlsys-explorer td:last-child{white-space:nowrap}" +
     ".mlsys-explorer-curve{display:block;width:100%;max-width:32rem;margin:.2rem 0 .6rem;font-size:17px;fill:currentColor}" +
     ".mlsys-explorer-axes{fill:none;stroke:currentColor;stroke-width:1;opacity:.7}" +
     ".mlsys-explorer-line{fill:none;stroke:currentColor;stroke-width:2.5}" +
@@ -122,10 +122,10 @@
     var path = shape("path", {"class": "mlsys-explorer-line", "d": ""});
     var dot = shape("circle", {"class": "mlsys-explorer-mark", "r": "5", "cx": "0", "cy": "0"});
     var note = shape("text", {"x": curve.x_label_at[0], "y": curve.y_label_at[1], "text-anchor": "middle",
-                              "class": "mlsys-explorer-off-scale"}, curve.off_scale);
+                              "class": "mlsys-explorer-off-scale"});
     return {svg: svg, show: function (key) {
       path.setAttribute("d", curve.paths[key]);
-      note.style.display = curve.paths[key] ? "none" : "";
+      note.textContent = curve.paths[key] ? "" : curve.off_scale;   // no hidden text
       var at = curve.marks[key];
       dot.style.display = at ? "" : "none";
       if (at) { dot.setAttribute("cx", at[0]); dot.setAttribute("cy", at[1]); }

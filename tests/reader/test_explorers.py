@@ -249,5 +249,13 @@ def test_the_checkpointing_curve_follows_the_settings_and_marks_the_exact_optimu
         assert drawn[1] == pytest.approx(expected_x, abs=0.06), (point, optimum_min)
         checked += 1
     assert page.locator(".mlsys-explorer-curve").get_attribute("role") == "img"
+    # the costliest checkpoint at the shortest M: every interval is off the scale, and
+    # the drawing says so instead of showing an empty frame
+    assert page.locator(".mlsys-explorer-off-scale").text_content() == ""
+    slider(page, "checkpointing", 0).focus()
+    page.keyboard.press("End")
+    assert data["curve"]["paths"]["4,0,3"] == ""
+    assert page.locator(".mlsys-explorer-off-scale").text_content() == data["curve"]["off_scale"]
+    assert "more than 60%" in data["curve"]["off_scale"]
     context.close()
     assert checked == 5
