@@ -8,6 +8,7 @@ otherwise, and Quarto's toggle turns a light page dark. One render, shared by th
 """
 from __future__ import annotations
 
+import contextlib
 import shutil
 
 import pytest
@@ -62,29 +63,39 @@ def browser():
         b.close()
 
 
+@contextlib.contextmanager
 def open_page(browser, base: str, scheme: str):
-    page = browser.new_context(color_scheme=scheme).new_page()
-    page.goto(base + "contents/ch.html", wait_until="load")
-    return page
+    """The chapter's page in a context of its own, closed afterwards (a page left open
+    while the next test's server starts made the toggle test fail)."""
+    context = browser.new_context(color_scheme=scheme)
+    try:
+        page = context.new_page()
+        page.goto(base + "contents/ch.html", wait_until="load")
+        yield page
+    finally:
+        context.close()
 
 
 def test_math_is_drawn_in_the_shipped_font(book, browser):
     assert (book / "fonts" / "OFL.txt").is_file()            # the font's licence travels with it
-    with serve(book) as base:
-        seen = open_page(browser, base, "light").evaluate(MATH_FONT)
+    with serve(book) as base, open_page(browser, base, "light") as page:
+        seen = page.evaluate(MATH_FONT)
     assert seen["family"].startswith('"Book Math"'), seen
     assert seen["faces"] and set(seen["faces"]) == {"loaded"}, seen   # the font was read
 
 
 def test_the_page_follows_a_dark_system_and_stays_light_otherwise(book, browser):
     with serve(book) as base:
-        assert open_page(browser, base, "dark").evaluate(BACKGROUND) == DARK_BG
-        assert open_page(browser, base, "light").evaluate(BACKGROUND) == LIGHT_BG
+        for scheme, background in (("dark", DARK_BG), ("light", LIGHT_BG)):
+            with open_page(browser, base, scheme) as page:
+                assert page.evaluate(BACKGROUND) == background
 
 
 def test_quartos_toggle_turns_a_light_page_dark(book, browser):
-    with serve(book) as base:
-        page = open_page(browser, base, "light")
+    with serve(book) as base, open_page(browser, base, "light") as page:
+        # the toggle's onclick calls Quarto's function, defined by a script of the page:
+        # a click before it exists does nothing (a race a loaded machine lost)
+        page.wait_for_function("typeof window.quartoToggleColorScheme === 'function'", timeout=15000)
         page.locator(".quarto-color-scheme-toggle:visible").first.click(timeout=5000)
         page.wait_for_function(f"getComputedStyle(document.body).backgroundColor === '{DARK_BG}'",
                                timeout=5000)
