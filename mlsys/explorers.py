@@ -107,7 +107,7 @@ class Explorer:
 
     def setting_text(self, point: tuple[int, ...]) -> str:
         """A point as the reader would set it: ``Nodes = 1,024; GPU MTTF = 50,000 h``."""
-        return "; ".join(f"{s.label} = {s.show(s.values[i])}" for s, i in zip(self.settings, point))
+        return _setting_text(self.settings, point)
 
     def check_all(self, claim: Callable[[dict, dict], bool], message: str) -> None:
         """Raise :class:`InvariantError` unless ``claim(settings, outputs)`` holds at every
@@ -170,6 +170,10 @@ class Explorer:
         return f"<explorer {self.name!r}: {len(self.points)} settings, outputs {', '.join(self.outputs)}>"
 
 
+def _setting_text(settings, point: tuple[int, ...]) -> str:
+    return "; ".join(f"{s.label} = {s.show(s.values[i])}" for s, i in zip(settings, point))
+
+
 def _in_script(text: str) -> str:
     """Text safe inside a `<script>` element (no `</` to close it early)."""
     return text.replace("</", "<\\/")
@@ -206,8 +210,7 @@ def explorer(name: str, settings: list[Setting], compute: Callable[..., dict[str
                 lines[point] = (svg_path(curve, curve.points(**kwargs)),
                                 mark_position(curve, curve.mark(**kwargs)) if curve.mark else None)
         except Exception as error:
-            where = "; ".join(f"{s.label} = {s.show(s.values[i])}" for s, i in zip(settings, point))
             kind = InvariantError if isinstance(error, InvariantError) else ValueError
-            raise kind(f"explorer {name!r} at {where}: {error}") from error
+            raise kind(f"explorer {name!r} at {_setting_text(settings, point)}: {error}") from error
         points[point], shown[point] = values, texts
     return Explorer(name, settings, outputs, points, shown, curve, lines if curve else None)

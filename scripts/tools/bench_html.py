@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -153,6 +154,6 @@ def explorer_cost_line(steps: list[Step], explorer_seconds: list[float]) -> str 
     cold = next((s for s in steps if s.name == "cold check" and s.seconds and not s.failed), None)
     if not explorer_seconds or not any(explorer_seconds) or cold is None:
         return None
-    grids = sorted(explorer_seconds)[len(explorer_seconds) // 2]
+    grids = statistics.median(explorer_seconds)
     return (f"  explorer grids: {grids:.2f} s of computation, {grids / cold.median_s * 100:.0f} % "
             f"of a cold check ({cold.median_s:.2f} s; a cached check computes none)")

@@ -295,9 +295,9 @@ def audit_html_dir(result, out_dir: Path, page_of=None) -> list[Finding]:
         found = account(parsed, page, reader.text, values[path], reader.exempt, reader.soft,
                         typed_ok=typed_ok)
         found += formula_leaks(parsed, page, reader.text, reader.raw_math)
-        found += explorer_findings(parsed, result.runs.get(path), page, html)
         blank = _blank(reader.text, reader.soft + reader.raw_math)
         run = result.runs.get(path)
+        found += explorer_findings(parsed, run, page, html)
         found += leak_findings(parsed, page, blank, html, run=run)
         found += [f for f in leak_findings(parsed, page, reader.text, only="{python}", run=run)
                   if f not in found]

@@ -108,10 +108,10 @@ def first_difference(shown: dict, checked: dict) -> str:
         if on_page != texts:
             if on_page is None:
                 return f"it has no values at {point_text(checked, key)}"
-            output = next(label for label, a, b in zip(checked["outputs"], on_page, texts) if a != b)
-            where = point_text(checked, key)
-            return (f"at {where} it shows {output} = {on_page[checked['outputs'].index(output)]}, "
-                    f"checked {texts[checked['outputs'].index(output)]}")
+            label, page_text, checked_text = next(
+                (label, a, b) for label, a, b in zip(checked["outputs"], on_page, texts) if a != b)
+            return (f"at {point_text(checked, key)} it shows {label} = {page_text}, "
+                    f"checked {checked_text}")
     if shown.get("curve") != checked.get("curve"):
         paths = (shown.get("curve") or {}).get("paths", {})
         moved = [key for key, path in (checked.get("curve") or {}).get("paths", {}).items()
