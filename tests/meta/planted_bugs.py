@@ -553,7 +553,7 @@ PLANTS: list[Plant] = [
     Plant("explorer-page-data-unaudited", "scripts/verify/audit.py",
           "a page whose embedded grid differs from the checked one fails the audit",
           ("tests/faults/test_explorer_grid.py::test_a_page_whose_grid_differs_from_the_checked_one_fails_the_audit",),
-          old="        found += explorer_findings(parsed, result.runs.get(path), page, html)\n", new=""),
+          old="        found += explorer_findings(parsed, run, page, html)\n", new=""),
     Plant("explorer-claim-checks-defaults-only", "mlsys/explorers.py",
           "a claim over the grid is checked at every point",
           ("tests/mlsys/test_explorers.py::test_a_claim_is_checked_at_every_point_and_names_the_first_failing_one",),
