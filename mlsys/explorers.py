@@ -23,7 +23,7 @@ view as a pipe table (Quantity | Value: the settings, then the outputs, at the
 book's values), which the ledger records and the page audit reads like any table;
 and, as raw typst, a line telling a PDF reader that the HTML has the explorer.
 
-The embedded data, read back by ``scripts/verify/explorer_data.py``::
+The embedded data, read back by ``scripts/bookcheck/verify/explorer_data.py``::
 
     {"explorer": name, "outputs": [label, ...],
      "settings": [{"key": k, "label": l, "shown": [text, ...], "default": index}, ...],

@@ -72,7 +72,7 @@ def check(root: Path):
     The checker drives its kernels with asyncio; playwright's sync API keeps an event
     loop running in the main thread, so a check started while a browser is alive must
     not run there."""
-    from scripts.verify.check import check_book
+    from bookcheck.verify.check import check_book
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(check_book, root, update_ledger=True).result()
 

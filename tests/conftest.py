@@ -82,7 +82,7 @@ def no_leftover_kernels():
     """Fail if a test leaves a kernel (or any child process) running."""
     before = child_pids()
     yield
-    from scripts.run import execute
+    from bookcheck.run import execute
     assert execute.LIVE_KERNEL_PIDS == set()
     assert child_pids() - before == set()
 
@@ -135,6 +135,6 @@ def real_book_result(tmp_path_factory):
 @pytest.fixture(scope="session")
 def real_book_html(real_book_result):
     """The real book rendered to HTML once per session: (result, _book dir)."""
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     render_book(real_book_result, "html", use_quarto=False)
     return real_book_result, Path(real_book_result.project.root) / "_book"

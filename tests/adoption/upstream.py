@@ -32,8 +32,8 @@ def copy_project(kind: str, tmp: Path) -> Path:
 
 
 def run(root: Path, command: str, *args: str, env=None) -> subprocess.CompletedProcess:
-    """`python -m scripts COMMAND --root ROOT ARGS` from this checkout."""
-    return subprocess.run([sys.executable, "-m", "scripts", command, "--root", str(root), *args],
+    """`bookcheck COMMAND --root ROOT ARGS` from this checkout."""
+    return subprocess.run([sys.executable, "-m", "bookcheck", command, "--root", str(root), *args],
                           cwd=REPO, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from scripts.read.project import load_project
-from scripts.read.qmd import parse_chapter
+from bookcheck.read.project import load_project
+from bookcheck.read.qmd import parse_chapter
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,7 @@ A copy of the repository (its git-tracked files) gets exactly what the recipe
 says an author adds: a chapter listed in _quarto.yml, a constant with a cited
 source, the citation in references.bib, a formula (with its example call in
 mlsys/examples.py, the review gate the recipe names), a table and a figure built
-in cells, inline values and check() guards. Then `python -m scripts numbers`
+in cells, inline values and check() guards. Then `bookcheck numbers`
 accepts the numbers and `pytest tests/book tests/mlsys` must pass in the copy with
 no other edit, and none of the edits touches a file under tests/.
 """
@@ -200,7 +200,7 @@ def test_the_readme_recipe_keeps_the_book_tests_green(tmp_path):
     value, where = imported.stdout.split()
     assert value == "48" and Path(where).is_relative_to(book), imported.stdout
 
-    numbers = run(book, "-m", "scripts", "numbers")
+    numbers = run(book, "-m", "bookcheck", "numbers")
     assert numbers.returncode == 0, numbers.stdout + numbers.stderr
     assert "contents/spares.qmd" in (book / "numbers.lock").read_text(encoding="utf-8")
 

@@ -2,7 +2,7 @@
 rules (mlsys.figure_layout, issue 35): no label or legend on another text, a line
 or a marker, no marker hiding another series' marker, no text below TEXT_PT_MIN.
 
-The chapters run in this process (scripts.run.inprocess, as the bench floor runs
+The chapters run in this process (bookcheck.run.inprocess, as the bench floor runs
 them); show() is wrapped only to count the figures it is handed."""
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 matplotlib.use("Agg")
 
 from mlsys import plotting  # noqa: E402
-from scripts.read.book import read_book  # noqa: E402
-from scripts.run.inprocess import run_in_process  # noqa: E402
+from bookcheck.read.book import read_book  # noqa: E402
+from bookcheck.run.inprocess import run_in_process  # noqa: E402
 
 from tests import REPO  # noqa: E402
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.model import Kind
+from bookcheck.model import Kind
 from tests.book import book_rules as br
-from scripts.verify.check import check_book
+from bookcheck.verify.check import check_book
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,7 @@
 """The rules in book_rules.py catch what they are meant to catch (they can fail)."""
 from __future__ import annotations
 
-from scripts.read.qmd import parse_chapter
+from bookcheck.read.qmd import parse_chapter
 
 from tests.book import book_rules as br
 

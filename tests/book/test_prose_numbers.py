@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.book import book_rules as br
-from scripts.verify import prose_numbers
-from scripts.verify.prose_numbers import ALLOWLIST, Finding, find_prose_numbers
+from bookcheck.verify import prose_numbers
+from bookcheck.verify.prose_numbers import ALLOWLIST, Finding, find_prose_numbers
 
 
 def test_planted_percentage_is_reported_at_its_line_and_column():
@@ -96,7 +96,7 @@ def test_names_with_digits_stay_names(text):
 
 def test_allowlist_is_short_and_explained():
     assert 1 <= len(ALLOWLIST) <= 8, (
-        f"scripts/verify/prose_numbers.py::ALLOWLIST has {len(ALLOWLIST)} entries; it is a review "
+        f"scripts/bookcheck/verify/prose_numbers.py::ALLOWLIST has {len(ALLOWLIST)} entries; it is a review "
         "gate kept at most 8: widen an existing pattern, or compute the number and show it inline")
     assert all(reason.strip() for _, reason in ALLOWLIST)
 

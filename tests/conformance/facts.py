@@ -10,7 +10,7 @@ import html
 import re
 from pathlib import Path
 
-from scripts.model import Kind
+from bookcheck.model import Kind
 
 CELL_FENCE = re.compile(r"^\s*(`{3,})\s*\{python[^}]*\}\s*$")
 CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")

@@ -11,7 +11,7 @@ and compare facts (tests/conformance/facts.py) with Quarto's kept
   findings     errors, unresolved references, missing citations
   xrefs, unresolved, captions, equations, titles, sidebar, citations
                what the rendered pages show (from Quarto's HTML excerpts)
-  handoff      the engine Markdown handed to Quarto's freeze (scripts.render.engine_md)
+  handoff      the engine Markdown handed to Quarto's freeze (bookcheck.render.engine_md)
                equals Quarto's kept `*.html.md` (cell ids, the project folder and
                kernel temp files aside), for every chapter with Python cells
 
@@ -60,12 +60,12 @@ def copy_inputs(case: Path, dest: Path) -> Path:
 def run_case(root: Path):
     """check_book + the built-in HTML renderer (in a worker thread: asyncio inside),
     without the rendered-page audit."""
-    from scripts.verify.check import check_book
+    from bookcheck.verify.check import check_book
     with ThreadPoolExecutor(max_workers=1) as pool:
         result = pool.submit(check_book, root, update_ledger=True).result()
     rendered: dict[str, str] | str = {}
     try:
-        from scripts.render import render_book
+        from bookcheck.render import render_book
         ready = SimpleNamespace(project=result.project, parsed=result.parsed, runs=result.runs,
                                 findings=[], ok=True)
         # the cases hold values the check and the audit refuse on purpose (nan, None,
@@ -81,7 +81,7 @@ def run_case(root: Path):
 
 def our_markdown(result, rel: str) -> str | None:
     """The chapter's Markdown both renderers read (the built-in one and Quarto's freeze)."""
-    from scripts.render.book import assemble
+    from bookcheck.render.book import assemble
     parsed = result.parsed.get(rel)
     if parsed is None:
         return None
@@ -103,7 +103,7 @@ def comparable_markdown(text: str, root: Path) -> str:
 
 def handoff_difference(result, rel: str, root: Path, kept: str) -> tuple[str, str] | None:
     """(Quarto's line, ours) at the first line where the handed-over Markdown differs."""
-    from scripts.render.engine_md import engine_markdown
+    from bookcheck.render.engine_md import engine_markdown
     parsed, run = result.parsed.get(rel), result.runs.get(rel)
     if parsed is None or run is None or not parsed.cells:
         return None

@@ -160,8 +160,8 @@ def hand_over(exe: Path, name: str, parent: Path) -> Path | None:
     """`make html`'s Quarto path for a copy of the case under `parent`: check, hand the
     runs over, `quarto render --use-freezer` (which fails if Quarto executes anything).
     Returns the copy, or None when the check has findings (nothing is handed over)."""
-    from scripts.render import render_book
-    from scripts.verify.check import check_book
+    from bookcheck.render import render_book
+    from bookcheck.verify.check import check_book
     handed = copy_case(name, parent)
     result = check_book(handed, update_ledger=True)
     if not result.ok:
@@ -180,7 +180,7 @@ def differing_files(work: Path, handed: Path) -> list[str]:
     """The files of the executing render's `_book/` (`work`) that differ from the
     handed-over one's (`handed`), as compared; both must list the same files, but the
     handed-over render's manifest (which lists exactly its other files)."""
-    from scripts.read.output_dir import MANIFEST
+    from bookcheck.read.output_dir import MANIFEST
     ours, theirs = handed / "_book", work / "_book"
     files = sorted(p.relative_to(theirs).as_posix() for p in theirs.rglob("*") if p.is_file())
     handed_files = sorted(p.relative_to(ours).as_posix() for p in ours.rglob("*")

@@ -1,6 +1,6 @@
 """Fixture-book builders and observers for the fault-injection suite (see conftest.py).
 
-Every test here drives the real checker as a subprocess (`python -m scripts
+Every test here drives the real checker as a subprocess (`bookcheck
 ... --root BOOK`) on a small book built in `tmp_path`, then looks at what it
 printed, what it left on disk and which processes it left behind.
 
@@ -151,7 +151,7 @@ class Result:
 
     @property
     def summary(self) -> dict:
-        """The JSON report's summary (`python -m scripts check --json`)."""
+        """The JSON report's summary (`bookcheck check --json`)."""
         return self.report["summary"]
 
     def finding_lines(self) -> list:
@@ -195,7 +195,7 @@ class Runner:
         return env
 
     def argv(self, root: Path, command: str, *extra: str) -> list[str]:
-        return [PYTHON, "-m", "scripts", command, "--root", str(root), *extra]
+        return [PYTHON, "-m", "bookcheck", command, "--root", str(root), *extra]
 
     def cli(self, root: Path, command: str = "check", *extra: str,
             timeout: float = HANG_LIMIT_S, env: dict | None = None) -> Result:
@@ -355,7 +355,7 @@ def disk_state(root: Path) -> dict:
 
 def cache_entries_intact(root: Path) -> list[str]:
     """Names of cache entries that fail validation (should be empty)."""
-    from scripts.run import cache
+    from bookcheck.run import cache
     bad = []
     folder = cache.cache_dir(root)
     if folder.is_dir():

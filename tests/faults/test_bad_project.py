@@ -178,8 +178,8 @@ def test_an_output_dir_holding_the_sources_is_refused_and_nothing_is_deleted(
 
 def test_an_output_dir_under_build_publishes_and_the_checker_state_stays_out(good_book, runner):
     """`output-dir: _build/html` (the upstream book's): rendered there, and nothing of the
-    checker's (scripts.store.BUILD) lies inside or above it."""
-    from scripts import store
+    checker's (bookcheck.store.BUILD) lies inside or above it."""
+    from bookcheck import store
     edit(quarto(good_book), "project:\n  type: book", "project:\n  type: book\n  output-dir: _build/html")
     assert runner.cli(good_book, "html").code == 0
     assert (good_book / "_build" / "html" / "index.html").is_file()

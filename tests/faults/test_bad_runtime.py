@@ -9,11 +9,11 @@ import time
 
 import pytest
 
-from scripts import store
+from bookcheck import store
 
 from tests.faults.faultkit import (add_chapter, assert_consistent_after_failure, assert_no_leftovers, cache_entries,
                       descendants, disk_state, edit, interrupt, wait_until)
-from scripts.model import Kind
+from bookcheck.model import Kind
 
 pytestmark = pytest.mark.slow
 
@@ -249,7 +249,7 @@ def test_a_fmt_helper_given_the_wrong_unit_names_itself_at_the_chapter_line(tmp_
     line (as the formulas' are), not pint's conversion error from inside pint."""
     from tests.faults.faultkit import QUARTO_YML, line_of, write_book
 
-    from scripts.verify.check import check_book
+    from bookcheck.verify.check import check_book
     text = ("# One {#sec-one}\n\n```{python}\nfrom mlsys import GB, fmt_duration\n"
             "size = 24 * GB\nshown = fmt_duration(size)\n```\n")
     root = write_book(tmp_path / "book", {"contents/one.qmd": text},

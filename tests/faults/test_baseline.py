@@ -10,10 +10,10 @@ import pytest
 from tests import REPO
 from tests.faults.faultkit import add_chapter, edit, line_of, write_book
 
-from scripts.model import Kind
-from scripts.render import AuditError, render_book
-from scripts.verify.baseline import FILE
-from scripts.verify.check import check_book
+from bookcheck.model import Kind
+from bookcheck.render import AuditError, render_book
+from bookcheck.verify.baseline import FILE
+from bookcheck.verify.check import check_book
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +51,7 @@ def test_known_findings_pass_new_ones_fail_gone_ones_are_listed(good_book, runne
     assert shown.returncode == 0, shown.stdout
     lines = shown.stdout.splitlines()
     assert lines[0].startswith(f"baseline {FILE}: 1 known finding not shown (2 entries); 1 entry "
-                               "gone (fixed, or the line edited): `python -m scripts check "
+                               "gone (fixed, or the line edited): `bookcheck check "
                                "--prune-baseline --root ")
     assert lines[1:4] == [
         "  contents/two.qmd:5 unknown-ref: @sec-elsewhere refers to a label no chapter defines",

@@ -1,6 +1,6 @@
 """A chapter reading what a *later* chapter writes is a finding (issue 34, section 1).
 
-The checker runs a reader again after its writers (scheduled by scripts.run.order),
+The checker runs a reader again after its writers (scheduled by bookcheck.run.order),
 so such a book passed its check; Quarto runs the chapters in book order, so on a
 fresh clone the reader opens a file that does not exist yet. Now it is a
 `read-before-written` finding at the reader's line, on a fresh check and on a

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from tests.faults.faultkit import copy_of, line_of, write_book
 
-from scripts.model import Kind
-from scripts.render import render_book
-from scripts.verify.audit import audit_html_dir
-from scripts.verify.check import check_book
+from bookcheck.model import Kind
+from bookcheck.render import render_book
+from bookcheck.verify.audit import audit_html_dir
+from bookcheck.verify.check import check_book
 
 pytestmark = pytest.mark.slow
 

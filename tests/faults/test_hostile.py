@@ -357,10 +357,10 @@ def test_preview_on_a_taken_port_stops_at_once_in_one_line(good_book, runner):
     (1, "1 published number differs from numbers.lock (`make numbers` accepts it):"),
     (2, "2 published numbers differ from numbers.lock (`make numbers` accepts them):")])
 def test_moved_numbers_are_counted_in_good_english(capsys, n, head):
-    from scripts.model import Finding, Kind
-    from scripts.tools.preview import announce
-    from scripts.tools.preview.session import Outcome
-    from scripts.verify.report import print_findings
+    from bookcheck.model import Finding, Kind
+    from bookcheck.tools.preview import announce
+    from bookcheck.tools.preview.session import Outcome
+    from bookcheck.verify.report import print_findings
     moved = [Finding("numbers.lock", 3 + k, Kind.LEDGER, f"ch.qmd · x{k}: 1 → 2") for k in range(n)]
     import sys
     print_findings(moved, [], sys.stdout)

@@ -92,7 +92,7 @@ def test_a_full_disk_fails_the_render_and_keeps_the_previous_book(good_book, run
     before = disk_state(good_book)
     out = tmp_path / "after" / "book"
     out.parent.mkdir()
-    argv = [sys.executable, "-m", "scripts", "html", "--root", "{root}"]
+    argv = [sys.executable, "-m", "bookcheck", "html", "--root", "{root}"]
     subprocess.run([*unshare, sys.executable, "-m", "tests.faults.namespace", "full-disk",
                     str(good_book), str(out), str(free_kb), *argv],
                    check=True, env=runner.env("full-disk"), cwd=os.getcwd(), timeout=240)
@@ -132,8 +132,8 @@ def test_merge_refuses_partials_checked_under_other_profiles(good_book, runner, 
 def test_a_removed_chapters_page_leaves_the_preview(tmp_path):
     """The preview wrote a full render over the old `_book/`: a chapter taken out of the
     book kept its page, served and found by search."""
-    from scripts.tools.preview.pages import PageRenderer
-    from scripts.verify.check import check_book
+    from bookcheck.tools.preview.pages import PageRenderer
+    from bookcheck.verify.check import check_book
     from tests.bookkit import make_book
     config = "project:\n  type: book\nbook:\n  title: Tiny\n  chapters:\n    - index.qmd\n{}"
     book = make_book(tmp_path / "book", {"index.qmd": "# Preface {.unnumbered}\n\nHello.\n",

@@ -1,9 +1,9 @@
 """Mutation test: perturb every constant and every formula the book uses; the check must notice.
 
-Runs `python -m scripts.tools.mutation` (its own process: it imports a mutated copy's
+Runs `python -m booktools.mutation` (its own process: it imports a mutated copy's
 `mlsys`). The kill rate is printed (`pytest -s`) and written to
-_bookcheck/mutation-report.txt. See scripts/tools/mutation/ for how mutants are made and
-run, and scripts/tools/mutation/allowlist.toml for the reviewed survivors.
+_bookcheck/mutation-report.txt. See scripts/booktools/mutation/ for how mutants are made and
+run, and scripts/booktools/mutation/allowlist.toml for the reviewed survivors.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 def mutate(root, tmp_path, *extra: str) -> tuple[int, str, dict]:
     summary = tmp_path / "summary.json"
-    proc = subprocess.run([sys.executable, "-m", "scripts.tools.mutation", "--root", str(root),
+    proc = subprocess.run([sys.executable, "-m", "booktools.mutation", "--root", str(root),
                            "--json", str(summary), *extra],
                           cwd=REPO, capture_output=True, text=True, timeout=1800)
     assert summary.exists(), proc.stdout + proc.stderr
@@ -178,7 +178,7 @@ def test_a_sign_mutant_noticed_only_by_the_ledger_is_unclaimed(tmp_path):
 
 
 def test_the_sample_seed_is_fixed_unless_overridden(monkeypatch):
-    from scripts.tools.mutation.cli import DEFAULT_SEED, default_seed
+    from booktools.mutation.cli import DEFAULT_SEED, default_seed
     monkeypatch.delenv("MUTATION_SEED", raising=False)
     assert default_seed() == DEFAULT_SEED == 17
     monkeypatch.setenv("MUTATION_SEED", "99")

@@ -1,6 +1,6 @@
 """Reads seen at the operating-system boundary, whatever makes them (issue 34 §1).
 
-The interposer (scripts/run/interpose.c) logs the libc file calls of the kernel
+The interposer (scripts/bookcheck/run/interpose.c) logs the libc file calls of the kernel
 and of its children; nothing below names the APIs. Each case adds chapter two,
 which decides a published number by one kind of read; the numbers are accepted,
 a second check serves every chapter from the cache, then what was read changes

@@ -1,12 +1,12 @@
 """The pipeline's own code is an input of every cache (issue 34, section 1).
 
 Each store namespace is keyed on the import closure of the code that produces its
-entries (scripts/store.py, `code_digest`); no list of files is kept by hand. Here
+entries (scripts/bookcheck/store.py, `code_digest`); no list of files is kept by hand. Here
 the checker runs from a copy of its code on a small book, a pipeline module of the
 copy is edited, and the next run must not be served what the old code made: the chapter cache misses after an edit to
-scripts/run/inline_values.py (what Quarto inserts for an inline value), and the
+scripts/bookcheck/run/inline_values.py (what Quarto inserts for an inline value), and the
 audit's page cache misses after a stricter audit rule (a new `leak` pattern in
-scripts/verify/audit_tokens.py), which then fails the build.
+scripts/bookcheck/verify/audit_tokens.py), which then fails the build.
 """
 from __future__ import annotations
 
@@ -16,20 +16,20 @@ import uuid
 
 import pytest
 
-from scripts.store import PACKAGES
+from bookcheck.store import PACKAGES
 from tests import REPO
 from tests.faults.faultkit import (CHAPTER_QMD, HANG_LIMIT_S, INDEX_QMD, PYTHON, Result,
                                    from_cache, line_of, parse_report, write_book)
 
 pytestmark = pytest.mark.slow
 
-INLINE_VALUES = "scripts/run/inline_values.py"
-AUDIT_TOKENS = "scripts/verify/audit_tokens.py"
+INLINE_VALUES = "scripts/bookcheck/run/inline_values.py"
+AUDIT_TOKENS = "scripts/bookcheck/verify/audit_tokens.py"
 
 
 @pytest.fixture(scope="module")
 def checker(tmp_path_factory):
-    """A copy of the checker (scripts/ and mlsys/, all `python -m scripts` reads; no git
+    """A copy of the checker (scripts/ and mlsys/, all `bookcheck` reads; no git
     needed, so the planted-bug copies run it too): the tests run it and edit it."""
     dest = tmp_path_factory.mktemp("checker") / "repo"
     for package in PACKAGES:
@@ -55,9 +55,9 @@ def edit_checker(checker):
 
 
 def run(runner, checker, book, command: str, *extra: str) -> Result:
-    """The copied checker's CLI (`python -m scripts` from the copy) on `book`."""
+    """The copied checker's CLI (`bookcheck` from the copy) on `book`."""
     marker = uuid.uuid4().hex
-    proc = subprocess.run([PYTHON, "-m", "scripts", command, "--json", "--root", str(book), *extra],
+    proc = subprocess.run([PYTHON, "-m", "bookcheck", command, "--json", "--root", str(book), *extra],
                           cwd=checker, env=runner.env(marker), capture_output=True, text=True,
                           timeout=HANG_LIMIT_S)
     report, findings = parse_report(proc.stdout)

@@ -2,7 +2,7 @@
 
 Each reproduction of the issue on a small book (one chapter, `verify: literal-numbers`
 on): it fails `check` or the render with a finding at its path:line, and passes
-again once fixed. The audit of the rendered output (scripts.verify.audit) is tested
+again once fixed. The audit of the rendered output (bookcheck.verify.audit) is tested
 by planting numbers nobody computed in the HTML and in the PDF. Checks run in this
 process (check_book), renders with the built-in renderer (render_book).
 """
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from tests.faults.faultkit import QUARTO_YML, copy_of, line_of, write_book
 
-from scripts.model import Kind
-from scripts.render import AuditError, render_book
-from scripts.verify.check import check_book
+from bookcheck.model import Kind
+from bookcheck.render import AuditError, render_book
+from bookcheck.verify.check import check_book
 
 pytestmark = pytest.mark.slow
 
@@ -132,7 +132,7 @@ def test_leaked_text_in_the_rendered_page_fails_the_render(clean, tmp_path, fmt)
 
 def test_a_number_planted_through_the_page_template_fails_the_html_render(clean, tmp_path,
                                                                            monkeypatch):
-    from scripts.render import html
+    from bookcheck.render import html
     root = copy_of(clean[0], tmp_path)
     result = check(root, numbers=False)
     original = html.finish_body
@@ -144,7 +144,7 @@ def test_a_number_planted_through_the_page_template_fails_the_html_render(clean,
 
 
 def test_a_ledger_value_missing_from_the_page_is_a_finding(clean, tmp_path, monkeypatch):
-    from scripts.render import html
+    from bookcheck.render import html
     root = copy_of(clean[0], tmp_path)
     result = check(root, numbers=False)
     original = html.finish_body
@@ -329,7 +329,7 @@ def test_typed_numbers_where_readers_see_them_are_literal_numbers(clean, tmp_pat
 def test_an_unchanged_render_is_not_audited_again(clean, tmp_path):
     """Reuse by digest: a second render of the same pages audits nothing; an edited
     page is audited again (and only it)."""
-    from scripts.verify import audit
+    from bookcheck.verify import audit
     root = copy_of(clean[0], tmp_path)
     result = check(root, numbers=False)
     render_book(result, "html", use_quarto=False)      # now linking the fixture's PDF

@@ -213,7 +213,7 @@ def _spy_fork():
     started.append("fork")
     return _fork()
 os.fork = _spy_fork
-from scripts.cli import main
+from bookcheck.cli import main
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     code = main(["check", "--json", "--root", sys.argv[1]])

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from tests.faults.faultkit import QUARTO_YML, copy_of, line_of, write_book
 
-from scripts.model import Kind
-from scripts.render import AuditError, render_book
-from scripts.verify.check import check_book
+from bookcheck.model import Kind
+from bookcheck.render import AuditError, render_book
+from bookcheck.verify.check import check_book
 
 pytestmark = pytest.mark.slow
 

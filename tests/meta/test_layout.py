@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-from scripts import store
+from bookcheck import store
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 STAGES = ["read", "run", "verify", "render"]          # earlier -> later
@@ -35,7 +35,7 @@ def _imports(path: Path, root: Path) -> list[str]:
             else:
                 module = node.module or ""
             found.append(module)
-            found += [f"{module}.{a.name}" for a in node.names]   # `from scripts import run`
+            found += [f"{module}.{a.name}" for a in node.names]   # `from bookcheck import run`
     return found
 
 
@@ -67,12 +67,12 @@ def test_the_check_bites(tmp_path):
     """A planted backward import and a stage->tool import are both caught."""
     fake = tmp_path / "scripts"
     (fake / "read").mkdir(parents=True)
-    (fake / "read" / "bad.py").write_text("from scripts.verify.check import check_book\n"
-                                          "from scripts.tools import bench\n")
+    (fake / "read" / "bad.py").write_text("from bookcheck.verify.check import check_book\n"
+                                          "from bookcheck.tools import bench\n")
     found = violations(fake)
-    assert "scripts/read/bad.py: stage read imports later stage scripts.verify.check" in found
-    assert "scripts/read/bad.py: stage read imports tool scripts.tools.bench" in found
-    (fake / "read" / "bad.py").write_text("from scripts.model import Finding\n")
+    assert "scripts/bookcheck/read/bad.py: stage read imports later stage bookcheck.verify.check" in found
+    assert "scripts/bookcheck/read/bad.py: stage read imports tool booktools.bench" in found
+    (fake / "read" / "bad.py").write_text("from bookcheck.model import Finding\n")
     assert violations(fake) == []
 
 
@@ -90,7 +90,7 @@ def test_nothing_reaches_into_sys_modules_for_the_checker():
 
 
 def test_raw_configuration_is_read_only_in_the_read_stage():
-    """No module outside scripts/read/ opens _quarto.yml or keeps the raw mapping."""
+    """No module outside scripts/bookcheck/read/ opens _quarto.yml or keeps the raw mapping."""
     hits = []
     for path in SCRIPTS.rglob("*.py"):
         if path.relative_to(SCRIPTS).parts[0] in ("read", "tools"):
@@ -115,7 +115,7 @@ def _mentions_options(node) -> bool:
 
 
 def raw_options(root: Path = SCRIPTS) -> list[str]:
-    """Options read raw outside scripts/read/ (read/options.py resolves them once):
+    """Options read raw outside scripts/bookcheck/read/ (read/options.py resolves them once):
     the front matter, QUARTO_PROFILE of the environment (read/profiles.py reads it; the
     profile is an argument), a cell's options rewritten or coerced (`option_false`,
     `str(opts...).lower()`): after validation a boolean is a boolean."""
@@ -175,7 +175,7 @@ def test_the_options_check_bites(tmp_path):
         (fake / "render" / "bad.py").write_text(code)
         (fake / "read" / "fine.py").write_text(code)
         found = raw_options(fake)
-        assert len(found) == 1 and found[0].startswith("scripts/render/bad.py:") \
+        assert len(found) == 1 and found[0].startswith("scripts/bookcheck/render/bad.py:") \
             and what in found[0], (code, found)
     (fake / "render" / "bad.py").write_text(
         "import os\nenv = {**os.environ, 'QUARTO_PROFILE': 'pdf'}\n"
@@ -190,7 +190,7 @@ def _called(node: ast.Call) -> str:
 
 
 def store_violations(root: Path = SCRIPTS) -> list[str]:
-    """Modules outside scripts/store.py that spell the build folder (a string that is
+    """Modules outside scripts/bookcheck/store.py that spell the build folder (a string that is
     store.BUILD or starts with "BUILD/", not a docstring) or write JSON their own way
     (one function both serialising JSON and writing a file atomically): every cache
     is a store's.
@@ -199,7 +199,7 @@ def store_violations(root: Path = SCRIPTS) -> list[str]:
     bad = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root.parent)
-        if rel.as_posix() == "scripts/store.py" or path.name.endswith("_side.py"):
+        if rel.as_posix() == "scripts/bookcheck/store.py" or path.name.endswith("_side.py"):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docstrings = {id(n.body[0].value) for n in ast.walk(tree)
@@ -208,12 +208,12 @@ def store_violations(root: Path = SCRIPTS) -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and id(node) not in docstrings and node.value.split("/")[0] == store.BUILD:
-                bad.append(f"{rel}:{node.lineno}: spells {node.value!r} (scripts.store.BUILD)")
+                bad.append(f"{rel}:{node.lineno}: spells {node.value!r} (bookcheck.store.BUILD)")
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 calls = {_called(c) for c in ast.walk(node) if isinstance(c, ast.Call)}
                 if calls & {"json.dump", "json.dumps"} and "atomic_write" in calls:
                     bad.append(f"{rel}:{node.lineno}: {node.name}() writes JSON its own way "
-                               "(a scripts.store.Store)")
+                               "(a bookcheck.store.Store)")
     return sorted(bad)
 
 
@@ -227,12 +227,12 @@ def test_the_store_check_bites(tmp_path):
     fake.mkdir(parents=True)
     (fake / "bad.py").write_text(
         '"""Writes _bookcheck/x."""\nimport json\nfrom pathlib import Path\n'
-        'from scripts.files import atomic_write\n'
+        'from bookcheck.files import atomic_write\n'
         'STAMP = Path("_bookcheck") / "stamp.json"\n\n\n'
         'def save(root, data):\n    atomic_write(root / "stamp.json", json.dumps(data))\n')
     assert store_violations(tmp_path / "scripts") == [
-        "scripts/render/bad.py:5: spells '_bookcheck' (scripts.store.BUILD)",
-        "scripts/render/bad.py:8: save() writes JSON its own way (a scripts.store.Store)"]
+        "scripts/bookcheck/render/bad.py:5: spells '_bookcheck' (bookcheck.store.BUILD)",
+        "scripts/bookcheck/render/bad.py:8: save() writes JSON its own way (a bookcheck.store.Store)"]
     (fake / "bad.py").write_text('"""Writes _bookcheck/x."""\nfrom scripts import store\n'
                                  'STAMP = store.build_dir(".") / "stamp"\n')
     assert store_violations(tmp_path / "scripts") == []
@@ -247,7 +247,7 @@ def markdown_writers(root: Path = SCRIPTS) -> list[str]:
     bad = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root.parent)
-        if rel.as_posix() == "scripts/render/engine_md.py":
+        if rel.as_posix() == "scripts/bookcheck/render/engine_md.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
@@ -268,4 +268,4 @@ def test_the_markdown_writer_check_bites(tmp_path):
     bad.write_text('def out(text):\n    return "::: {.cell-output}\\n" + text + ":::"\n'
                    '"""A docstring naming `.cell-output` divs."""\n')
     assert markdown_writers(tmp_path / "scripts") == [
-        "scripts/render/markdown.py:2: writes a cell's Markdown (render/engine_md.py does)"]
+        "scripts/bookcheck/render/markdown.py:2: writes a cell's Markdown (render/engine_md.py does)"]

@@ -13,8 +13,8 @@ from mlsys.constants import (
     CITATION_KEYS, GB, SOURCE_MARKERS, TB, Q_, byte, constant_info, day, hour,
     list_constants, minute, second, ureg,
 )
-from scripts.read.project import load_project
-from scripts.verify.refs import BIB_KEY
+from bookcheck.read.project import load_project
+from bookcheck.verify.refs import BIB_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -149,7 +149,7 @@ def test_the_examples_import_only_constants():
 def test_mutation_perturbs_every_count_by_one():
     """make mutate's count+1 mutants come from the examples' int values and counts of
     GPUs or nodes, per formula."""
-    from scripts.tools.mutation.mutants import count_params, formula_ops
+    from booktools.mutation.mutants import count_params, formula_ops
     for name, params in TABLE.items():
         if name not in SIMULATION:
             assert count_params(name) == [p for p, (kind, _) in params.items()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import subprocess
 
-from scripts.model import Kind
-from scripts.read.qmd import parse_chapter
-from scripts.verify.check import check_book
-from scripts.verify.pandoc_lint import pandoc_findings
+from bookcheck.model import Kind
+from bookcheck.read.qmd import parse_chapter
+from bookcheck.verify.check import check_book
+from bookcheck.verify.pandoc_lint import pandoc_findings
 from tests.bookkit import make_book
 from tests.quarto.quartokit import RENDER_TIMEOUT_S, quarto_environ, quarto_render
 

@@ -35,7 +35,7 @@ BOOK = {"_quarto.yml": "project:\n  type: book\nbook:\n  title: N\n  chapters:\n
 
 @pytest.mark.parametrize("by_quarto", [True, False])
 def test_a_run_notebook_publishes_its_checked_outputs(by_quarto, quarto_exe, tmp_path):
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     root = make_book(tmp_path / "book", BOOK)
     result = check(root)
     assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
@@ -52,7 +52,7 @@ LONE = "---\ntitle: Lone\n---\n\n```{python}\n" + COUNT + "x = 6 * 7\n```\n\nThe
 
 @pytest.mark.parametrize("config", ["project:\n  type: default\n", "title: Lone\n"])
 def test_a_lone_document_project_publishes_its_page(config, quarto_exe, tmp_path):
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     root = make_book(tmp_path / "doc", {"_quarto.yml": config, "paper.qmd": LONE})
     result = check(root)
     assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
@@ -78,7 +78,7 @@ FOLDERS = {
 def test_a_folders_metadata_file_sets_its_chapters_cells(by_quarto, quarto_exe, tmp_path):
     """`off/_metadata.yml` (`eval: false`): the cell is never run, its code shown and
     nothing printed; `quiet/_metadata.yml` (`echo: false`): its output without its code."""
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     root = make_book(tmp_path / "book", FOLDERS)
     result = check(root)
     assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
@@ -109,7 +109,7 @@ def test_the_page_footer_reads_as_quartos(quarto_exe, tmp_path):
     """The same footer text, side by side, on Quarto's page and on the built-in one;
     both audited clean (the book title's 3 and the footer's numbers are typed in
     _quarto.yml)."""
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     shown = []
     for by_quarto in (True, False):
         root = make_book(tmp_path / f"book-{by_quarto}", FOOTED)

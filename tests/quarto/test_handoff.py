@@ -74,7 +74,7 @@ def runs(root: Path) -> int:
 @pytest.fixture(scope="module")
 def handed(quarto_exe, tmp_path_factory):
     """The pipeline's render: (root, checked result, executions before/after Quarto)."""
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     root = make_book(tmp_path_factory.mktemp("handoff") / "book", BOOK)
     result = check(root)
     assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]
@@ -111,7 +111,7 @@ def test_the_page_shows_the_checked_values(handed):
 
 
 def test_handed_over_markdown_is_what_quarto_writes(handed, executed):
-    from scripts.render.engine_md import engine_markdown
+    from bookcheck.render.engine_md import engine_markdown
     root, result, _, _ = handed
     for name in ("ch", "own"):
         parsed = result.parsed[f"{name}.qmd"]
@@ -124,7 +124,7 @@ def test_the_figure_is_the_one_quarto_draws(handed, executed):
     """The checker's kernel draws as Quarto's setup cell does (7 x 5 in, 96 dpi,
     retina; own.qmd's front matter: 4 x 3 in, 72 dpi): the same PNG, byte for byte,
     on both pages."""
-    from scripts.render.figure_size import png_dpi
+    from bookcheck.render.figure_size import png_dpi
     for figure, dpi in ((FIGURE, 192), (OWN_FIGURE, 144)):
         ours = (handed[0] / "_book" / figure).read_bytes()
         assert ours[:4] == b"\x89PNG" and png_dpi(ours) == (dpi, dpi)
@@ -142,7 +142,7 @@ def test_pages_are_identical(handed, executed):
 
 def test_an_edited_source_is_a_finding_not_a_second_run(handed, tmp_path, quarto_exe):
     """A chapter changed after its check would be executed by Quarto: refused."""
-    from scripts.render import RenderError, render_book
+    from bookcheck.render import RenderError, render_book
     src, result, _, _ = handed
     root = tmp_path / "book"
     shutil.copytree(src, root, ignore=shutil.ignore_patterns("_book", ".quarto", "_bookcheck"))
@@ -161,7 +161,7 @@ def test_a_search_index_missing_a_page_is_rendered_once_more(handed, tmp_path, q
     second render, from the same entries, executes nothing and gives the same pages."""
     from dataclasses import replace
 
-    from scripts.render import quarto_search, render_book
+    from bookcheck.render import quarto_search, render_book
     src, result, _, _ = handed
     root = tmp_path / "book"
     shutil.copytree(src, root, ignore=shutil.ignore_patterns("_book", ".quarto", "_bookcheck"))

@@ -78,7 +78,7 @@ def test_quarto_render_publishes_the_checked_run(rendered):
 def test_the_checker_state_stays_out_of_the_output_dir(rendered):
     """`output-dir: _build/html`: the checker's state is in its own folder, not inside
     or above the site Quarto publishes."""
-    from scripts import store
+    from bookcheck import store
     root = rendered[0]
     assert (root / store.BUILD / "hooks").is_dir()
     assert sorted(p.name for p in (root / "_build").iterdir()) == ["html"]
@@ -114,9 +114,9 @@ def test_an_audit_finding_fails_quarto_render(rendered, tmp_path, quarto_exe):
 
 
 def test_make_html_on_a_hooked_book_checks_and_audits_once(tmp_path, quarto_exe):
-    """`python -m scripts html` runs Quarto itself: the book's own pre-render/post-render
+    """`bookcheck html` runs Quarto itself: the book's own pre-render/post-render
     lines then skip (quarto.BUILDING), so the chapter runs once, not twice."""
-    from scripts.cli import main
+    from bookcheck.cli import main
     from .quartokit import quarto_on_path
     root = write(tmp_path / "book")
     before = runs(root)

@@ -1,5 +1,5 @@
-"""`python -m scripts html` with real Quarto on PATH and nothing changed: the up-to-date
-stamp (scripts/render/uptodate.py) holds with Quarto too, so the second build neither
+"""`bookcheck html` with real Quarto on PATH and nothing changed: the up-to-date
+stamp (scripts/bookcheck/render/uptodate.py) holds with Quarto too, so the second build neither
 checks nor starts Quarto; an edit makes a full build whose page shows it."""
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def html(root: Path, exe: Path, quarto_log: Path) -> subprocess.CompletedProcess
     env = quarto_environ(exe)
     env.update(PATH=f"{shim}:{env['PATH']}", PYTHONPATH=str(REPO))
     env.pop("GITHUB_ACTIONS", None)
-    done = subprocess.run([sys.executable, "-m", "scripts", "html"], cwd=root, env=env,
+    done = subprocess.run([sys.executable, "-m", "bookcheck", "html"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     return done

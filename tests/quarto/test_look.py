@@ -45,7 +45,7 @@ BACKGROUND = "() => getComputedStyle(document.body).backgroundColor"
 
 @pytest.fixture(scope="module")
 def book(quarto_exe, tmp_path_factory):
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     root = make_book(tmp_path_factory.mktemp("look") / "book", BOOK)
     result = check(root)
     assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings]

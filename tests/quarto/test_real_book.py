@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.model import Kind
-from scripts.read.output_dir import MANIFEST
+from bookcheck.model import Kind
+from bookcheck.read.output_dir import MANIFEST
 from tests.bookkit import BOOK_SOURCES, check, copy_book
 
 from .quartokit import quarto_on_path, quarto_render
@@ -85,7 +85,7 @@ def executed_book(quarto_exe, tmp_path_factory):
 def hand_over_book(exe: Path, parent: Path):
     """`make html`'s Quarto path on a copy of the book under `parent`: (root, checked
     result, index page, what the render printed on stderr)."""
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     root = copy_book(parent / "book", BOOK_FILES)
     result = check(root)
     assert result.ok, [f"{f.location()}: {f.reason}" for f in result.findings][:10]
@@ -100,8 +100,8 @@ def execute_book(exe: Path, parent: Path):
     The book asks for the built-in look (`verify: quarto-look: true`), so this render
     gets the handoff's `--metadata-file` and the font's licence too (render/quarto_look.py).
     (root, Quarto's log)."""
-    from scripts.read.project import load_project
-    from scripts.render import quarto_look
+    from bookcheck.read.project import load_project
+    from bookcheck.render import quarto_look
     root = copy_book(parent / "book", BOOK_FILES)
     project = load_project(root)
     assert project.quarto_look
@@ -216,7 +216,7 @@ def test_pages_carry_every_plain_ledger_value(quarto_book):
     assert checked and not missing, missing[:10]
     assert explorer_points > 0
     # every grid point of the lock is in the data Quarto's pages embed (key from "explorer ")
-    from scripts.verify.explorer_data import grid_entries, grids_in
+    from bookcheck.verify.explorer_data import grid_entries, grids_in
     embedded = {}
     for page in sorted((root / "_book").rglob("*.html")):
         for data in grids_in(page.read_text(encoding="utf-8")):
@@ -232,7 +232,7 @@ def test_pages_carry_every_plain_ledger_value(quarto_book):
 def test_quarto_pages_pass_the_audit_and_a_planted_number_fails_it(quarto_book):
     """render_book audited Quarto's pages before the swap (the fixture's render
     would have raised AuditError); a number planted in one of them is found."""
-    from scripts.verify.audit import audit_rendered
+    from bookcheck.verify.audit import audit_rendered
     root, result = quarto_book[0], quarto_book[1]
     assert audit_rendered(result, "html", root / "_book") == []
     page = root / "_book" / "contents" / "failure-at-scale.html"

@@ -2,8 +2,8 @@
 (conformance cases 08, 09) and a line map back to each file."""
 from __future__ import annotations
 
-from scripts.model import Kind
-from scripts.read.includes import expand
+from bookcheck.model import Kind
+from bookcheck.read.includes import expand
 from tests.bookkit import make_book
 
 

@@ -1,4 +1,4 @@
-"""A `.ipynb` chapter (scripts/read/ipynb.py) is read as the Markdown Quarto 1.7.34 makes
+"""A `.ipynb` chapter (scripts/bookcheck/read/ipynb.py) is read as the Markdown Quarto 1.7.34 makes
 of it: a first raw cell `---` is the front matter, markdown cells are prose, code cells
 are cells (their `#|` lines, over their metadata tags), and every finding names the JSON
 line of the notebook. Quarto runs a notebook only under `execute: enabled: true` (or
@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from scripts.model import Kind
-from scripts.read.book import read_book
-from scripts.read.project import load_project
+from bookcheck.model import Kind
+from bookcheck.read.book import read_book
+from bookcheck.read.project import load_project
 from tests.bookkit import make_book
 
 BOOK = "project:\n  type: book\nbook:\n  chapters:\n    - index.qmd\n    - nb.ipynb\n"

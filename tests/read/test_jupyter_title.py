@@ -1,10 +1,10 @@
 """The heading Quarto 1.7's Jupyter engine makes a page's title outside a book
-(scripts/read/jupyter_title.py), as Quarto 1.7.34 did on a tiny website: with front
+(scripts/bookcheck/read/jupyter_title.py), as Quarto 1.7.34 did on a tiny website: with front
 matter and no `title:`, the first Markdown cell after the front matter's that starts with
 a heading; without front matter, the document's first one; text first: none."""
 from __future__ import annotations
 
-from scripts.read.book import read_book
+from bookcheck.read.book import read_book
 from tests.bookkit import make_book
 
 CELL = "```{python}\nx = 1\n```\n"

@@ -1,4 +1,4 @@
-"""Options resolved and validated once (scripts/read/options.py), as Quarto 1.7.34 does:
+"""Options resolved and validated once (scripts/bookcheck/read/options.py), as Quarto 1.7.34 does:
 its schema (a wrong type is a finding at its line), its `#|` parsing, its precedence
 (project -> profile -> `_metadata.yml` -> front matter -> cell); every stage reads
 the result. No kernel, no Quarto (but the local-only schema test)."""
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from scripts.model import CellRun, ChapterRun, Output
-from scripts.read.book import read_book
-from scripts.read.options import effective_options
-from scripts.read.project import load_project
-from scripts.render.engine_md import engine_markdown
-from scripts.run.inprocess import run_in_process
+from bookcheck.model import CellRun, ChapterRun, Output
+from bookcheck.read.book import read_book
+from bookcheck.read.options import effective_options
+from bookcheck.read.project import load_project
+from bookcheck.render.engine_md import engine_markdown
+from bookcheck.run.inprocess import run_in_process
 from tests.skip_policy import REAL_QUARTO_VERSION, require_path
 
 BOOK = "project:\n  type: book\nbook:\n  chapters:\n    - index.qmd\n"
@@ -137,7 +137,7 @@ def test_a_books_own_scripts_and_tests_are_its_sources_but_not_the_checkers(tmp_
 
 def test_the_committed_schema_is_what_the_generator_writes():
     """Local-only: quarto_schema.json is distilled from the real Quarto's sources."""
-    from scripts.tools.quarto_schema import DEFAULT_SRC, TARGET, render
+    from booktools.quarto_schema import DEFAULT_SRC, TARGET, render
     src = require_path(DEFAULT_SRC / "resources" / "schema",
                        f"the sources of real Quarto {REAL_QUARTO_VERSION}", local_only=True)
     assert TARGET.read_text(encoding="utf-8") == render(src.parents[1])

@@ -1,8 +1,8 @@
 """_quarto.yml: chapter list, parts, appendices, and the findings it can produce."""
 from pathlib import Path
 
-from scripts.model import Kind
-from scripts.read.project import load_project
+from bookcheck.model import Kind
+from bookcheck.read.project import load_project
 from tests.bookkit import make_book
 
 

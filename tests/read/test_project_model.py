@@ -1,13 +1,13 @@
-"""Quarto's project model beyond `_quarto.yml` (scripts/read/profiles.py, project.py):
+"""Quarto's project model beyond `_quarto.yml` (scripts/bookcheck/read/profiles.py, project.py):
 metadata-files, profiles (`_quarto-<name>.yml`, QUARTO_PROFILE, `profile: default:`),
 `_quarto.yml.local`, and website/default projects whose documents are found as Quarto finds them."""
 from __future__ import annotations
 
 import pytest
 
-from scripts.model import Kind
-from scripts.read.profiles import merge_configs
-from scripts.read.project import load_project
+from bookcheck.model import Kind
+from bookcheck.read.profiles import merge_configs
+from bookcheck.read.project import load_project
 from tests.bookkit import make_book
 
 BOOK = ("project:\n  type: book\nbook:\n  title: Base\n  chapters:\n    - index.qmd\n"

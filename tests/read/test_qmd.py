@@ -1,7 +1,7 @@
 """The .qmd reader: Quarto's rules, read without executing anything."""
-from scripts.model import Kind
-from scripts.read.qmd import decode, parse_chapter
-from scripts.run.inline_values import left_as_code
+from bookcheck.model import Kind
+from bookcheck.read.qmd import decode, parse_chapter
+from bookcheck.run.inline_values import left_as_code
 
 
 def kinds(parsed):

@@ -4,8 +4,8 @@ key `_variables.yml` lacks (Quarto prints `?var:key`). The names Quarto ships co
 its sources (quarto_schema.json); a project's extensions add theirs."""
 from __future__ import annotations
 
-from scripts.model import Kind
-from scripts.read.book import read_book
+from bookcheck.model import Kind
+from bookcheck.read.book import read_book
 from tests.bookkit import write_book
 
 CHAPTER = """\

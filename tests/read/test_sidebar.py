@@ -1,10 +1,10 @@
-"""A website's pages in sidebar order and its navigation (scripts/read/sidebar.py), as
+"""A website's pages in sidebar order and its navigation (scripts/bookcheck/read/sidebar.py), as
 Quarto 1.7.34 resolves `website: sidebar:` (checked on a tiny website: sections, nested
 lists, `auto: dir`, a divider, a text; an auto folder's pages by file name, not title)."""
 from __future__ import annotations
 
-from scripts.read.project import load_project
-from scripts.read.sidebar import NavItem
+from bookcheck.read.project import load_project
+from bookcheck.read.sidebar import NavItem
 from tests.bookkit import make_book
 
 SITE = """project:

@@ -2,10 +2,10 @@
 (issue 31): PyYAML's own message names a parser state, not the mistake."""
 import pytest
 
-from scripts.model import Kind
-from scripts.read.profiles import overlay
-from scripts.read.project import load_project
-from scripts.read.qmd import parse_chapter
+from bookcheck.model import Kind
+from bookcheck.read.profiles import overlay
+from bookcheck.read.project import load_project
+from bookcheck.read.qmd import parse_chapter
 from tests.bookkit import make_book
 
 HEAD = "project:\n  type: book\nbook:\n  chapters:\n    - index.qmd\n"   # lines 1-5
@@ -66,5 +66,5 @@ def test_metadata_file_mistake_is_located_with_its_fix(tmp_path):
 
 
 def test_distinct_keys_and_merge_keys_load():
-    from scripts.read.yamlio import load_yaml
+    from bookcheck.read.yamlio import load_yaml
     assert load_yaml("a: &x {k: 1}\nb:\n  <<: *x\n  k: 2\n") == {"a": {"k": 1}, "b": {"k": 2}}

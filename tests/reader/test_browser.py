@@ -22,8 +22,8 @@ from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 
-from scripts.render import render_book
-from scripts.render.book import page_for
+from bookcheck.render import render_book
+from bookcheck.render.book import page_for
 
 from tests import REPO
 

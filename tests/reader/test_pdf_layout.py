@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.render.book import prepare
-from scripts.render.incremental import RenderCache
-from scripts.render.pdf import TEMPLATE, write_typst
+from bookcheck.render.book import prepare
+from bookcheck.render.incremental import RenderCache
+from bookcheck.render.pdf import TEMPLATE, write_typst
 
 from .test_real_book_pdf import real_pdf  # noqa: F401  (module fixture: one render)
 

@@ -16,7 +16,7 @@ from urllib.parse import urlencode, urljoin
 
 import pytest
 
-from scripts.render.book import page_for
+from bookcheck.render.book import page_for
 
 from tests.render.htmlscan import norm, scan
 from .test_browser import CHROMIUM, SCREENSHOTS, browser, serve  # noqa: F401  (fixture)

@@ -9,7 +9,7 @@ from urllib.parse import urljoin
 
 import pytest
 
-from scripts.render import search
+from bookcheck.render import search
 
 from .test_browser import browser  # noqa: F401  (fixture)
 from .test_reader_browser import PHONE, WIDE, pages_of, site  # noqa: F401  (fixture)

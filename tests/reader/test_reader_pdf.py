@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from scripts.render.pdf import typst_string
+from bookcheck.render.pdf import typst_string
 
 from .test_real_book_pdf import real_pdf  # noqa: F401  (module fixture: one render)
 
@@ -166,7 +166,7 @@ def test_each_explorer_prints_its_default_table_and_says_the_html_has_it(real_pd
     the book's values, as the checked run computed them) and a line naming the HTML."""
     import json
 
-    from scripts.verify.explorer_data import checked_grids
+    from bookcheck.verify.explorer_data import checked_grids
     result, pdf = real_pdf
     text = " ".join(pages_text(pdf))
     flat = " ".join(text.replace("\u2019", "'").split())

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from scripts.render import render_book
+from bookcheck.render import render_book
 
 pytestmark = [pytest.mark.needs_tool("pdftotext", "pdfinfo"), pytest.mark.slow]   # skipped locally, an error under CI
 

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from scripts.render import RenderError, render_book
-from scripts.render import book as book_module
+from bookcheck.render import RenderError, render_book
+from bookcheck.render import book as book_module
 
 
 
@@ -113,7 +113,7 @@ def test_unknown_format_and_failed_check(rendered):
 def test_a_symlink_out_of_the_project_is_not_published(tmp_path, capsys):
     """Quarto copies a linked resource following its symlink: `data.txt -> /outside` put
     the outside file in `_book/` (render/links_out.py drops the copy)."""
-    from scripts.render import links_out
+    from bookcheck.render import links_out
     outside = tmp_path / "outside.txt"
     outside.write_text("SECRET\n")
     root = tmp_path / "book"

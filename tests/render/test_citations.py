@@ -1,4 +1,4 @@
-"""A page's apply pass without citeproc (scripts/render/citations.py): the page is
+"""A page's apply pass without citeproc (scripts/bookcheck/render/citations.py): the page is
 byte-identical to citeproc's, and citeproc runs again whenever the citations change."""
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import shutil
 
 import pytest
 
-from scripts.render import citations, render_book
-from scripts.render.book import prepare
-from scripts.render.html import body_job
-from scripts.render.incremental import RenderCache
+from bookcheck.render import citations, render_book
+from bookcheck.render.book import prepare
+from bookcheck.render.html import body_job
+from bookcheck.render.incremental import RenderCache
 
 from tests.bookkit import checked, copy_fixture, moved
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from scripts.render import pandoc
-from scripts.render.book import FILTERS
+from bookcheck.render import pandoc
+from bookcheck.render.book import FILTERS
 
 REFS = {
     "fig-x": {"text": "Figure 1.1", "number": "1.1", "href": "a.html#fig-x", "kind": "fig"},

@@ -1,4 +1,4 @@
-"""Freeze entries (scripts/render/freeze.py) and the engine Markdown they hold
+"""Freeze entries (scripts/bookcheck/render/freeze.py) and the engine Markdown they hold
 (engine_md.py), from hand-made runs: no kernel, no Quarto."""
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import struct
 import zlib
 from types import SimpleNamespace
 
-from scripts.model import CellRun, ChapterRun, InlineRun, Kind, Output
-from scripts.read.book import read_book
-from scripts.render import freeze
-from scripts.render.engine_md import engine_markdown
+from bookcheck.model import CellRun, ChapterRun, InlineRun, Kind, Output
+from bookcheck.read.book import read_book
+from bookcheck.render import freeze
+from bookcheck.render.engine_md import engine_markdown
 from tests.bookkit import make_book
 
 CONFIG = "project:\n  type: book\nbook:\n  chapters:\n    - index.qmd\n    - contents/ch.qmd\n"
@@ -74,7 +74,7 @@ def test_a_figures_size_is_the_one_quarto_writes():
     """mdImageOutput: retina PNG at twice fig-dpi -> half its pixels rounded (JS
     Math.round); at another dpi -> IPython's metadata, half floored; `png`/`svg`
     figures carry no size."""
-    from scripts.render.figure_size import image_size, png_dpi
+    from bookcheck.render.figure_size import image_size, png_dpi
     retina = {"fig-format": "retina", "fig-dpi": 96}
     assert png_dpi(IMAGE) == (192, 192) and png_dpi(png(2, 2)) == (-1, -1)
     assert image_size(IMAGE, retina) == (151, 101)
@@ -124,7 +124,7 @@ def test_a_chapter_starting_with_a_bom_is_handed_over_with_quartos_hash(tmp_path
 
 def test_a_run_with_findings_is_never_handed_over(tmp_path):
     result = book(tmp_path)
-    from scripts.model import Finding
+    from bookcheck.model import Finding
     result.runs["contents/ch.qmd"].findings.append(Finding("contents/ch.qmd", 3, Kind.INVARIANT, "no"))
     written, findings = freeze.write_entries(result)
     assert written == [] and findings[0].kind == Kind.FREEZE
@@ -133,8 +133,8 @@ def test_a_run_with_findings_is_never_handed_over(tmp_path):
 def test_a_run_whose_findings_the_baseline_accepts_is_handed_over(tmp_path):
     """A book adopted with a baseline (verify/baseline.py) passes its check with those
     findings; Quarto must publish its checked runs all the same, not execute them."""
-    from scripts.model import Finding
-    from scripts.verify.baseline import Verdict
+    from bookcheck.model import Finding
+    from bookcheck.verify.baseline import Verdict
     result = book(tmp_path)
     known = Finding("contents/ch.qmd", 3, Kind.INVARIANT, "known")
     result.runs["contents/ch.qmd"].findings.append(known)

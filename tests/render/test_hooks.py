@@ -1,4 +1,4 @@
-"""Quarto's project scripts (scripts/render/hooks.py), without a kernel or Quarto:
+"""Quarto's project scripts (scripts/bookcheck/render/hooks.py), without a kernel or Quarto:
 what Quarto hands them, which documents a plain `quarto render` would execute, and
 the checked result kept from pre-render for post-render. The scripts under real
 Quarto: tests/quarto/test_hooks.py."""
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from scripts.model import Kind
-from scripts.read.book import read_book
-from scripts.render import hooks
+from bookcheck.model import Kind
+from bookcheck.read.book import read_book
+from bookcheck.render import hooks
 from tests.bookkit import make_book
 
 CHAPTER = "# Ch {#sec-ch}\n\n```{python}\nx = 1\n```\n\nValue `{python} x`.\n"

@@ -1,4 +1,4 @@
-"""Incremental rendering (scripts/render/incremental.py): unchanged pages are reused,
+"""Incremental rendering (scripts/bookcheck/render/incremental.py): unchanged pages are reused,
 changed ones and those whose cross-reference text changed are re-rendered.
 
 What was re-rendered is observed through `incremental.RENDERED` (the `what` of
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.read.output_dir import MANIFEST
-from scripts.render import incremental, render_book
+from bookcheck.read.output_dir import MANIFEST
+from bookcheck.render import incremental, render_book
 
 from tests import REPO
 from tests.bookkit import checked, copy_fixture, moved
@@ -151,7 +151,7 @@ def test_a_speculative_page_is_used_only_when_its_numbers_hold(tmp_path):
 
 @pytest.mark.parametrize("change", ["renderer code (a Lua filter)", "pandoc"])
 def test_a_code_or_tool_change_rerenders_everything(book, monkeypatch, change):
-    from scripts import store
+    from bookcheck import store
     root, _ = book
     result = checked(root)      # the book as earlier tests left it (cached: no kernel)
     render(result)
@@ -160,7 +160,7 @@ def test_a_code_or_tool_change_rerenders_everything(book, monkeypatch, change):
     else:
         real = store.code_digest
         monkeypatch.setattr(store, "code_digest",
-                            lambda *m: real(*m) + ("edited" if "scripts.render" in m else ""))
+                            lambda *m: real(*m) + ("edited" if "bookcheck.render" in m else ""))
     render(result)
     assert rendered_pages() == CHAPTERS
 
@@ -182,9 +182,9 @@ def test_the_apply_pass_reports_the_collect_pass_facts(tmp_path, fixture):
     """Speculation rests on this: for every chapter (callouts, equations, figures,
     tables, parts of the real book), the facts an HTML apply pass writes are exactly
     those of the collect pass."""
-    from scripts.read.project import load_project
-    from scripts.render.book import prepare
-    from scripts.render.html import body_job
+    from bookcheck.read.project import load_project
+    from bookcheck.render.book import prepare
+    from bookcheck.render.html import body_job
     if fixture == "minibook":
         root = copy_fixture(fixture, tmp_path / "book")
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.render import search
+from bookcheck.render import search
 
 ANN = '<annotation data-pagefind-ignore encoding="application/x-tex">TEX</annotation>'
 

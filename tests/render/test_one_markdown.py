@@ -10,10 +10,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from scripts.model import CellRun, ChapterRun, InlineRun, Output
-from scripts.read.book import read_book
-from scripts.render import freeze, render_book
-from scripts.render.book import prepare
+from bookcheck.model import CellRun, ChapterRun, InlineRun, Output
+from bookcheck.read.book import read_book
+from bookcheck.render import freeze, render_book
+from bookcheck.render.book import prepare
 
 from .htmlscan import norm, scan
 

@@ -5,9 +5,9 @@ import dataclasses
 
 import pytest
 
-from scripts.model import Kind
-from scripts.render import AuditError, render_book
-from scripts.render.html import KATEX, MATHJAX
+from bookcheck.model import Kind
+from bookcheck.render import AuditError, render_book
+from bookcheck.render.html import KATEX, MATHJAX
 
 from .htmlscan import norm, scan
 

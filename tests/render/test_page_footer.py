@@ -1,5 +1,5 @@
 """The built-in page shows `page-footer:` and the title as Quarto 1.7.34 does, and the
-audit reads them (scripts/render/footer.py, scripts/verify/audit_chrome.py).
+audit reads them (scripts/bookcheck/render/footer.py, scripts/bookcheck/verify/audit_chrome.py).
 
 Quarto's footer, recorded from a real render of `book: page-footer: "Footer 3.1 *text*"`:
 `<footer class="footer"><div class="nav-footer">` with `nav-footer-left` `&nbsp;`,
@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from scripts.model import Kind
-from scripts.render import AuditError, render_book
+from bookcheck.model import Kind
+from bookcheck.render import AuditError, render_book
 from tests.bookkit import check, make_book
 
 pytestmark = pytest.mark.slow

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from scripts.render import render_book
+from bookcheck.render import render_book
 
 
 pytestmark = pytest.mark.needs_tool("pdftotext", "pdfinfo")   # skipped locally, an error under CI

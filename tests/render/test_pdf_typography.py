@@ -1,4 +1,4 @@
-"""The PDF template's typography (scripts/render/assets/book.typ, issue 35): a
+"""The PDF template's typography (scripts/bookcheck/render/assets/book.typ, issue 35): a
 table's header row is bold, captions are ragged (centred), not justified, and a
 URL shown as text breaks only after a slash, never at one of its hyphens.
 
@@ -12,8 +12,8 @@ from statistics import median
 import pdfplumber
 import pytest
 
-from scripts.binaries import pandoc_binary
-from scripts.render.pdf import TEMPLATE
+from bookcheck.binaries import pandoc_binary
+from bookcheck.render.pdf import TEMPLATE
 
 
 def typeset(tmp_path, markdown: str):

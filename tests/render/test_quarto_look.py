@@ -6,7 +6,7 @@ import base64
 import json
 from pathlib import Path
 
-from scripts.render.quarto_look import DARK_SCSS, html_options, write_metadata_file
+from bookcheck.render.quarto_look import DARK_SCSS, html_options, write_metadata_file
 
 MATH, DARK = "/work/math.scss", str(DARK_SCSS)
 ROOT = Path("/book")
@@ -39,7 +39,7 @@ def test_the_authors_scheme_is_left_alone():
 
 
 def test_the_metadata_file_sets_format_html_and_builds_the_font_in(tmp_path):
-    from scripts.render.html import FONTS, MATH_FONT
+    from bookcheck.render.html import FONTS, MATH_FONT
     path = write_metadata_file({}, ROOT, tmp_path)
     math = tmp_path / "math.scss"
     assert json.loads(path.read_text()) == {"format": {"html": html_options({}, ROOT, str(math))}}
@@ -48,6 +48,6 @@ def test_the_metadata_file_sets_format_html_and_builds_the_font_in(tmp_path):
 
 
 def test_a_format_named_as_a_plain_string_has_no_theme_of_its_own():
-    from scripts.render.quarto_look import author_theme
+    from bookcheck.render.quarto_look import author_theme
     assert author_theme({"format": "html"}) is None
     assert author_theme({"format": "html", "theme": "cosmo"}) == "cosmo"

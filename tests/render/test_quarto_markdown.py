@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from scripts.read.book import read_book
-from scripts.render import render_book
-from scripts.render.errors import RenderError
+from bookcheck.read.book import read_book
+from bookcheck.render import render_book
+from bookcheck.render.errors import RenderError
 from tests.bookkit import make_book
 
 from .htmlscan import norm, scan
@@ -207,7 +207,7 @@ def test_echo_fenced_shows_the_cell_and_passes_the_audit(tmp_path):
     """Quarto 1.7.34 shows an `echo: fenced` cell with its fence and its other `#|` lines
     (```` ```{python} ````, `#| label: my-cell`, the code, ```` ``` ````); the page's
     `{python}` is the author's, no leak."""
-    from scripts.model import CellRun, ChapterRun, Output
+    from bookcheck.model import CellRun, ChapterRun, Output
     make_book(tmp_path, {"index.qmd": "# Preface {.unnumbered}\n",
                          "a.qmd": "# Alpha\n\n```{python}\n#| echo: fenced\n#| label: my-cell\n"
                                   "x = 1\nprint(x)\n```\n"},
@@ -270,8 +270,8 @@ def test_a_cell_listing_as_quarto(tmp_path):
     ```` ``` {#lst-cell .python .cell-code lst-cap="A cell listing"} ```` (and
     ```` ```` {#lst-fenced  .cell-code lst-cap="…"} ```` for `echo: fenced`), the page
     "Listing 1.1: A cell listing" above the code; the checker knows the label."""
-    from scripts.model import CellRun, ChapterRun, Output
-    from scripts.render.engine_md import engine_markdown
+    from bookcheck.model import CellRun, ChapterRun, Output
+    from bookcheck.render.engine_md import engine_markdown
     text = ("# Alpha\n\nSee @lst-cell and @lst-fenced.\n\n"
             "```{python}\n#| lst-label: lst-cell\n#| lst-cap: \"A cell listing\"\nx = 1\nprint(x)\n```\n\n"
             "```{python}\n#| echo: fenced\n#| lst-label: lst-fenced\n#| lst-cap: Fenced listing\ny = 2\n```\n")
@@ -297,7 +297,7 @@ def test_a_cell_listing_as_quarto(tmp_path):
 def test_a_website_page_with_number_sections_true_numbers_its_headings(tmp_path):
     """A website numbers no heading unless told (Quarto 1.7.34; render/website.py):
     `number-sections: true` in a page's front matter numbers that page only."""
-    from scripts.verify.check import check_book
+    from bookcheck.verify.check import check_book
     pages = {"index.qmd": "---\ntitle: Home\n---\n\n## Plain {#sec-plain}\n",
              "a.qmd": "---\ntitle: A\nnumber-sections: true\n---\n\n## One {#sec-one}\n\n## Two\n"}
     root = make_book(tmp_path, pages, "project:\n  type: website\n")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.render import RenderError, render_book
-from scripts.render.quarto import quarto_format
+from bookcheck.render import RenderError, render_book
+from bookcheck.render.quarto import quarto_format
 
 from .conftest import quarto_stub_on_path
 
@@ -71,7 +71,7 @@ def test_quarto_failure_keeps_previous_book(stub_quarto, fresh_minibook, monkeyp
 
 def test_a_hung_quarto_is_stopped_at_the_timeout_and_keeps_previous_book(
         stub_quarto, fresh_minibook, tmp_path, monkeypatch):
-    from scripts.render import quarto
+    from bookcheck.render import quarto
     root, result = fresh_minibook
     render_book(result, "html", audited=False)
     quarto_stub_on_path(tmp_path, "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 1.9.12; exit 0; fi\n"
@@ -136,7 +136,7 @@ def test_new_quarto_renders_the_pdf_and_old_one_still_renders_html(stub_quarto, 
 
 
 def test_quarto_version_parsing(stub_quarto, monkeypatch):
-    from scripts.render.quarto import quarto_version
+    from bookcheck.render.quarto import quarto_version
     monkeypatch.setenv("QUARTO_STUB_VERSION", "1.7.34")
     assert quarto_version() == (1, 7, 34)
     monkeypatch.setenv("QUARTO_STUB_VERSION", "garbage")

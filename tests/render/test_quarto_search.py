@@ -1,4 +1,4 @@
-"""Quarto's pages and search index checked (scripts/render/quarto_search.py), and the
+"""Quarto's pages and search index checked (scripts/bookcheck/render/quarto_search.py), and the
 render once more when a page is empty or missing from the index (Quarto 1.7's race),
 exercised with a stand-in `quarto` that writes the minibook's pages and a
 search.json, leaving a page empty or out of the index as often as told."""
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.render import RenderError, render_book
-from scripts.render.quarto_search import has_main_text, unindexed_pages
+from bookcheck.render import RenderError, render_book
+from bookcheck.render.quarto_search import has_main_text, unindexed_pages
 
 from .conftest import quarto_stub_on_path
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from scripts.model import Kind
-from scripts.read.qmd import parse_chapter
-from scripts.render import downloads, search
-from scripts.verify.figalt import missing_fig_alt
+from bookcheck.model import Kind
+from bookcheck.read.qmd import parse_chapter
+from bookcheck.render import downloads, search
+from bookcheck.verify.figalt import missing_fig_alt
 
 PAGE = """<!DOCTYPE html><html lang="en"><body>
 <nav class="sidebar"><a href="x.html">Sidebar words</a></nav>
@@ -119,7 +119,7 @@ def test_the_books_figures_all_have_fig_alt():
 
 def test_every_page_links_the_pdf_once_it_exists(fresh_minibook):
     """make html (no link) -> make pdf (link added) -> make html (link kept)."""
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     from .htmlscan import scan
 
     root, result = fresh_minibook
@@ -152,7 +152,7 @@ def test_a_pdf_older_than_its_sources_is_not_linked(fresh_minibook, capsys):
     import dataclasses
     from types import SimpleNamespace
 
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     from .htmlscan import scan
 
     root, result = fresh_minibook
@@ -178,7 +178,7 @@ def test_the_title_block_shows_the_date_as_written_or_the_renders_day(monkeypatc
     `now` and `last-modified` are the render's day, SOURCE_DATE_EPOCH's when set."""
     from types import SimpleNamespace
 
-    from scripts.render.html import title_block
+    from bookcheck.render.html import title_block
     book = SimpleNamespace(title="T", subtitle="", authors=["A"], date="2026-05-04")
     assert title_block(book).splitlines()[1:-1] == [
         '<p class="title">T</p>', '<p class="author">A</p>', '<p class="date">2026-05-04</p>']
@@ -191,7 +191,7 @@ def test_the_title_block_shows_the_date_as_written_or_the_renders_day(monkeypatc
 
 
 def test_the_project_reads_date_from_book_or_the_top_level(tmp_path):
-    from scripts.read.project import load_project
+    from bookcheck.read.project import load_project
     (tmp_path / "_quarto.yml").write_text("project:\n  type: book\nbook:\n  title: T\n  date: 2026-05-04\n"
                                           "  chapters: [index.qmd]\n", encoding="utf-8")
     (tmp_path / "index.qmd").write_text("# T\n", encoding="utf-8")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.render import render_book
+from bookcheck.render import render_book
 
 from .htmlscan import norm, scan
 
@@ -224,7 +224,7 @@ def test_the_math_font_ships_with_every_build(book):
     """book.css's @font-face url resolves to the vendored font, copied
     unchanged into _book/fonts/ with its licence, whole (no unicode-range),
     and names the family that `math` is set in."""
-    from scripts.render.html import FONTS, MATH_FONT
+    from bookcheck.render.html import FONTS, MATH_FONT
     css = (book / "book.css").read_text(encoding="utf-8")
     [face] = re.findall(r"@font-face\s*\{([^}]*)\}", css)
     [url] = re.findall(r'url\("([^"]+)"\)', face)

@@ -3,8 +3,8 @@ figure whose caption sits outside the scrolling box, inline code wraps
 after `_`, and column widths come from the cells' content."""
 from __future__ import annotations
 
-from scripts.render.html import scrollable
-from scripts.render.html_tables import breakable_code, column_widths
+from bookcheck.render.html import scrollable
+from bookcheck.render.html_tables import breakable_code, column_widths
 
 PANDOC_TABLE = (
     '<table id="tbl-k">\n<caption>Table B.1: All <em>constants</em>.</caption>\n'

@@ -11,8 +11,8 @@ import subprocess
 import pdfplumber
 import pytest
 
-from scripts.binaries import pandoc_binary
-from scripts.render import typst_math
+from bookcheck.binaries import pandoc_binary
+from bookcheck.render import typst_math
 
 
 def _pandoc(args: list[str], stdin: str) -> str:

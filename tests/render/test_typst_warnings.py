@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.render.errors import RenderError
-from scripts.render.pdf import compile_typst
+from bookcheck.render.errors import RenderError
+from bookcheck.render.pdf import compile_typst
 
 
 def test_a_warning_fails_with_its_text(tmp_path):

@@ -7,13 +7,13 @@ import json
 import pytest
 from pathlib import Path
 
-from scripts.model import CellRun, ChapterRun, InlineRun, Output
-from scripts.read.options import resolve
-from scripts.read.project import Project
-from scripts.read.qmd import parse_chapter
-from scripts.render.errors import RenderError
-from scripts.render.engine_md import engine_markdown
-from scripts.render.numbering import ChapterInfo, appendix_letter, number_book
+from bookcheck.model import CellRun, ChapterRun, InlineRun, Output
+from bookcheck.read.options import resolve
+from bookcheck.read.project import Project
+from bookcheck.read.qmd import parse_chapter
+from bookcheck.render.errors import RenderError
+from bookcheck.render.engine_md import engine_markdown
+from bookcheck.render.numbering import ChapterInfo, appendix_letter, number_book
 
 SOURCE = """---
 title: Demo
@@ -66,9 +66,9 @@ REFS = {"tbl-t": {"text": "Table 1.1", "number": "1.1", "href": "#tbl-t", "kind"
 
 def page(tmp_path, markdown: str) -> str:
     """The built-in page's body for a chapter's engine Markdown (the filters of book.py)."""
-    from scripts.render import pandoc
-    from scripts.render.book import FILTERS
-    from scripts.render.html import HTML_ARGS
+    from bookcheck.render import pandoc
+    from bookcheck.render.book import FILTERS
+    from bookcheck.render.html import HTML_ARGS
     context = tmp_path / "ctx.json"
     context.write_text(json.dumps({"mode": "apply", "target": "html", "refs": REFS}))
     return pandoc.run(["--from=markdown", "--to=html5", *HTML_ARGS,
@@ -245,7 +245,7 @@ def test_appendix_letters():
 def test_custom_callout_types_reach_the_filters(tmp_path):
     """The project's custom callout types are in every pass's context (callouts.lua)."""
     import json
-    from scripts.render.book import Chapter, new_book, write_context
+    from bookcheck.render.book import Chapter, new_book, write_context
     project = Project(root=tmp_path, custom_callouts={"todo": {"title": "To do", "color": ""}})
     chapter = Chapter("a.qmd", "a.html", False, tmp_path / "a.md")
     book = new_book(project, [chapter], tmp_path)

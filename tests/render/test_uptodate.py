@@ -1,4 +1,4 @@
-"""`python -m scripts html` with nothing changed (scripts/render/uptodate.py): the
+"""`bookcheck html` with nothing changed (scripts/bookcheck/render/uptodate.py): the
 second run checks and renders nothing; any change it could depend on makes it a
 full build again, whose output shows the change."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.render import uptodate
+from bookcheck.render import uptodate
 
 from tests import REPO
 from tests.bookkit import checked, copy_fixture
@@ -31,7 +31,7 @@ def html(root: Path, **env_extra) -> subprocess.CompletedProcess:
     env.update(PYTHONPATH=str(REPO), MPLBACKEND="Agg", **env_extra)
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
                                   if not (Path(p) / "quarto").exists())
-    done = subprocess.run([sys.executable, "-m", "scripts", "html"], cwd=root, env=env,
+    done = subprocess.run([sys.executable, "-m", "bookcheck", "html"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 or "FAILED" in done.stdout, done.stdout + done.stderr
     return done
@@ -146,7 +146,7 @@ def test_a_file_saved_during_the_build_is_seen_by_the_next_one(built):
 
 
 def test_the_checker_code_counts_when_it_lives_outside_the_book(built, tmp_path, monkeypatch):
-    from scripts import store
+    from bookcheck import store
     code = tmp_path / "code"
     (code / "scripts" / "render").mkdir(parents=True)
     (code / "scripts" / "render" / "filter.lua").write_text("-- v1\n")
@@ -271,7 +271,7 @@ def test_a_reader_gone_costs_no_traceback_and_keeps_the_build(built):
            if k not in ("GITHUB_ACTIONS", "_", "PYTEST_CURRENT_TEST", "PYTHONUNBUFFERED")}
     env.update(PYTHONPATH=str(REPO), MPLBACKEND="Agg")
     try:
-        done = subprocess.run([sys.executable, "-m", "scripts", "html"], cwd=built, env=env,
+        done = subprocess.run([sys.executable, "-m", "bookcheck", "html"], cwd=built, env=env,
                               stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=600)
     finally:
         os.close(write_end)

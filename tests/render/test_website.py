@@ -1,4 +1,4 @@
-"""A website on the built-in path (scripts/render/website.py) as Quarto 1.7.34 renders
+"""A website on the built-in path (scripts/bookcheck/render/website.py) as Quarto 1.7.34 renders
 one (checked on a tiny website): each page numbered on its own ("Figure 1", not
 "Figure 1.1"; sections counted from the page's highest heading level), its `title:`
 above its own headings, the sidebar `website: sidebar:` describes."""
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 
-from scripts.read.sidebar import NavItem
-from scripts.render import render_book
-from scripts.render.numbering import ChapterInfo
-from scripts.render.website import number_pages, sidebar_html
-from scripts.verify.check import check_book
+from bookcheck.read.sidebar import NavItem
+from bookcheck.render import render_book
+from bookcheck.render.numbering import ChapterInfo
+from bookcheck.render.website import number_pages, sidebar_html
+from bookcheck.verify.check import check_book
 from tests.bookkit import make_book
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.model import Kind
+from bookcheck.model import Kind
 from tests.bookkit import findings_of, line_of, write_book
-from scripts.verify.check import check_book
+from bookcheck.verify.check import check_book
 
 # A module in the fixture project: chapter A mutates its constant.
 CONSTS = "VALUE = 1\n"
@@ -203,7 +203,7 @@ TWO = {"a.qmd": "# A\n\n```{python}\nx = 1\n```\n", "b.qmd": "# B\n\n```{python}
 
 
 def test_kernels_are_forked_from_the_warm_server(tmp_path, monkeypatch, no_leftover_kernels):
-    from scripts.run import forkserver
+    from bookcheck.run import forkserver
     spawned = []
     real = forkserver.ForkServer.spawn
 
@@ -219,7 +219,7 @@ def test_kernels_are_forked_from_the_warm_server(tmp_path, monkeypatch, no_lefto
 
 
 def test_fork_failure_falls_back_to_launched_kernels(tmp_path, monkeypatch, no_leftover_kernels):
-    from scripts.run import forkserver
+    from bookcheck.run import forkserver
 
     async def broken(self, argv, cwd, env):
         raise RuntimeError("fork server unavailable")
@@ -231,7 +231,7 @@ def test_fork_failure_falls_back_to_launched_kernels(tmp_path, monkeypatch, no_l
 
 
 def test_missing_kernelspec_is_a_finding_not_a_crash(tmp_path, monkeypatch, no_leftover_kernels):
-    from scripts.run import execute
+    from bookcheck.run import execute
     monkeypatch.setenv("CHECKER_FORK", "0")
     original = execute.Kernel._new_client
 
@@ -318,7 +318,7 @@ def test_figures_are_drawn_as_quartos_setup_draws_them(tmp_path, monkeypatch, fo
     PNGs (twice the dpi); the same whether matplotlib was preloaded by the fork
     server (fork=1) or is first imported by the cell (fork=0: a fresh kernel)."""
     import base64
-    from scripts.render.figure_size import png_dpi
+    from bookcheck.render.figure_size import png_dpi
     monkeypatch.setenv("CHECKER_FORK", fork)
     root = write_book(tmp_path, {"fig.qmd": QUARTO_FIGURE}, extra="fig-height: 4\n")
     result = check_book(root, force=True, update_ledger=True)
@@ -341,7 +341,7 @@ FRONT_MATTER_FIGURES = {
 
 def test_a_chapters_front_matter_sets_its_own_figures_as_in_quarto(tmp_path, no_leftover_kernels):
     import base64
-    from scripts.render.figure_size import png_dpi
+    from bookcheck.render.figure_size import png_dpi
     root = write_book(tmp_path, FRONT_MATTER_FIGURES,
                       extra="fig-height: 2\nformat:\n  html:\n    fig-width: 6\n    fig-dpi: 80\n")
     result = check_book(root, force=True, update_ledger=True)
@@ -357,7 +357,7 @@ def test_a_chapters_front_matter_sets_its_own_figures_as_in_quarto(tmp_path, no_
 @pytest.mark.slow
 def test_a_preload_that_hangs_falls_back_to_launched_kernels(tmp_path, monkeypatch,
                                                              no_leftover_kernels):
-    from scripts.run import forkserver
+    from bookcheck.run import forkserver
     monkeypatch.setattr(forkserver, "READY_TIMEOUT_S", 1.0)
     chapter = "# Hang\n\n```{python}\n#| label: hang\nimport hangpkg\n```\n"
     root = write_book(tmp_path, {"hang.qmd": chapter}, extra="execute:\n  timeout: 2\n")

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from scripts.run import cache
-from scripts.model import CellRun, ChapterRun, Finding, InlineRun, Kind, Output, ParsedChapter
+from bookcheck.run import cache
+from bookcheck.model import CellRun, ChapterRun, Finding, InlineRun, Kind, Output, ParsedChapter
 from tests.bookkit import make_book
 
 
@@ -39,7 +39,7 @@ def test_key_is_stable(book):
 
 
 def _read(text: str) -> ParsedChapter:
-    from scripts.read.qmd import parse_chapter
+    from bookcheck.read.qmd import parse_chapter
     return parse_chapter("contents/a.qmd", text)
 
 
@@ -125,7 +125,7 @@ def test_package_versions_match_importlib_metadata():
 
 
 def test_computing_a_key_imports_nothing_heavy(tmp_path):
-    code = ("import sys; from scripts.run import cache; from scripts.model import ParsedChapter;"
+    code = ("import sys; from bookcheck.run import cache; from bookcheck.model import ParsedChapter;"
             "cache.chapter_key('.', ParsedChapter(path='a.qmd', text='x'));"
             "heavy = {'pint', 'pandas', 'numpy', 'matplotlib', 'jupyter_client', 'nbclient',"
             " 'IPython', 'ipykernel'} & set(sys.modules); print(sorted(heavy))")

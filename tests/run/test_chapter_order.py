@@ -1,7 +1,7 @@
-"""Writers before readers (book order) and who must be validated again (scripts.run.order)."""
+"""Writers before readers (book order) and who must be validated again (bookcheck.run.order)."""
 from __future__ import annotations
 
-from scripts.run import order
+from bookcheck.run import order
 
 
 def test_reads_and_writes_of_a_run():

@@ -14,11 +14,11 @@ import uuid
 
 import pytest
 
-from scripts.model import Kind
+from bookcheck.model import Kind
 from tests.bookkit import LOCAL_CHECK, col_of, findings_of, line_of, write_book
 from tests.processes import child_pids, processes_with
-from scripts.run import execute
-from scripts.verify.check import check_book
+from bookcheck.run import execute
+from bookcheck.verify.check import check_book
 
 pytestmark = pytest.mark.slow
 
@@ -201,7 +201,7 @@ def test_passing_chapter_has_no_finding_and_honours_options(book):
     assert run.invariants == 2
     assert [(i.kind, i.text) for i in run.inlines] == [
         ("text", "42"), ("text", "plain words"), ("markdown", "*m*"), ("text", "43")]
-    # What Quarto puts in the page (a str is escaped: scripts.run.inline_values).
+    # What Quarto puts in the page (a str is escaped: bookcheck.run.inline_values).
     assert [i.markdown for i in run.inlines] == ["42", "plain words", "*m*", "43"]
     cells = {c.index: run.cells[c.index] for c in parsed.cells}
     assert cells[1].outputs == []                                   # eval: false
@@ -301,8 +301,8 @@ def test_no_kernel_left_behind(book):
 
 def test_a_display_offering_html_or_javascript_is_marked_scripted():
     """Quarto's engine loads its widget scripts when any display offered text/html or
-    application/javascript, whichever representation is shown (scripts/render/freeze.py)."""
-    from scripts.model import CodeCell
+    application/javascript, whichever representation is shown (scripts/bookcheck/render/freeze.py)."""
+    from bookcheck.model import CodeCell
     cell = CodeCell(index=0, fence_line=1, first_code_line=2, end_line=3, source="x")
     raw = [{"output_type": "execute_result",
             "data": {"text/html": "<table/>", "text/markdown": "| a |", "text/plain": "a"}},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.run.inline_values import inserted, mangled, markdown_escape
+from bookcheck.run.inline_values import inserted, mangled, markdown_escape
 
 
 def plain(value) -> dict:

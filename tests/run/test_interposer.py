@@ -1,4 +1,4 @@
-"""The interposer (scripts/run/interpose.c) and what observe_side makes of its log."""
+"""The interposer (scripts/bookcheck/run/interpose.c) and what observe_side makes of its log."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.run import deps, facts_side, interpose
+from bookcheck.run import deps, facts_side, interpose
 from tests.run.test_observed_inputs import DRIVER, HELPERS, REPO
 
 SIDE = REPO / "scripts" / "run"

@@ -1,5 +1,5 @@
 """The kernels are driven through nbclient's and jupyter_client's public API only
-(scripts/run/kernel.py), so a release that requirements.txt allows cannot remove
+(scripts/bookcheck/run/kernel.py), so a release that requirements.txt allows cannot remove
 what the run stage calls; what steps_side.py mirrors of ipykernel is checked against
 ipykernel itself (here, and in test_steps_protocol.py against nbclient's records)."""
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import scripts.run
+import bookcheck.run
 
-RUN = Path(scripts.run.__file__).parent
+RUN = Path(bookcheck.run.__file__).parent
 DOCUMENTED = {"_exit", "_getframe"}       # os._exit, sys._getframe: the stdlib documents them
 
 
@@ -27,5 +27,5 @@ def test_the_run_stage_uses_no_private_attribute_of_another_object(path):
 
 def test_the_flush_interval_steps_side_mirrors_is_ipykernels():
     from ipykernel.iostream import OutStream
-    from scripts.run.steps_side import _Capture
+    from bookcheck.run.steps_side import _Capture
     assert _Capture.FLUSH_INTERVAL_S == OutStream.flush_interval

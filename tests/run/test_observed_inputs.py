@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from scripts.model import ChapterRun, CodeCell, Finding, InlineExpr, Kind, ParsedChapter
-from scripts.run import deps, facts_side, fingerprint
-from scripts.verify.html_tables import html_tables
+from bookcheck.model import ChapterRun, CodeCell, Finding, InlineExpr, Kind, ParsedChapter
+from bookcheck.run import deps, facts_side, fingerprint
+from bookcheck.verify.html_tables import html_tables
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -86,7 +86,7 @@ def test_the_observer_records_every_kind_of_touch(tmp_path):
         env["LC_CTYPE"] = facts.pop("env LC_CTYPE")
     finds = {k: facts.pop(k)[1] for k in list(facts) if k.startswith("find ")}
     site = next(p for p in sys.path if p.endswith("-packages"))
-    assert set(finds) == {"find .", f"find {site}"}     # (scripts/run is skipped)
+    assert set(finds) == {"find .", f"find {site}"}     # (scripts/bookcheck/run is skipped)
     for names in finds.values():        # searched the root ('' = cwd) and sys.path
         assert "overrides" in names and "_locale" not in names      # (builtins: never searched)
     assert {"booklib", "helpers", "glob"} <= set(finds["find ."])   # a glob.py there would shadow
@@ -153,9 +153,9 @@ def test_an_input_changed_while_the_run_went_on_is_not_stable(tmp_path):
 
 def _chapter(text: str) -> ParsedChapter:
     """The chapter as read_book gives it: parsed, its options resolved."""
-    from scripts.read.options import resolve
-    from scripts.read.project import Project
-    from scripts.read.qmd import parse_chapter
+    from bookcheck.read.options import resolve
+    from bookcheck.read.project import Project
+    from bookcheck.read.qmd import parse_chapter
     parsed = parse_chapter("contents/c.qmd", text)
     resolve(Project(root=Path(".")), parsed)
     return parsed

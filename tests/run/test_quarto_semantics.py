@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 
-from scripts.model import Kind
+from bookcheck.model import Kind
 from tests.bookkit import LOCAL_CHECK, col_of, line_of, make_book, write_book
-from scripts.verify.check import check_book
+from bookcheck.verify.check import check_book
 
 
 def located(result, kind=None):

@@ -1,4 +1,4 @@
-"""scripts/run/signals.held_signals: Ctrl-C and SIGTERM wait for a kernel's shutdown."""
+"""scripts/bookcheck/run/signals.held_signals: Ctrl-C and SIGTERM wait for a kernel's shutdown."""
 from __future__ import annotations
 
 import os
@@ -6,7 +6,7 @@ import signal
 
 import pytest
 
-from scripts.run.signals import held_signals
+from bookcheck.run.signals import held_signals
 
 
 @pytest.fixture()
@@ -39,13 +39,13 @@ def test_ctrl_c_held_is_a_keyboard_interrupt_after_the_block():
 
 
 def test_sigterm_inside_a_task_ends_the_run_as_ctrl_c_does(capfd, caplog):
-    """scripts.cli's SIGTERM handler, the signal landing while a task's own code
+    """bookcheck.cli's SIGTERM handler, the signal landing while a task's own code
     runs (not while the loop waits): asyncio.run ends with KeyboardInterrupt, the
     run is marked terminated (exit 143), and no task is left with an exception
     nobody retrieves (asyncio would log it with a traceback)."""
     import asyncio
     import gc
-    from scripts import cli
+    from bookcheck import cli
 
     async def book():
         async def chapter():

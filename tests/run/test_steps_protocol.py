@@ -1,4 +1,4 @@
-"""A chapter runs in one request (scripts.run.steps): outputs must still land in the
+"""A chapter runs in one request (bookcheck.run.steps): outputs must still land in the
 cell, and in the order, a Jupyter client (nbclient, Quarto) would record them, and a
 death after several finished steps must be blamed on the step that was running."""
 from __future__ import annotations
@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from scripts.model import Kind
-from scripts.read.qmd import parse_chapter
-from scripts.run import steps
-from scripts.run.kernel import start_kernel
+from bookcheck.model import Kind
+from bookcheck.read.qmd import parse_chapter
+from bookcheck.run import steps
+from bookcheck.run.kernel import start_kernel
 from tests.bookkit import findings_of, line_of, write_book
-from scripts.verify.check import check_book
+from bookcheck.verify.check import check_book
 
 OUTPUTS = '''
 # Outputs
@@ -151,7 +151,7 @@ async def _through_steps(root: Path, parsed) -> list:
 
 def test_the_one_request_records_what_nbclient_records_for_the_same_cells(tmp_path):
     """steps_side.py buffers streams and applies displays itself, as ipykernel and nbclient
-    do (scripts/run/steps.py says why). The same cells through nbclient's public per-cell
+    do (scripts/bookcheck/run/steps.py says why). The same cells through nbclient's public per-cell
     path must give the same outputs: an ipykernel or nbclient release that records them
     differently (what Quarto would show) fails here."""
     import asyncio
@@ -185,7 +185,7 @@ def test_a_book_whose_root_holds_the_checker_itself(tmp_path):
     shutil.copytree(repo / "scripts", root / "scripts",
                     ignore=shutil.ignore_patterns("__pycache__"))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-m", "scripts", "numbers"], cwd=root, env=env,
+    done = subprocess.run([sys.executable, "-m", "bookcheck", "numbers"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "kernel-died" not in done.stdout

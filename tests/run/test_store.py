@@ -1,4 +1,4 @@
-"""The one store (scripts/store.py): an entry is a miss when damaged, and every key
+"""The one store (scripts/bookcheck/store.py): an entry is a miss when damaged, and every key
 includes the code that produced it, so an edit to a checker module is never served
 an entry of the old code (issue 32: inline_values.py edited, 5 chapters served the
 old text; a stricter audit rule passed until --force)."""
@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from scripts import store
-from scripts.model import ChapterRun, InlineRun, ParsedChapter
-from scripts.run import cache
-from scripts.verify import audit
+from bookcheck import store
+from bookcheck.model import ChapterRun, InlineRun, ParsedChapter
+from bookcheck.run import cache
+from bookcheck.verify import audit
 
 
 @pytest.fixture
 def entries(tmp_path):
-    found = store.Store(tmp_path, "things", ("scripts.store",))
+    found = store.Store(tmp_path, "things", ("bookcheck.store",))
     found.put("k", b"payload")
     return found
 
@@ -40,7 +40,7 @@ def test_json_records_round_trip_and_prune_keeps_them(entries):
     entries.put_json(".record", {"b": [1, 2], "a": "é"})
     entries.put("old", b"x")
     (entries.dir / ".half.tmp").write_bytes(b"torn")
-    fresh = store.Store(entries.dir.parents[1], "things", ("scripts.store",))
+    fresh = store.Store(entries.dir.parents[1], "things", ("bookcheck.store",))
     assert fresh.get_json(".record") == {"b": [1, 2], "a": "é"}
     assert fresh.get("k") == b"payload"
     assert fresh.prune() == 2                       # "old" and the temp file; records stay
@@ -55,7 +55,7 @@ def test_nothing_but_the_store_names_the_build_folder(tmp_path):
 def test_the_kernel_lists_no_folder_of_the_checker_state():
     """The kernel-side observer spells the build folder itself (it imports nothing of
     scripts): the two names must agree, or every cached run sees its folder appear."""
-    from scripts.run.facts_side import SKIP_NAMES
+    from bookcheck.run.facts_side import SKIP_NAMES
     assert store.BUILD in SKIP_NAMES
 
 
@@ -135,13 +135,13 @@ def repo(tmp_path_factory):
 def in_copy(repo, monkeypatch):
     """The store reads the code of the copy: edits there are edits to the checker."""
     saved = {rel: (repo / rel).read_bytes() for rel in (
-        "scripts/run/inline_values.py", "scripts/verify/audit_html.py", "scripts/verify/audit_tokens.py")}
+        "scripts/bookcheck/run/inline_values.py", "scripts/bookcheck/verify/audit_html.py", "scripts/bookcheck/verify/audit_tokens.py")}
     monkeypatch.setattr(store, "PROJECT", repo)
     store.forget_code()
     yield repo
     for rel, data in saved.items():
         (repo / rel).write_bytes(data)
-    (repo / "scripts/verify/audit_rule.py").unlink(missing_ok=True)
+    (repo / "scripts/bookcheck/verify/audit_rule.py").unlink(missing_ok=True)
     store.forget_code()
 
 
@@ -160,7 +160,7 @@ def test_an_edit_to_a_checker_module_invalidates_the_chapter_cache(in_copy, tmp_
     key = cache.chapter_key(book, chapter)
     cache.store(book, key, ChapterRun(path="a.qmd", inlines=[InlineRun(0, "text", "1")]))
     assert cache.load(book, cache.chapter_key(book, chapter)) is not None
-    _edit(in_copy, "scripts/run/inline_values.py", "import re\n", "import re\nimport sys\n")
+    _edit(in_copy, "scripts/bookcheck/run/inline_values.py", "import re\n", "import re\nimport sys\n")
     assert cache.chapter_key(book, chapter) != key
     assert cache.load(book, cache.chapter_key(book, chapter)) is None
     assert cache.load(book, key) is None            # the old code's entry: a miss too
@@ -184,9 +184,9 @@ def test_a_changed_or_added_audit_module_invalidates_the_page_cache(in_copy, tmp
     assert not _reused(book)                        # the first audit
     assert _reused(book)                            # unchanged code: not audited again
     if change == "edit a rule":
-        _edit(in_copy, "scripts/verify/audit_tokens.py", "import re\n", "import re\nimport os\n")
+        _edit(in_copy, "scripts/bookcheck/verify/audit_tokens.py", "import re\n", "import re\nimport os\n")
     else:
-        (in_copy / "scripts/verify/audit_rule.py").write_text("STRICTER = True\n")
-        _edit(in_copy, "scripts/verify/audit_html.py", "from __future__ import annotations\n",
-              "from __future__ import annotations\nfrom scripts.verify import audit_rule\n")
+        (in_copy / "scripts/bookcheck/verify/audit_rule.py").write_text("STRICTER = True\n")
+        _edit(in_copy, "scripts/bookcheck/verify/audit_html.py", "from __future__ import annotations\n",
+              "from __future__ import annotations\nfrom bookcheck.verify import audit_rule\n")
     assert not _reused(book)

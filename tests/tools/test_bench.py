@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from scripts.tools import bench
+from bookcheck.tools import bench
 from tests.bookkit import make_book
 
 SMALL_BOOK = {
@@ -97,7 +97,7 @@ def test_bench_end_to_end_on_a_tiny_synthetic_book(tmp_path, capsys):
 
 
 def test_per_chapter_overhead_is_cold_minus_floor_over_chapters():
-    from scripts.tools.bench_html import per_chapter_overhead_line
+    from booktools.bench_html import per_chapter_overhead_line
     steps = [bench.Step("floor (one plain process)", [2.0, 4.0, 3.0]),
              bench.Step("cold check", [9.0, 8.0, 10.0])]
     assert per_chapter_overhead_line(steps, 60).startswith(
@@ -108,7 +108,7 @@ def test_per_chapter_overhead_is_cold_minus_floor_over_chapters():
 
 
 def test_the_observation_cost_line_compares_the_interposer_with_python_hooks_only():
-    from scripts.tools.bench import PYTHON_HOOKS_STEP, Step, observation_cost_line
+    from booktools.bench import PYTHON_HOOKS_STEP, Step, observation_cost_line
     cold, hooks = Step("cold check"), Step(PYTHON_HOOKS_STEP)
     cold.seconds, hooks.seconds = [11.0, 11.5, 10.5], [10.0, 9.0, 11.0]
     line = observation_cost_line([cold, hooks])

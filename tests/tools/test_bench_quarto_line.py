@@ -2,8 +2,8 @@
 plain `quarto render` (Quarto executing every chapter), issue 33's target beside it."""
 from __future__ import annotations
 
-from scripts.tools.bench import Step
-from scripts.tools.bench_html import quarto_speedup_line
+from booktools.bench import Step
+from booktools.bench_html import quarto_speedup_line
 
 
 def _step(name: str, *seconds: float) -> Step:

@@ -1,4 +1,4 @@
-"""`python -m scripts pipe-tables` (scripts/tools/grid_tables.py): grid tables holding
+"""`bookcheck pipe-tables` (scripts/bookcheck/tools/grid_tables.py): grid tables holding
 inline values become pipe tables when every row can be cut into the border's columns
 (lined up, or as many structural `|`; multi-line cells joined and listed); the others
 are kept and listed."""
@@ -8,8 +8,8 @@ import json
 
 import pypandoc
 
-from scripts.cli import main as cli
-from scripts.tools.grid_tables import main, rewrite
+from bookcheck.cli import main as cli
+from bookcheck.tools.grid_tables import main, rewrite
 from tests.bookkit import make_book
 
 ALIGNED = """Text before.

@@ -7,8 +7,8 @@ import pytest
 
 from tests import REPO
 
-from scripts.tools.mutation import mutants as mutate
-from scripts.tools.mutation import report
+from booktools.mutation import mutants as mutate
+from booktools.mutation import report
 
 pytestmark = pytest.mark.slow
 
@@ -91,8 +91,8 @@ def test_the_ci_subset_keeps_what_a_sample_could_miss():
     """choose_subset: every reviewed mutant, every sign/range mutant, one of each
     formula, then random ones up to the size, in generation order, the same for a seed."""
     import random
-    from scripts.tools.mutation.mutants import Mutant, is_sign_or_range
-    from scripts.tools.mutation.report import choose_subset
+    from booktools.mutation.mutants import Mutant, is_sign_or_range
+    from booktools.mutation.report import choose_subset
     mutants = [Mutant("constant", f"C{i}", op) for i in range(30) for op in ("x0.1", "x10")]
     mutants += [Mutant("formula", "calc_mtbf_node", "neg"), Mutant("formula", "calc_mtbf_node", "swap"),
                 Mutant("formula", "calc_overhead_ratio", "swap"),
@@ -111,7 +111,7 @@ def test_the_ci_subset_keeps_what_a_sample_could_miss():
 
 def test_a_small_sample_still_covers_every_verdict():
     import random
-    from scripts.tools.mutation.report import choose_sample
+    from booktools.mutation.report import choose_sample
     verdicts = {f"m{i}": v for i, v in enumerate(["invariant"] * 9 + ["error"] * 5 + ["ledger"] * 4
                                                   + ["survived"] * 2)}
     small = choose_sample(verdicts, 4, random.Random(17))

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.tools.preview.server import Broadcast
-from scripts.tools.preview.watch import Watcher, WatcherMissing
+from bookcheck.tools.preview.server import Broadcast
+from bookcheck.tools.preview.watch import Watcher, WatcherMissing
 from tests.bookkit import copy_book
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,12 +85,12 @@ def processes_in(folder: Path) -> list[int]:
 
 
 class Preview:
-    """`python -m scripts preview` in a subprocess, its output read line by line."""
+    """`bookcheck preview` in a subprocess, its output read line by line."""
 
     def __init__(self, book: Path, tmpdir: Path):
         env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmpdir),
                "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "scripts.tools.preview",
+        self.proc = subprocess.Popen([sys.executable, "-m", "bookcheck.tools.preview",
                                       "--root", str(book)], cwd=book, env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: queue.Queue = queue.Queue()
@@ -178,7 +178,7 @@ def test_preview_reloads_shows_and_clears_the_banner(tmp_path):
 def test_preview_without_watchfiles_stops_at_once_with_a_clear_error(tmp_path, monkeypatch, capsys):
     """A missing watchfiles used to kill only the watcher threads: the preview then
     served forever and never reloaded. It must refuse to start, exit 2, say why."""
-    from scripts.tools import preview
+    from bookcheck.tools import preview
     (tmp_path / "_quarto.yml").write_text("project:\n  type: book\n", encoding="utf-8")
     monkeypatch.setitem(sys.modules, "watchfiles", None)     # import watchfiles -> ImportError
     with pytest.raises(WatcherMissing):

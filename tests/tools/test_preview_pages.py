@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from scripts.model import Kind
-from scripts.verify.check import check_book
-from scripts.tools.preview.pages import PageRenderer
-from scripts.tools.preview.session import Session, relevant
+from bookcheck.model import Kind
+from bookcheck.verify.check import check_book
+from bookcheck.tools.preview.pages import PageRenderer
+from bookcheck.tools.preview.session import Session, relevant
 from tests.bookkit import make_book
 
 CONFIG = """project:
@@ -112,8 +112,8 @@ def test_a_page_rewritten_while_previewing_links_only_a_current_pdf(book):
     """The preview asks the question `make html` asks (downloads.linked_pdf): a page
     rewritten while previewing links the PDF only while it was built from the
     sources being shown, never one older than the edit."""
-    from scripts.render import pdf_stamp
-    from scripts.render.pdf import pdf_name
+    from bookcheck.render import pdf_stamp
+    from bookcheck.render.pdf import pdf_name
 
     def linked(rel: str) -> bool:
         return 'class="download-pdf"' in (book / "_book" / rel).read_text()

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from scripts.tools import synth_book
-from scripts.read.project import load_project
-from scripts.read.qmd import parse_chapter
+from bookcheck.tools import synth_book
+from bookcheck.read.project import load_project
+from bookcheck.read.qmd import parse_chapter
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_command_line(tmp_path):
 
 def test_every_cell_and_inline_runs_in_plain_python(book, project_root):
     """The floor runner executes the whole book without a single error."""
-    done = subprocess.run([sys.executable, "-m", "scripts.tools.bench", "--floor-of", str(book)],
+    done = subprocess.run([sys.executable, "-m", "booktools.bench", "--floor-of", str(book)],
                           cwd=book, env={**_env(project_root), "MPLBACKEND": "Agg"},
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -73,7 +73,7 @@ def test_every_cell_and_inline_runs_in_plain_python(book, project_root):
 def test_checker_accepts_the_synthetic_book(book, project_root):
     """`numbers` records the values, then `check` passes (exit 0, no finding)."""
     for command in ("numbers", "check"):
-        done = subprocess.run([sys.executable, "-m", "scripts", command, "--root", str(book)],
+        done = subprocess.run([sys.executable, "-m", "bookcheck", command, "--root", str(book)],
                               cwd=project_root, env=_env(project_root),
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stdout + done.stderr
@@ -85,10 +85,10 @@ def test_checker_accepts_the_synthetic_book(book, project_root):
 @pytest.mark.slow
 def test_checker_recomputes_a_corrupt_cache_entry(book, project_root):
     """A truncated cache entry is not trusted: that chapter runs again and is stored afresh."""
-    from scripts.run import cache
+    from bookcheck.run import cache
 
     def check():
-        return subprocess.run([sys.executable, "-m", "scripts", "check", "--root", str(book)],
+        return subprocess.run([sys.executable, "-m", "bookcheck", "check", "--root", str(book)],
                               cwd=project_root, env=_env(project_root),
                               capture_output=True, text=True, timeout=600)
 

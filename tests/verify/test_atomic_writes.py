@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.run import cache
-from scripts.verify import ledger
-from scripts.model import ChapterRun, InlineRun
+from bookcheck.run import cache
+from bookcheck.verify import ledger
+from bookcheck.model import ChapterRun, InlineRun
 
 KEY = "ab" * 32
 

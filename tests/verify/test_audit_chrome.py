@@ -1,4 +1,4 @@
-"""The audit reads what the pages show from `_quarto.yml` (scripts/verify/audit_chrome.py):
+"""The audit reads what the pages show from `_quarto.yml` (scripts/bookcheck/verify/audit_chrome.py):
 the title, the `page-footer:`, a book's title block; its numbers and leaks are located
 in `_quarto.yml`, and the chapter's own audit no longer takes them for the chapter's.
 Pages here are shaped as Quarto 1.7.34 writes them (recorded from a real render:
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from scripts.model import Kind
-from scripts.verify.audit_chrome import audit_chrome, split_chrome
-from scripts.verify.audit_html import reader_text
+from bookcheck.model import Kind
+from bookcheck.verify.audit_chrome import audit_chrome, split_chrome
+from bookcheck.verify.audit_html import reader_text
 from tests.bookkit import make_book
 
 CONFIG = ("project:\n  type: book\nbook:\n  title: \"Book 3\"\n  page-footer:\n"

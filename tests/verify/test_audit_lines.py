@@ -1,12 +1,12 @@
 """Issue 34 §3: every audit finding names the line that made it, never line 0
-(scripts.verify.audit: account, leak_findings). Pure: no render."""
+(bookcheck.verify.audit: account, leak_findings). Pure: no render."""
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from scripts.model import CellRun, CodeCell, Kind, Output, ParsedChapter
-from scripts.verify.audit import account, leak_findings
-from scripts.verify.audit_tokens import Value
+from bookcheck.model import CellRun, CodeCell, Kind, Output, ParsedChapter
+from bookcheck.verify.audit import account, leak_findings
+from bookcheck.verify.audit_tokens import Value
 
 TEXT = """\
 ---

@@ -1,6 +1,6 @@
-r"""The audit's reading of math as each `html-math-method` publishes it (scripts.verify.
+r"""The audit's reading of math as each `html-math-method` publishes it (bookcheck.verify.
 audit_html), and the raw TeX of a formula the renderer could not convert, located at its
-formula (scripts.verify.inline_math.formula_leaks). Pure: no render.
+formula (bookcheck.verify.inline_math.formula_leaks). Pure: no render.
 
 RECORDED is what Quarto 1.7.34 wrote into `<main>` for the paragraphs of SOURCE under
 each method (a tiny book with `format: html: html-math-method: <method>`, rendered with
@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.model import Kind
-from scripts.read.qmd import parse_chapter
-from scripts.verify.audit import _blank, account, leak_findings
-from scripts.verify.audit_html import reader_text
-from scripts.verify.audit_tokens import Value, number_tokens
-from scripts.verify.inline_math import formula_leaks
+from bookcheck.model import Kind
+from bookcheck.read.qmd import parse_chapter
+from bookcheck.verify.audit import _blank, account, leak_findings
+from bookcheck.verify.audit_html import reader_text
+from bookcheck.verify.audit_tokens import Value, number_tokens
+from bookcheck.verify.inline_math import formula_leaks
 
 SOURCE = r"""# Math
 

@@ -1,12 +1,12 @@
 """A long table's header row, which typst sets again on each page the table
 continues on, is the renderer's repeat, not an extra number (issue 35): the
-audit of the PDF (scripts/verify/audit_pdf.py) took a number in a repeated
+audit of the PDF (scripts/bookcheck/verify/audit_pdf.py) took a number in a repeated
 header for a value shown more often than published."""
 from __future__ import annotations
 
 import pytest
 
-from scripts.verify.audit_pdf import _repeated_top_lines
+from bookcheck.verify.audit_pdf import _repeated_top_lines
 from tests.bookkit import checked, write_book
 
 LONG_TABLE = '''
@@ -35,7 +35,7 @@ def test_a_continuation_pages_repeated_lines_under_its_running_header_are_the_re
 @pytest.mark.slow
 def test_a_long_table_with_a_number_in_its_header_passes_the_pdf_audit(tmp_path):
     from pypdf import PdfReader
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     root = write_book(tmp_path / "book", {"index.qmd": "# Preface\n\nHello.\n", "long.qmd": LONG_TABLE},
                       extra="format:\n  typst: default\nexecute:\n  echo: false\n")
     pdf = render_book(checked(root), "pdf", use_quarto=False)       # raises AuditError on a finding

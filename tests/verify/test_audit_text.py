@@ -1,4 +1,4 @@
-"""The audit's reading of a rendered page (scripts.verify.audit_html, audit_tokens,
+"""The audit's reading of a rendered page (bookcheck.verify.audit_html, audit_tokens,
 audit.account): what counts as the renderer's, what leaks. Pure: no render."""
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from scripts.model import Kind, ParsedChapter
-from scripts.verify.audit import account, audit_rendered, leak_findings
-from scripts.verify.audit_html import reader_text
-from scripts.verify.audit_tokens import Value, number_tokens, page_values
+from bookcheck.model import Kind, ParsedChapter
+from bookcheck.verify.audit import account, audit_rendered, leak_findings
+from bookcheck.verify.audit_html import reader_text
+from bookcheck.verify.audit_tokens import Value, number_tokens, page_values
 
 PAGE = """<html><body><nav class="sidebar"><span class="toc-number">2.1</span> 77 side</nav>
 <main class="content"><h2><span class="header-section-number">2.1</span> Rates</h2>
@@ -128,7 +128,7 @@ def test_an_identifier_with_break_opportunities_is_a_name_not_numbers():
     reader = reader_text(PAGE.replace("16 nodes", f"16 nodes (<code>{wrapped}</code> aside, {wrapped})"))
     assert account(chapter(), "one.html", reader.text, values("16", "1,234.5"),
                    reader.exempt, reader.soft) == []
-    from scripts.verify.audit_tokens import visible
+    from bookcheck.verify.audit_tokens import visible
     assert [n for n, _, _ in number_tokens(visible(wrapped))] == []
 
 
@@ -136,7 +136,7 @@ def test_a_running_header_carries_the_chapters_number_as_the_renderers():
     """pdftotext sets a running header as the book's title and the chapter's numbered
     title on one line, columns apart: that number is the renderer's; a number in
     the same line that is not a title's stays unaccounted."""
-    from scripts.verify.audit_pdf import _exempt
+    from bookcheck.verify.audit_pdf import _exempt
     header = "Reliability at Scale                         2 Fault-Tolerance Techniques\n"
     text = header + "Body with 7 things.\n"
     spans = _exempt(text, ["2 Fault-Tolerance Techniques", "2.1 Checkpoints"])
@@ -151,7 +151,7 @@ def test_a_none_the_author_wrote_is_not_a_leak_and_one_more_is():
     writes it; a None a cell prints (its code blanked) is still a leak."""
     source = ("| scheme | cost |\n|---|---|\n| ASP | None |\n\n"
               "```{python}\nprint(None)\n```\n")
-    from scripts.read.qmd import parse_chapter
+    from bookcheck.read.qmd import parse_chapter
     parsed = parse_chapter("contents/one.qmd", source)
     assert leak_findings(parsed, "one.html", "scheme cost ASP None") == []
     found = leak_findings(parsed, "one.html", "scheme cost ASP None None")
@@ -175,8 +175,8 @@ def test_a_footnote_mark_after_a_number_is_not_glued_to_it():
 
 def test_a_caption_written_below_its_table_may_be_shown_above_it():
     """`: Caption {#tbl-x}` under the rows: pandoc and Quarto put the caption first."""
-    from scripts.model import ChapterRun, InlineRun
-    from scripts.read.qmd import parse_chapter
+    from bookcheck.model import ChapterRun, InlineRun
+    from bookcheck.read.qmd import parse_chapter
     parsed = parse_chapter("contents/one.qmd", "| n | rate |\n|---|---|\n| `{python} n` | `{python} r` |\n\n"
                                                ": Rates at `{python} scale` GPUs {#tbl-rates}\n")
     run = ChapterRun(path=parsed.path, inlines=[InlineRun(0, "text", "16", "16"),
@@ -195,8 +195,8 @@ def test_a_caption_written_below_its_table_may_be_shown_above_it():
 ])
 def test_a_value_in_a_footnote_may_be_shown_at_the_end(source):
     """pandoc and Quarto move footnotes to the end of the page."""
-    from scripts.model import ChapterRun, InlineRun
-    from scripts.read.qmd import parse_chapter
+    from bookcheck.model import ChapterRun, InlineRun
+    from bookcheck.read.qmd import parse_chapter
     parsed = parse_chapter("contents/one.qmd", source)
     run = ChapterRun(path=parsed.path, inlines=[InlineRun(0, "text", "16", "16"),
                                                 InlineRun(1, "text", "1,024", "1,024"),
@@ -208,7 +208,7 @@ def test_a_value_in_a_footnote_may_be_shown_at_the_end(source):
 
 
 def _run(*texts):
-    from scripts.model import ChapterRun, InlineRun
+    from bookcheck.model import ChapterRun, InlineRun
     return ChapterRun(path="contents/one.qmd",
                       inlines=[InlineRun(i, "text", t, t) for i, t in enumerate(texts)])
 
@@ -216,7 +216,7 @@ def _run(*texts):
 def test_footnotes_shown_at_the_end_do_not_pull_the_values_after_them():
     """Upstream's introduction: a note defined between paragraphs, its values shown at
     the end of the page; the values after the note in the source are shown before it."""
-    from scripts.read.qmd import parse_chapter
+    from bookcheck.read.qmd import parse_chapter
     parsed = parse_chapter("contents/one.qmd", (
         "A `{python} a`.[^one]\n\n[^one]: Said `{python} b`, `{python} c`, `{python} d`.\n\n"
         "Then `{python} e` and `{python} f`.\n"))
@@ -228,7 +228,7 @@ def test_footnotes_shown_at_the_end_do_not_pull_the_values_after_them():
 def test_a_value_shown_several_times_among_typed_numbers_is_matched_in_order():
     """The same 11,025 three times: typed numbers that repeat the values' (up front,
     in a summary) once took the values' place in the alignment and lost two of them."""
-    from scripts.read.qmd import parse_chapter
+    from bookcheck.read.qmd import parse_chapter
     parsed = parse_chapter("contents/one.qmd", (
         "In short: 11,025 and 42.\n\nFirst `{python} a` (x 9), again `{python} a` (x 9),\n"
         "once more `{python} a` (x 9) and `{python} b`.\n"))
@@ -246,7 +246,7 @@ def test_a_leak_is_located_where_the_page_shows_it(broken, shown, what):
     """A broken formula's raw TeX at that formula's line, not at the first line using
     the macro in a formula that renders; a stray `{python}` at its sentence, not at
     the first cell's fence."""
-    from scripts.read.qmd import parse_chapter
+    from bookcheck.read.qmd import parse_chapter
     source = ("```{python}\nx = 1\n```\n\nA formula that works: $y = 2 \\text{ m}$ first.\n\n"
               f"Then {broken} in the second case.\n")
     parsed = parse_chapter("contents/one.qmd", source)
@@ -264,7 +264,7 @@ def test_a_value_shown_out_of_order_is_not_advised_to_be_published_from_a_value(
 
 
 def test_a_failing_page_is_not_audited_again_and_reports_the_same_findings(tmp_path):
-    from scripts.verify import audit
+    from bookcheck.verify import audit
     project = SimpleNamespace(root=tmp_path, chapters=["contents/one.qmd"], appendices=[])
     result = SimpleNamespace(project=project, parsed={"contents/one.qmd": chapter("Nodes.\n")},
                              runs={})
@@ -282,7 +282,7 @@ def test_a_failing_page_is_not_audited_again_and_reports_the_same_findings(tmp_p
 def test_a_pdfs_footnote_at_the_foot_of_a_page_does_not_pull_the_values_after_it():
     """In the PDF a note is set at the foot of the page that references it, among the
     body's values: matched wherever it is shown, not expected at the end."""
-    from scripts.read.qmd import parse_chapter
+    from bookcheck.read.qmd import parse_chapter
     parsed = parse_chapter("contents/one.qmd", (
         "A `{python} a`, `{python} b`, `{python} c`.[^one]\n\n"
         "[^one]: Said `{python} f`, `{python} g`, `{python} h`, `{python} i`.\n\n"
@@ -296,7 +296,7 @@ def test_a_pdfs_footnote_at_the_foot_of_a_page_does_not_pull_the_values_after_it
 
 def test_an_unresolved_reference_is_located_at_the_line_referencing_it():
     """Not at the first line holding its text (a longer label, `@sec-xy`)."""
-    from scripts.read.qmd import parse_chapter
+    from bookcheck.read.qmd import parse_chapter
     parsed = parse_chapter("contents/one.qmd", "See @sec-xy first.\n\nThen see @sec-x here.\n")
     found = leak_findings(parsed, "one.html", "See Section 2 first.\n\nThen see ?@sec-x here.")
     assert [(f.line, f.kind) for f in found] == [(3, Kind.LEAK)]
@@ -305,8 +305,8 @@ def test_an_unresolved_reference_is_located_at_the_line_referencing_it():
 def test_quartos_unresolved_reference_in_a_book_is_a_leak_at_its_reference():
     """Quarto 1.7.34's book writes an unknown @tbl-x as `?tbl-x` (conformance case 21):
     a leak, located at the line that writes @tbl-x, not at a longer @tbl-xy."""
-    from scripts.read.qmd import parse_chapter
-    from scripts.verify.audit import leak_findings
+    from bookcheck.read.qmd import parse_chapter
+    from bookcheck.verify.audit import leak_findings
     parsed = parse_chapter("c.qmd", "# C\n\nSee @tbl-xy.\n\nAnd @tbl-x here.\n")
     found = leak_findings(parsed, "c.html", "C See Table 1.1. And ?tbl-x here.")
     assert [(f.line, f.kind) for f in found] == [(5, "leak")]

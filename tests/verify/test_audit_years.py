@@ -1,5 +1,5 @@
 """Issue 34 §3: a number from 1900 to 2099 is a year only where the text says so
-(scripts/verify/years.py), in the prose check and in the audit of a page's text; in a
+(scripts/bookcheck/verify/years.py), in the prose check and in the audit of a page's text; in a
 PDF's text layer, which marks no citation, a bibliography year closing a parenthesis
 is the citation's (audit_pdf.citation_year_spans). Pure."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from scripts.verify.audit_pdf import bibliography_years, citation_year_spans
-from scripts.verify.years import year_spans
+from bookcheck.verify.audit_pdf import bibliography_years, citation_year_spans
+from bookcheck.verify.years import year_spans
 
 
 @pytest.mark.parametrize("text, years", [
@@ -46,9 +46,9 @@ def test_a_pdf_citation_year_split_from_its_authors_is_the_citations(tmp_path):
 def test_a_value_that_looks_like_a_year_on_the_page_is_still_the_values():
     """The page shows an inline value 1979 where its neighbours make it read as a year
     ("in 1979.", "OSDI 1979"): it is matched to the value, not missing from the page."""
-    from scripts.model import ParsedChapter
-    from scripts.verify.audit import account
-    from scripts.verify.audit_tokens import Value
+    from bookcheck.model import ParsedChapter
+    from bookcheck.verify.audit import account
+    from bookcheck.verify.audit_tokens import Value
     parsed = ParsedChapter(path="one.qmd", text="Measured in `{python} tops`.\n")
     values = [Value(["1979"], 1, "inline `{python} tops`", False)]
     assert account(parsed, "one.html", "Measured in 1979.", values) == []

@@ -1,4 +1,4 @@
-"""The baseline and the suppressions (scripts/verify/baseline.py): known findings are
+"""The baseline and the suppressions (scripts/bookcheck/verify/baseline.py): known findings are
 accepted by path, kind and fingerprint (not by line), new ones stay, gone entries are
 listed until pruned, a suppression needs a reason; each stage keeps its own entries."""
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 import json
 
-from scripts.model import Finding, Kind
-from scripts.verify.baseline import FILE, judge
-from scripts.verify.report import verdict_lines
+from bookcheck.model import Finding, Kind
+from bookcheck.verify.baseline import FILE, judge
+from bookcheck.verify.report import verdict_lines
 
 TEXT = "# One\n\nSee @sec-gone here.\n\nAnd @sec-also.\n"
 
@@ -42,7 +42,7 @@ def test_an_edited_line_or_message_is_a_new_finding_and_its_entry_is_gone(tmp_pa
         (3, "@sec-gone: no such label"), (5, "@sec-also: no such label")]
     lines = verdict_lines(verdict, root)
     assert lines[0].startswith(f"baseline {FILE}: 0 known findings not shown (2 entries); "
-                               "2 entries gone (fixed, or the line edited): `python -m scripts "
+                               "2 entries gone (fixed, or the line edited): `bookcheck "
                                "check --prune-baseline --root ")
     assert lines[1:] == ["  ch.qmd:3 unknown-ref: @sec-gone: no such label",
                          "  ch.qmd:5 unknown-ref: @sec-also: no such label"]
@@ -83,7 +83,7 @@ def test_each_stage_matches_and_rewrites_only_its_own_entries(tmp_path):
 
 
 def test_a_baseline_that_cannot_be_written_is_a_finding(tmp_path, monkeypatch):
-    from scripts.verify import baseline
+    from bookcheck.verify import baseline
 
     def refuse(path, data):
         raise PermissionError(13, "Permission denied")
@@ -144,7 +144,7 @@ def test_a_suppression_names_the_kinds_it_suppresses(tmp_path):
 
 def test_the_json_report_lists_what_is_accepted(tmp_path):
     from types import SimpleNamespace
-    from scripts.verify.report import print_json
+    from bookcheck.verify.report import print_json
     root = _book(tmp_path, SUPPRESSED)
     judge(root, [_ref(9, "sec-bare")], mode="write")
     verdict = judge(root, [_ref(4, "sec-gone"), _ref(9, "sec-bare")], paths=["ch.qmd"])
@@ -162,7 +162,7 @@ def test_the_json_report_lists_what_is_accepted(tmp_path):
 
 
 def test_a_suppression_above_a_grid_table_covers_its_values(tmp_path):
-    from scripts.read.qmd import parse_chapter
+    from bookcheck.read.qmd import parse_chapter
     text = ("# T\n\n<!-- mlsys: ignore grid-table-inline -- converted in the next edition -->\n"
             "+-----+-----+\n| a   | b   |\n+=====+=====+\n| `{python} x` | `{python} y` |\n"
             "+-----+-----+\n\n+-----+\n| c   |\n+=====+\n| `{python} z` |\n+-----+\n")
@@ -174,8 +174,8 @@ def test_a_suppression_above_a_grid_table_covers_its_values(tmp_path):
 
 
 def test_a_suppression_neither_the_check_nor_the_audit_used_is_listed(tmp_path):
-    from scripts.verify.baseline import unused
-    from scripts.verify.report import unused_lines
+    from bookcheck.verify.baseline import unused
+    from bookcheck.verify.report import unused_lines
     root = _book(tmp_path, SUPPRESSED)
     check = judge(root, [_ref(4, "sec-gone")], paths=["ch.qmd"])
     audit = judge(root, [Finding("ch.qmd", 6, Kind.LEAK, "shows ?@sec-also")], "html")

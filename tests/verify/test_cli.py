@@ -14,8 +14,8 @@ import pytest
 
 from tests.bookkit import LOCAL_CHECK, write_book
 from tests.processes import processes_with
-from scripts.model import Finding, Kind
-from scripts.verify.report import format_finding
+from bookcheck.model import Finding, Kind
+from bookcheck.verify.report import format_finding
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -41,7 +41,7 @@ check(2 + 2 == 5, "two and two make five")
 
 
 def run_cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scripts", *args], cwd=PROJECT,
+    return subprocess.run([sys.executable, "-m", "bookcheck", *args], cwd=PROJECT,
                           capture_output=True, text=True, env=env, timeout=120, **kw)
 
 
@@ -69,14 +69,6 @@ def test_usage_errors_exit_2(tmp_path):
     assert run_cli("check", "--jobs", "0").returncode == 2
     assert run_cli("frobnicate").returncode == 2
     assert run_cli("check", "--root", str(tmp_path)).returncode == 2    # no _quarto.yml
-
-
-def test_bench_receives_its_own_options():
-    """`bench --only …` reaches the benchmark's parser: an invalid choice is its error."""
-    done = run_cli("bench", "--only", "no-such-book")
-    assert done.returncode == 2
-    assert "--only" in done.stderr and "no-such-book" in done.stderr
-    assert "unrecognized arguments" not in done.stderr
 
 
 def test_format_finding():
@@ -127,7 +119,7 @@ def test_interrupt_exits_and_leaves_no_kernel(tmp_path, signum, status):
                                           "good.qmd": GOOD})
     marker = f"CHECKER_TEST_{uuid.uuid4().hex}"
     env = dict(os.environ, **{marker: "1"})
-    proc = subprocess.Popen([sys.executable, "-m", "scripts", "check", "--root", str(root)],
+    proc = subprocess.Popen([sys.executable, "-m", "bookcheck", "check", "--root", str(root)],
                             cwd=PROJECT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
@@ -154,7 +146,7 @@ def test_interrupt_exits_and_leaves_no_kernel(tmp_path, signum, status):
 def test_cached_check_imports_no_heavy_module(tmp_path):
     root = write_book(tmp_path, {"good.qmd": GOOD})
     assert run_cli("numbers", "--root", str(root)).returncode == 0
-    probe = ("import sys; from pathlib import Path; from scripts.verify.check import check_book; "
+    probe = ("import sys; from pathlib import Path; from bookcheck.verify.check import check_book; "
              f"r = check_book(Path({str(root)!r})); "
              "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
              "{'pint', 'pandas', 'matplotlib', 'nbclient', 'jupyter_client', 'zmq', 'IPython', 'numpy'}); "
@@ -169,7 +161,7 @@ def test_sigkilled_checker_leaves_no_kernel_running(tmp_path):
     flag = tmp_path / "kernel.pid"
     root = write_book(tmp_path / "book", {"slow.qmd": slow_chapter_reporting_to(flag)})
     marker = f"CHECKER_TEST_{uuid.uuid4().hex}"
-    proc = subprocess.Popen([sys.executable, "-m", "scripts", "check", "--root", str(root)],
+    proc = subprocess.Popen([sys.executable, "-m", "bookcheck", "check", "--root", str(root)],
                             cwd=PROJECT, env=dict(os.environ, **{marker: "1"}),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     kernel_pid = int(wait_for(lambda: flag.exists() and flag.read_text(), 60,
@@ -189,7 +181,7 @@ def test_pdf_adds_the_pdf_profile_after_the_active_ones(tmp_path, monkeypatch):
     """`pdf` reads _quarto-pdf.yml (the book's typst format) over the profiles already
     chosen: --profile, else QUARTO_PROFILE, else `profile: default:`; no file, no profile.
     The environment is left alone (only `quarto render`'s own gets the profiles)."""
-    from scripts.cli import with_pdf_profile
+    from bookcheck.cli import with_pdf_profile
     monkeypatch.delenv("QUARTO_PROFILE", raising=False)
     (tmp_path / "_quarto.yml").write_text("project:\n  type: book\n")
     assert with_pdf_profile(tmp_path, None) is None

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.verify import ledger
-from scripts.model import Finding, Kind
-from scripts.verify import github
+from bookcheck.verify import ledger
+from bookcheck.model import Finding, Kind
+from bookcheck.verify import github
 from tests.bookkit import make_book
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +89,7 @@ def test_failing_book_on_github(tmp_path):
     summary = tmp_path / "summary.md"
     env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary),
            "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "scripts", "check", "--root", str(book)],
+    done = subprocess.run([sys.executable, "-m", "bookcheck", "check", "--root", str(book)],
                           capture_output=True, text=True, env=env, cwd=ROOT)
     assert done.returncode == 1, done.stdout + done.stderr
     errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]

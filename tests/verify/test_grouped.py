@@ -6,10 +6,10 @@ import io
 from pathlib import Path
 from types import SimpleNamespace
 
-from scripts.model import Finding, Kind
-from scripts.read.qmd import parse_chapter
-from scripts.verify import github
-from scripts.verify.report import grouped, print_findings
+from bookcheck.model import Finding, Kind
+from bookcheck.read.qmd import parse_chapter
+from bookcheck.verify import github
+from bookcheck.verify.report import grouped, print_findings
 
 TABLE = """# T
 
@@ -48,10 +48,10 @@ def test_one_line_per_table_with_the_command_that_converts_it(tmp_path):
     assert out.getvalue().splitlines() == [
         f"ch.qmd:3 grid-table-inline: this grid table holds 3 inline values (lines 6, 8); Quarto "
         "inserts each value's text without re-aligning the borders and garbles the table; "
-        f"convert it with: python -m scripts pipe-tables --root {root} ch.qmd",
+        f"convert it with: bookcheck pipe-tables --root {root} ch.qmd",
         f"ch.qmd:11 grid-table-inline: this grid table holds 1 inline value (line 14); Quarto "
         "inserts each value's text without re-aligning the borders and garbles the table; "
-        f"convert it with: python -m scripts pipe-tables --root {root} ch.qmd",
+        f"convert it with: bookcheck pipe-tables --root {root} ch.qmd",
         "ch.qmd:17 unknown-ref: no such label"]
 
 

@@ -1,11 +1,11 @@
-"""Math in a chapter's source as pandoc finds it (scripts.verify.inline_math.math_spans):
+"""Math in a chapter's source as pandoc finds it (bookcheck.verify.inline_math.math_spans):
 the spans an inline value may stand in. Pure: no kernel."""
 from __future__ import annotations
 
 import pytest
 
-from scripts.read.qmd import parse_chapter
-from scripts.verify.inline_math import formula_of, math_spans
+from bookcheck.read.qmd import parse_chapter
+from bookcheck.verify.inline_math import formula_of, math_spans
 
 
 def formulas(text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""`python -m scripts check --json`, and a bibliography given as a list."""
+"""`bookcheck check --json`, and a bibliography given as a list."""
 from __future__ import annotations
 
 import json
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.model import Kind
-from scripts.read.project import load_project
-from scripts.verify.check import check_book
+from bookcheck.model import Kind
+from bookcheck.read.project import load_project
+from bookcheck.verify.check import check_book
 
 from tests.bookkit import LOCAL_CHECK, write_book
 
@@ -20,7 +20,7 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def check_json(root: Path) -> tuple[int, dict]:
-    done = subprocess.run([sys.executable, "-m", "scripts", "check", "--json", "--root", str(root)],
+    done = subprocess.run([sys.executable, "-m", "bookcheck", "check", "--json", "--root", str(root)],
                           cwd=PROJECT, capture_output=True, text=True, timeout=300)
     return done.returncode, json.loads(done.stdout)     # the whole stdout is one JSON value
 
@@ -65,7 +65,7 @@ def test_citation_found_in_the_second_bibliography(tmp_path):
     assert load_project(root).bibliography == ["a.bib", "b.bib"]
     result = check_book(root, update_ledger=True)
     assert result.findings == []
-    from scripts.render import render_book
+    from bookcheck.render import render_book
     page = render_book(result, "html", use_quarto=False).parent / "one.html"
     assert "Bob" in page.read_text(encoding="utf-8")        # cited from b.bib
     (root / "one.qmd").write_text("# One\n\nAs shown [@nowhere].\n")

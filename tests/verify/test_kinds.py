@@ -1,4 +1,4 @@
-"""Finding kinds are scripts.model.Kind: no free string, spelled as before in every
+"""Finding kinds are bookcheck.model.Kind: no free string, spelled as before in every
 report, listed in docs/findings.md by the generator, named by member in scripts/."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.model import Finding, Kind, finding_from_dict
-from scripts.tools import kinds
-from scripts.verify.report import finding_record, format_finding
+from bookcheck.model import Finding, Kind, finding_from_dict
+from bookcheck.tools import kinds
+from bookcheck.verify.report import finding_record, format_finding
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ def test_reports_spell_a_kind_as_its_slug():
 
 
 def test_the_findings_page_is_the_enum():
-    """docs/findings.md is written by `python -m scripts.tools.kinds`: run it after
+    """docs/findings.md is written by `python -m booktools.kinds`: run it after
     adding or changing a member."""
     assert kinds.DOC == ROOT / "docs" / "findings.md"
     assert kinds.DOC.read_text(encoding="utf-8") == kinds.markdown()

@@ -6,8 +6,8 @@ import os
 import pytest
 from hypothesis import given, strategies as st
 
-from scripts.verify import ledger
-from scripts.model import (CellRun, ChapterRun, CodeCell, InlineExpr, InlineRun, Kind, Output,
+from bookcheck.verify import ledger
+from bookcheck.model import (CellRun, ChapterRun, CodeCell, InlineExpr, InlineRun, Kind, Output,
                            ParsedChapter)
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.verify import github
-from scripts.verify.check import check_book
-from scripts.verify.report import print_report
+from bookcheck.verify import github
+from bookcheck.verify.check import check_book
+from bookcheck.verify.report import print_report
 
 from tests.bookkit import write_book
 
@@ -44,7 +44,7 @@ def test_new_values_are_one_line_after_the_real_findings(new_chapter):
 
 
 def test_json_lists_new_values_apart_and_the_check_fails(new_chapter):
-    done = subprocess.run([sys.executable, "-m", "scripts", "check", "--json",
+    done = subprocess.run([sys.executable, "-m", "bookcheck", "check", "--json",
                            "--root", str(new_chapter)],
                           cwd=PROJECT, capture_output=True, text=True, timeout=300)
     report = json.loads(done.stdout)
@@ -79,9 +79,9 @@ def test_only_new_values_still_fail_until_recorded(tmp_path):
 
 
 def test_preview_says_new_values_in_one_line_too(capsys):
-    from scripts.tools.preview import announce
-    from scripts.tools.preview.session import Outcome
-    from scripts.verify import ledger
+    from bookcheck.tools.preview import announce
+    from bookcheck.tools.preview.session import Outcome
+    from bookcheck.verify import ledger
     moved = ledger.diff({"a · k": "1"}, {"a · k": "2", "b · x": "3", "b · y": "4"})
     announce(Outcome(ok=True, moved=moved))
     assert capsys.readouterr().out.splitlines()[:3] == [

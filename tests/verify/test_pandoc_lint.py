@@ -1,14 +1,14 @@
-"""pandoc's reader at check time (scripts.verify.pandoc_lint): its warnings, the footnote
+"""pandoc's reader at check time (bookcheck.verify.pandoc_lint): its warnings, the footnote
 references it leaves as text and the missing images, each a finding at its line."""
 from __future__ import annotations
 
 import subprocess
 
-from scripts import store
-from scripts.model import Kind
-from scripts.read.qmd import parse_chapter
-from scripts.verify import pandoc_lint
-from scripts.verify.check import check_book
+from bookcheck import store
+from bookcheck.model import Kind
+from bookcheck.read.qmd import parse_chapter
+from bookcheck.verify import pandoc_lint
+from bookcheck.verify.check import check_book
 from tests.bookkit import make_book
 
 CHAPTER = """\

@@ -1,9 +1,9 @@
 """Ledger entries for what a reader sees of a cell, and the strict numbers.lock reader."""
 from __future__ import annotations
 
-from scripts.model import Output
-from scripts.verify import lock_lint
-from scripts.verify.published import cell_entries
+from bookcheck.model import Output
+from bookcheck.verify import lock_lint
+from bookcheck.verify.published import cell_entries
 
 
 def out(kind, data, name=""):

@@ -1,11 +1,11 @@
-"""The book-wide link checks (scripts.verify.refs): an unknown cross-reference or
+"""The book-wide link checks (bookcheck.verify.refs): an unknown cross-reference or
 citation names a close existing key (issue 31: a message leads to the fix)."""
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from scripts.model import ParsedChapter
-from scripts.verify.refs import citations, cross_references
+from bookcheck.model import ParsedChapter
+from bookcheck.verify.refs import citations, cross_references
 
 
 def chapter(**fields) -> ParsedChapter:
@@ -59,7 +59,7 @@ def test_a_label_on_two_pages_of_a_website_is_no_clash_but_twice_on_one_page_is(
 
 def test_check_book_reads_a_website_as_a_website(tmp_path):
     """Through the whole check: the project's type decides (a book resolves both)."""
-    from scripts.verify.check import check_book
+    from bookcheck.verify.check import check_book
     from tests.bookkit import make_book
     pages = {"index.qmd": "# Home\n\nSee @fig-dot.\n",
              "a.qmd": "# A {#sec-a}\n\n![Dot](dot.png){#fig-dot}\n", "b.qmd": "![Dot](dot.png){#fig-dot}\n", "dot.png": "png"}

@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from scripts import store
-from scripts.model import Kind
-from scripts.tools import synth_book
-from scripts.verify import ledger
-from scripts.verify.check import check_book
-from scripts.verify import shard as sh
-from scripts.verify.sharding import check_shard, merge
+from bookcheck import store
+from bookcheck.model import Kind
+from bookcheck.tools import synth_book
+from bookcheck.verify import ledger
+from bookcheck.verify.check import check_book
+from bookcheck.verify import shard as sh
+from bookcheck.verify.sharding import check_shard, merge
 
 CHAPTERS = 7        # + index.qmd: 8 documents, small enough for CI
 
@@ -182,7 +182,7 @@ def test_merge_rejects_incomplete_or_mixed_sets(planted, tmp_path):
 
 def test_command_line_shards_and_merge(planted, tmp_path):
     root, expected, _ = planted
-    env_cmd = [sys.executable, "-m", "scripts"]
+    env_cmd = [sys.executable, "-m", "bookcheck"]
     for index in (1, 2):
         done = subprocess.run([*env_cmd, "check", "--root", str(root), "--shard", f"{index}/2"],
                               capture_output=True, text=True)
@@ -231,7 +231,7 @@ def test_partials_of_two_source_trees_never_merge(planted, tmp_path):
                                             r"this project \(files that differ: "
                                             r"contents/ch05\.qmd\)"):
         merge(root, [theirs_1.path, theirs.path])
-    done = subprocess.run([sys.executable, "-m", "scripts", "merge", "--root", str(root),
+    done = subprocess.run([sys.executable, "-m", "bookcheck", "merge", "--root", str(root),
                            str(mine.path), str(theirs.path)], capture_output=True, text=True)
     assert done.returncode == 2, done.stderr
     assert done.stdout == "" and "contents/ch05.qmd" in done.stderr
@@ -247,7 +247,7 @@ def test_stale_partials_of_another_n_are_set_aside_by_name(planted, tmp_path):
     merged = merge(root, stale + fresh)
     assert merged.findings == expected.findings
     assert merged.set_aside == stale
-    done = subprocess.run([sys.executable, "-m", "scripts", "merge", "--root", str(root),
+    done = subprocess.run([sys.executable, "-m", "bookcheck", "merge", "--root", str(root),
                            *map(str, stale + fresh)], capture_output=True, text=True)
     assert done.returncode == 1, done.stderr
     assert done.stderr == (f"note: set aside 2 partials of another plan or source tree "

@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from scripts.verify.check import check_book
-from scripts.verify.report import print_report
+from bookcheck.verify.check import check_book
+from bookcheck.verify.report import print_report
 from tests.bookkit import make_book
 
 BOOK = """project:

@@ -1,0 +1,5 @@
+import sys
+
+from bookcheck.tools.preview import main
+
+sys.exit(main())

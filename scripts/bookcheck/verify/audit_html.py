@@ -1,0 +1,188 @@
+r"""The text a reader sees of one HTML page, with the spans the renderer made.
+
+`reader_text(html)` returns a `ReaderText`: the visible text of the page's
+`<main>` (docs/audit.md, "What a page is"), and two kinds of spans in it:
+
+Besides element text, what a reader sees of attributes and stylesheets
+(html_tables.shown_attributes, css_content: a `title=` tooltip, a field's value, an
+image's alt, a `content: "…"`) is text, as the ledger records it of a cell's HTML.
+
+- `exempt`: numbers the renderer made (the elements of `EXEMPT_CLASSES`, `EXEMPT_IDS`);
+- `soft`: code and math (`<code>`, `<pre>` other than a cell's text output, and
+  math as each `html-math-method` publishes it, `MATH`): a number there may be a
+  published value (then it is matched), else it is what the author wrote as code
+  or a formula;
+- `raw_math`: a formula pandoc could not convert (mathml, plain), which it writes as
+  its TeX between `$`: a reader sees raw TeX.
+
+Math as Quarto 1.7.34 and pandoc write it (tests/verify/test_audit_math.py):
+mathml `<math>` (the TeX in `<annotation>`, hidden); mathjax `<span class="math
+inline">\(…\)</span>` (display `\[…\]`), katex the same span with the bare TeX,
+plain the span with HTML (`<em>x</em><sup>2</sup>`); webtex `<img class="math …"
+alt="TeX">`; gladtex `<eq env="math">TeX</eq>`, raw TeX to a reader (the GladTeX program
+that would replace it is not run; read/project.py refuses the method). In math a number's thousands
+separator may stand apart (`<mn>961</mn><mo>,</mo><mn>538</mn>`) or be TeX's `{,}`:
+it reads as the one number `961,538`.
+
+Works on any HTML (the built-in renderer's and Quarto's use the same classes).
+Stdlib only (html.parser).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from bookcheck.verify.audit_tokens import visible
+from bookcheck.verify.html_tables import css_content, shown_attributes
+
+EXEMPT_CLASSES = {"chapter-number", "header-section-number", "eq-number", "toc-number",
+                  "quarto-xref", "citation", "csl-entry", "references", "csl-bib-body",
+                  "quarto-appendix-contents", "menu-text", "quarto-section-identifier",
+                  # Quarto's title block (authors, the date) and footnote marks
+                  "quarto-title-meta", "quarto-title-meta-contents", "date",
+                  "footnote-ref", "footnote-back"}
+EXEMPT_IDS = {"refs"}
+HIDDEN = {"script", "style", "annotation", "annotation-xml", "template", "noscript", "nav",
+          "title", "head"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+        "source", "track", "wbr"}
+BLOCK = {"p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "table",
+         "caption", "figcaption", "figure", "pre", "blockquote", "section", "dd", "dt",
+         "summary", "details", "ul", "ol", "dl", "thead", "tbody", "br", "hr", "main"}
+
+
+#: a number in math whose thousands separators stand apart (MathML's `<mo>,</mo>`, TeX's `{,}`)
+SPLIT_NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:\s*(?:,|\{,\})\s*\d{3})+(?![\d])")
+
+
+def is_math(tag: str, classes: set[str]) -> bool:
+    """An element holding one formula: `<math>`, `<eq>`, `.math` (span, img)."""
+    return tag in ("math", "eq") or (tag in ("span", "img") and "math" in classes)
+
+
+@dataclass
+class ReaderText:
+    text: str = ""
+    exempt: list[tuple[int, int]] = field(default_factory=list)
+    soft: list[tuple[int, int]] = field(default_factory=list)
+    raw_math: list[tuple[int, int]] = field(default_factory=list)
+
+
+class _Reader(HTMLParser):
+    def __init__(self, only_main: bool):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.size = 0
+        self.stack: list[tuple[str, str]] = []   # (tag, zone: "" | hidden | exempt | soft | output)
+        self.formulas: list[tuple] = []     # open math: (depth, offset, part, raw TeX?)
+        self.math: list[tuple[int, int]] = []
+        self.only_main = only_main
+        self.out = ReaderText()
+
+    def _zone(self, stack=None) -> str:
+        stack = self.stack if stack is None else stack
+        for _, zone in reversed(stack):
+            if zone in ("hidden", "exempt"):
+                return zone
+        if any(z == "soft" for _, z in stack) and not any(z == "output" for _, z in stack):
+            return "soft"
+        if self.only_main and not any(t == "main" for t, _ in stack):
+            return "hidden"
+        return ""
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in BLOCK:
+            self._add("\n", "")
+        classes = set((attrs.get("class") or "").split())
+        if tag == "img" and is_math(tag, classes) and self._zone() != "hidden":
+            start = self.size                  # webtex: the formula is an image, its TeX the alt
+            self._add(f" {visible(attrs.get('alt') or '')} ", "soft")
+            self.math.append((start, self.size))
+        if self._zone() != "hidden":       # a tooltip, a field's value, an image's alt
+            for text in shown_attributes(tag, attrs):
+                self._add(f" {visible(text)} ", self._zone())
+        if tag in VOID:
+            return
+        start = attrs.get("start") or "1"
+        if tag == "ol" and start != "1" and start.isdigit() and (attrs.get("type") or "1") == "1" \
+                and self._zone() != "hidden":
+            self._add(f"{start}. ", self._zone())   # CSS counts from it: the reader sees it
+        zone = ""
+        if tag in HIDDEN or (tag == "div" and "page-toc" in classes):
+            zone = "hidden"
+        elif classes & EXEMPT_CLASSES or attrs.get("id") in EXEMPT_IDS:
+            zone = "exempt"
+        elif tag == "pre" and "cell-output" in classes:
+            zone = "output"
+        elif tag in ("code", "pre") or is_math(tag, classes):
+            zone = "soft"
+        if tag == "details" and "page-toc" in classes:
+            zone = "hidden"
+        if is_math(tag, classes):
+            self.formulas.append((len(self.stack), self.size, len(self.parts), tag == "eq"))
+        self.stack.append((tag, zone))
+
+    def handle_endtag(self, tag):
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                break
+        while self.formulas and self.formulas[-1][0] >= len(self.stack):
+            self._formula(*self.formulas.pop()[1:])
+        if tag in BLOCK:
+            self._add("\n", "")
+
+    def handle_data(self, data):
+        zone = self._zone()
+        if zone == "hidden":
+            if self.stack and self.stack[-1][0] == "style" and self._zone(self.stack[:-1]) != "hidden":
+                for text in css_content(data):         # `content: "…"`: shown by the stylesheet
+                    self._add(f" {visible(text)} ", self._zone(self.stack[:-1]))
+            return
+        data = visible(data)
+        if any(t in ("math", "sup", "sub") for t, _ in self.stack):
+            data = f" {data} "          # <mn>10</mn><mn>9</mn>, 754<sup>10</sup>: two numbers
+        self._add(data, zone)
+
+    def _formula(self, start: int, part: int, tex: bool) -> None:
+        """A formula ends: pandoc's fallback (`$TeX$`) and gladtex's `<eq>` (TeX for a
+        program nobody runs) are raw TeX, not math."""
+        shown = "".join(self.parts[part:]).strip()
+        if tex or len(shown) > 1 and shown[0] == shown[-1] == "$":
+            self.out.soft = [(a, b) for a, b in self.out.soft if not start <= a < self.size]
+            self.out.raw_math.append((start, self.size))
+        else:
+            self.math.append((start, self.size))
+
+    def _add(self, text: str, zone: str) -> None:
+        start = self.size
+        self.parts.append(text)
+        self.size += len(text)
+        if zone == "exempt":
+            self.out.exempt.append((start, self.size))
+        elif zone == "soft":
+            self.out.soft.append((start, self.size))
+
+
+def reader_text(html: str, whole_page: bool = False) -> ReaderText:
+    """The reader's text of a page (of its `<main>`, or all of it when it has none or
+    `whole_page`), with the renderer's and the soft spans."""
+    parser = _Reader(only_main=not whole_page and "<main" in html)
+    parser.feed(html)
+    parser.close()
+    text = "".join(parser.parts)
+    parser.out.text = _joined(text, parser.math) if parser.math else text
+    return parser.out
+
+
+def _joined(text: str, math: list[tuple[int, int]]) -> str:
+    """`text` with each split number of a formula written whole (`961,538`), right-aligned
+    in the room it took, so that every offset stays where it was."""
+    chars = list(text)
+    for a, b in math:
+        for m in SPLIT_NUMBER.finditer(text, a, b):
+            whole = re.sub(r"\s|\{,\}", lambda c: "" if c.group(0).isspace() else ",", m.group(0))
+            chars[m.start():m.end()] = whole.rjust(m.end() - m.start())
+    return "".join(chars)

@@ -1,0 +1,1 @@
+"""Mutation testing of the book's invariants: `python -m booktools.mutation`."""

@@ -1,1 +1,0 @@
-"""Mutation testing of the book's invariants: `python -m scripts.tools.mutation`."""

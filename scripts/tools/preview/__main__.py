@@ -1,5 +1,0 @@
-import sys
-
-from scripts.tools.preview import main
-
-sys.exit(main())
