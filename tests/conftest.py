@@ -12,6 +12,7 @@ Markers are registered once, in pyproject.toml.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 from pathlib import Path
@@ -28,6 +29,13 @@ from tests.processes import child_pids
 # tests simulate a terminal user, so the processes they start get SIGINT's default.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# The checker every test starts (`python -m bookcheck`, a kernel's helpers) is this
+# checkout's scripts/bookcheck, also when the suite runs in a copy of the repository
+# (the planted bugs): first on every child's import path, before the installed one.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(REPO / "scripts")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                               if p and p != str(REPO / "scripts")])
 
 # Tests that need the reference texts in ../shared (not part of the repository).
 LOCAL_ONLY = {

@@ -5,8 +5,8 @@ inputs and on the code that produced them.
 the folder `BUILD/name/`. An entry is a file named by its key (the `digest` of
 its inputs, or a fixed name for a cache's single record) holding one header
 line, ``code checksum``, then the payload. `code` is the `code_digest` of
-the modules that produce the entries: their import closure within this project
-(`scripts`, `mlsys`), read from the source files, so an edit to any module an
+the modules that produce the entries: their import closure within this package
+(`bookcheck`), read from the source files, so an edit to any module an
 entry could depend on makes every entry of that cache a miss, with no version
 to bump and no list of files to keep. An entry of other code (the store's own included), or
 whose payload fails its checksum (a torn or edited file) is deleted and is a
@@ -32,8 +32,8 @@ from bookcheck.files import atomic_write
 # often `_build/...` (the upstream book's `_build/html`), which Quarto empties on a full
 # render; `_` keeps Quarto from rendering or publishing anything inside.
 BUILD = "_bookcheck"
-PROJECT = Path(__file__).resolve().parents[1]       # where `scripts` and `mlsys` live
-PACKAGES = ("scripts", "mlsys")
+PROJECT = Path(__file__).resolve().parents[1]       # the folder holding the package
+PACKAGES = ("bookcheck",)
 IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)"
                     r"|import[ \t]+([^\n#]+))", re.M)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-TARGET = Path(__file__).resolve().parents[1] / "read" / "quarto_schema.json"
+TARGET = Path(__file__).resolve().parents[1] / "bookcheck" / "read" / "quarto_schema.json"
 DEFAULT_SRC = Path.home() / ".cache" / "real-quarto-1.7.34" / "src"
 PLAIN = {"boolean": "boolean", "string": "string", "path": "string", "number": "number",
          "null": "null", "object": "object", "arrayOf": "array", "maybeArrayOf": "array"}

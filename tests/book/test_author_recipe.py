@@ -169,7 +169,7 @@ def run(book: Path, *args: str, timeout: float = 120) -> subprocess.CompletedPro
     Without ../shared beside the copy its local-only tests are skipped there: this
     session's own local-only tests already report the missing texts (under CI, as errors)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
-    env.update(PYTHONPATH=str(book), PYTHONDONTWRITEBYTECODE="1")
+    env.update(PYTHONPATH=os.pathsep.join([str(book), str(book / "scripts")]), PYTHONDONTWRITEBYTECODE="1")
     if not (book.parent / "shared").is_dir():
         env["SKIP_LOCAL_ONLY"] = "1"
     return subprocess.run([sys.executable, *args], cwd=book, env=env, capture_output=True,

@@ -186,7 +186,7 @@ class Runner:
         self.markers.append(marker)
         env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(self.runtime), TMPDIR=str(self.tmp),
                    FAULTS_RUN_MARKER=marker, PYTHONDONTWRITEBYTECODE="1")
-        env.pop("PYTHONPATH", None)
+        env["PYTHONPATH"] = str(REPO / "scripts")      # this checkout's checker, nothing else
         for name, value in (extra or {}).items():
             if value is None:
                 env.pop(name, None)

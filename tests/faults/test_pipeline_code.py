@@ -16,7 +16,6 @@ import uuid
 
 import pytest
 
-from bookcheck.store import PACKAGES
 from tests import REPO
 from tests.faults.faultkit import (CHAPTER_QMD, HANG_LIMIT_S, INDEX_QMD, PYTHON, Result,
                                    from_cache, line_of, parse_report, write_book)
@@ -29,12 +28,11 @@ AUDIT_TOKENS = "scripts/bookcheck/verify/audit_tokens.py"
 
 @pytest.fixture(scope="module")
 def checker(tmp_path_factory):
-    """A copy of the checker (scripts/ and mlsys/, all `bookcheck` reads; no git
-    needed, so the planted-bug copies run it too): the tests run it and edit it."""
+    """A copy of the checker (scripts/bookcheck: no git needed, so the planted-bug copies
+    run it too): the tests run it and edit it."""
     dest = tmp_path_factory.mktemp("checker") / "repo"
-    for package in PACKAGES:
-        shutil.copytree(REPO / package, dest / package,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(REPO / "scripts" / "bookcheck", dest / "scripts" / "bookcheck",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return dest
 
 
@@ -58,7 +56,8 @@ def run(runner, checker, book, command: str, *extra: str) -> Result:
     """The copied checker's CLI (`bookcheck` from the copy) on `book`."""
     marker = uuid.uuid4().hex
     proc = subprocess.run([PYTHON, "-m", "bookcheck", command, "--json", "--root", str(book), *extra],
-                          cwd=checker, env=runner.env(marker), capture_output=True, text=True,
+                          cwd=checker, env=runner.env(marker, {"PYTHONPATH": str(checker / "scripts")}),
+                          capture_output=True, text=True,
                           timeout=HANG_LIMIT_S)
     report, findings = parse_report(proc.stdout)
     return Result(proc.returncode, proc.stdout, proc.stderr, marker, findings, report)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bookcheck import store
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts" / "bookcheck"   # the tool's package
 STAGES = ["read", "run", "verify", "render"]          # earlier -> later
 MAX_LINES = 400
 
@@ -16,7 +16,7 @@ MAX_LINES = 400
 def _room(module: str) -> str | None:
     """The stage (or "tools") a dotted module name belongs to; None for shared modules."""
     parts = module.split(".")
-    if parts[0] != "scripts" or len(parts) < 2:
+    if parts[0] != "bookcheck" or len(parts) < 2:
         return None
     return parts[1] if parts[1] in STAGES + ["tools"] else None
 
@@ -65,15 +65,31 @@ def test_imports_point_from_later_stages_to_earlier_ones():
 
 def test_the_check_bites(tmp_path):
     """A planted backward import and a stage->tool import are both caught."""
-    fake = tmp_path / "scripts"
+    fake = tmp_path / "bookcheck"
     (fake / "read").mkdir(parents=True)
     (fake / "read" / "bad.py").write_text("from bookcheck.verify.check import check_book\n"
-                                          "from bookcheck.tools import bench\n")
+                                          "from bookcheck.tools import grid_tables\n")
     found = violations(fake)
-    assert "scripts/bookcheck/read/bad.py: stage read imports later stage bookcheck.verify.check" in found
-    assert "scripts/bookcheck/read/bad.py: stage read imports tool booktools.bench" in found
+    assert "bookcheck/read/bad.py: stage read imports later stage bookcheck.verify.check" in found
+    assert "bookcheck/read/bad.py: stage read imports tool bookcheck.tools.grid_tables" in found
     (fake / "read" / "bad.py").write_text("from bookcheck.model import Finding\n")
     assert violations(fake) == []
+
+
+def outside_imports(root: Path = SCRIPTS) -> list[str]:
+    """Imports of this repository's book (`mlsys`) or its own tools (`booktools`) from
+    bookcheck: the tool is installed on its own, into books with packages of their own."""
+    return [f"{p.relative_to(root.parent)}: imports {m}" for p in sorted(root.rglob("*.py"))
+            for m in _imports(p, root) if m.split(".")[0] in ("mlsys", "booktools", "scripts")]
+
+
+def test_bookcheck_imports_neither_the_book_nor_its_tools(tmp_path):
+    assert outside_imports() == []
+    fake = tmp_path / "bookcheck" / "run"
+    fake.mkdir(parents=True)
+    (fake / "bad.py").write_text("def f():\n    from mlsys import fmt\n")
+    assert outside_imports(tmp_path / "bookcheck") == ["bookcheck/run/bad.py: imports mlsys",
+                                                       "bookcheck/run/bad.py: imports mlsys.fmt"]
 
 
 def test_no_module_over_400_lines():
@@ -84,8 +100,8 @@ def test_no_module_over_400_lines():
 
 def test_nothing_reaches_into_sys_modules_for_the_checker():
     hits = [str(p.relative_to(SCRIPTS)) for p in SCRIPTS.rglob("*.py")
-            if 'sys.modules["scripts' in p.read_text(encoding="utf-8")
-            or "sys.modules.get(\"scripts" in p.read_text(encoding="utf-8")]
+            if 'sys.modules["bookcheck' in p.read_text(encoding="utf-8")
+            or "sys.modules.get(\"bookcheck" in p.read_text(encoding="utf-8")]
     assert hits == []
 
 
@@ -168,14 +184,14 @@ def test_the_options_check_bites(tmp_path):
         "asis = str(cell.options.get('output')).lower() == 'asis'\n": "coerces an option",
         "cell.options = {**cell.options, 'eval': False}\n": "rewrites a cell's options",
     }
-    fake = tmp_path / "scripts"
+    fake = tmp_path / "bookcheck"
     for stage in ("read", "render"):
         (fake / stage).mkdir(parents=True)
     for code, what in planted.items():
         (fake / "render" / "bad.py").write_text(code)
         (fake / "read" / "fine.py").write_text(code)
         found = raw_options(fake)
-        assert len(found) == 1 and found[0].startswith("scripts/bookcheck/render/bad.py:") \
+        assert len(found) == 1 and found[0].startswith("bookcheck/render/bad.py:") \
             and what in found[0], (code, found)
     (fake / "render" / "bad.py").write_text(
         "import os\nenv = {**os.environ, 'QUARTO_PROFILE': 'pdf'}\n"
@@ -199,7 +215,7 @@ def store_violations(root: Path = SCRIPTS) -> list[str]:
     bad = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root.parent)
-        if rel.as_posix() == "scripts/bookcheck/store.py" or path.name.endswith("_side.py"):
+        if rel.as_posix() == "bookcheck/store.py" or path.name.endswith("_side.py"):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docstrings = {id(n.body[0].value) for n in ast.walk(tree)
@@ -223,19 +239,19 @@ def test_every_cache_is_the_stores():
 
 def test_the_store_check_bites(tmp_path):
     """A planted build folder name and a planted JSON cache write are both caught."""
-    fake = tmp_path / "scripts" / "render"
+    fake = tmp_path / "bookcheck" / "render"
     fake.mkdir(parents=True)
     (fake / "bad.py").write_text(
         '"""Writes _bookcheck/x."""\nimport json\nfrom pathlib import Path\n'
         'from bookcheck.files import atomic_write\n'
         'STAMP = Path("_bookcheck") / "stamp.json"\n\n\n'
         'def save(root, data):\n    atomic_write(root / "stamp.json", json.dumps(data))\n')
-    assert store_violations(tmp_path / "scripts") == [
-        "scripts/bookcheck/render/bad.py:5: spells '_bookcheck' (bookcheck.store.BUILD)",
-        "scripts/bookcheck/render/bad.py:8: save() writes JSON its own way (a bookcheck.store.Store)"]
-    (fake / "bad.py").write_text('"""Writes _bookcheck/x."""\nfrom scripts import store\n'
+    assert store_violations(tmp_path / "bookcheck") == [
+        "bookcheck/render/bad.py:5: spells '_bookcheck' (bookcheck.store.BUILD)",
+        "bookcheck/render/bad.py:8: save() writes JSON its own way (a bookcheck.store.Store)"]
+    (fake / "bad.py").write_text('"""Writes _bookcheck/x."""\nfrom bookcheck import store\n'
                                  'STAMP = store.build_dir(".") / "stamp"\n')
-    assert store_violations(tmp_path / "scripts") == []
+    assert store_violations(tmp_path / "bookcheck") == []
 
 
 CELL_MARKDOWN = re.compile(r"\.cell-(?:code|output)|^:{3,} ?\{", re.M)
@@ -247,7 +263,7 @@ def markdown_writers(root: Path = SCRIPTS) -> list[str]:
     bad = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root.parent)
-        if rel.as_posix() == "scripts/bookcheck/render/engine_md.py":
+        if rel.as_posix() == "bookcheck/render/engine_md.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
@@ -263,9 +279,9 @@ def test_one_markdown_writer():
 
 
 def test_the_markdown_writer_check_bites(tmp_path):
-    bad = tmp_path / "scripts" / "render" / "markdown.py"
+    bad = tmp_path / "bookcheck" / "render" / "markdown.py"
     bad.parent.mkdir(parents=True)
     bad.write_text('def out(text):\n    return "::: {.cell-output}\\n" + text + ":::"\n'
                    '"""A docstring naming `.cell-output` divs."""\n')
-    assert markdown_writers(tmp_path / "scripts") == [
-        "scripts/bookcheck/render/markdown.py:2: writes a cell's Markdown (render/engine_md.py does)"]
+    assert markdown_writers(tmp_path / "bookcheck") == [
+        "bookcheck/render/markdown.py:2: writes a cell's Markdown (render/engine_md.py does)"]

@@ -131,7 +131,7 @@ def test_a_books_own_scripts_and_tests_are_its_sources_but_not_the_checkers(tmp_
     assert load_project(tmp_path).source_files() == [
         "_quarto.yml", "index.qmd", "scripts/helper.py", "tests/test_x.py"]
     here = load_project(Path(__file__).resolve().parents[2]).source_files()
-    assert not any(rel.startswith("scripts/") for rel in here)  # the checker is not the book
+    assert not any(rel.startswith("scripts/bookcheck/") for rel in here)  # the checker is not the book
     assert "_quarto.yml" in here and "mlsys/__init__.py" in here
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from bookcheck.run import cache
 from bookcheck.model import CellRun, ChapterRun, Finding, InlineRun, Kind, Output, ParsedChapter
+from bookcheck.read.qmd import parse_chapter
 from tests.bookkit import make_book
 
 
@@ -64,21 +65,29 @@ def test_key_changes_with_the_chapter_path(book):
     assert cache.chapter_key(book, parsed()) != cache.chapter_key(book, parsed(path="contents/b.qmd"))
 
 
-def test_key_changes_when_any_mlsys_file_changes(book):
-    before = cache.chapter_key(book, parsed())
+IMPORTS_MLSYS = "# A\n\n```{python}\nfrom mlsys.constants import GPU_MTTF_HOURS\n```\n"
+
+
+def test_key_changes_when_any_file_of_an_imported_book_package_changes(book):
+    """The book's own package (here named mlsys, as in any book) is keyed whole where a
+    chapter imports it; a chapter that imports none is not keyed on it."""
+    importing = lambda: cache.chapter_key(book, parse_chapter("contents/a.qmd", IMPORTS_MLSYS))
+    before, plain = importing(), cache.chapter_key(book, parsed())
     (book / "mlsys" / "constants.py").write_text("GPU_MTTF_HOURS = 40_000\n")   # same size
-    edited = cache.chapter_key(book, parsed())
+    edited = importing()
     (book / "mlsys" / "data").mkdir()
     (book / "mlsys" / "data" / "table.csv").write_text("a,b\n")
-    added = cache.chapter_key(book, parsed())
+    added = importing()
     assert len({before, edited, added}) == 3
+    assert cache.chapter_key(book, parsed()) == plain
+    assert cache.book_packages(book, [parse_chapter("contents/a.qmd", IMPORTS_MLSYS)]) == ["mlsys"]
 
 
 def test_key_ignores_bytecode_caches(book):
-    before = cache.chapter_key(book, parsed())
+    before = cache.chapter_key(book, parse_chapter("contents/a.qmd", IMPORTS_MLSYS))
     (book / "mlsys" / "__pycache__").mkdir()
     (book / "mlsys" / "__pycache__" / "constants.cpython-311.pyc").write_bytes(b"\0junk")
-    assert cache.chapter_key(book, parsed()) == before
+    assert cache.chapter_key(book, parse_chapter("contents/a.qmd", IMPORTS_MLSYS)) == before
 
 
 def test_key_does_not_change_when_another_chapter_changes(book):

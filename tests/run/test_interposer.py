@@ -12,7 +12,7 @@ import pytest
 from bookcheck.run import deps, facts_side, interpose
 from tests.run.test_observed_inputs import DRIVER, HELPERS, REPO
 
-SIDE = REPO / "scripts" / "run"
+SIDE = REPO / "scripts" / "bookcheck" / "run"
 
 
 @pytest.fixture(scope="module")

@@ -76,7 +76,7 @@ def test_the_observer_records_every_kind_of_touch(tmp_path):
     (root / "booklib" / "__init__.py").write_text("import os\ndef read():\n    return os.getenv('BOOK_LIB')\n")
     env = {"PATH": os.environ["PATH"], "BOOK_SCALE": "2", "BOOK_LIB": "lib", "BOOK_OUTSIDE": str(outside),
            "PWD": "/somewhere", "TERM": "dumb"}
-    proc = subprocess.run([sys.executable, "-c", DRIVER, str(root), str(REPO / "scripts" / "run")],
+    proc = subprocess.run([sys.executable, "-c", DRIVER, str(root), str(REPO / "scripts" / "bookcheck" / "run")],
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     seen = json.loads(proc.stdout.splitlines()[-1])

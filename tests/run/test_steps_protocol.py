@@ -184,7 +184,7 @@ def test_a_book_whose_root_holds_the_checker_itself(tmp_path):
                                                         "The answer is `{python} x`.\n"})
     shutil.copytree(repo / "scripts", root / "scripts",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = {**os.environ, "PYTHONPATH": str(root / "scripts")}     # the copy under the root
     done = subprocess.run([sys.executable, "-m", "bookcheck", "numbers"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -54,7 +54,7 @@ def test_nothing_but_the_store_names_the_build_folder(tmp_path):
 
 def test_the_kernel_lists_no_folder_of_the_checker_state():
     """The kernel-side observer spells the build folder itself (it imports nothing of
-    scripts): the two names must agree, or every cached run sees its folder appear."""
+    bookcheck): the two names must agree, or every cached run sees its folder appear."""
     from bookcheck.run.facts_side import SKIP_NAMES
     assert store.BUILD in SKIP_NAMES
 
@@ -63,16 +63,16 @@ def test_the_kernel_lists_no_folder_of_the_checker_state():
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    """A tiny project: scripts.a imports scripts.b at the top, scripts.c inside a
-    function and .d relatively; scripts.e is imported by nothing."""
+    """A tiny project: bookcheck.a imports bookcheck.b at the top, bookcheck.c inside a
+    function and .d relatively; bookcheck.e is imported by nothing."""
     base = tmp_path / "project"
-    (base / "scripts" / "sub").mkdir(parents=True)
-    files = {"scripts/__init__.py": "", "scripts/sub/__init__.py": "",
-             "scripts/a.py": "import json\nfrom scripts import b\n\ndef f():\n"
-                             "    from scripts.sub.c import g\n    from .d import h\n",
-             "scripts/b.py": "X = 1\n", "scripts/sub/c.py": "def g(): pass\n",
-             "scripts/d.py": "def h(): pass\n", "scripts/e.py": "Y = 2\n",
-             "scripts/sub/filter.lua": "return {}\n"}
+    (base / "bookcheck" / "sub").mkdir(parents=True)
+    files = {"bookcheck/__init__.py": "", "bookcheck/sub/__init__.py": "",
+             "bookcheck/a.py": "import json\nfrom bookcheck import b\n\ndef f():\n"
+                             "    from bookcheck.sub.c import g\n    from .d import h\n",
+             "bookcheck/b.py": "X = 1\n", "bookcheck/sub/c.py": "def g(): pass\n",
+             "bookcheck/d.py": "def h(): pass\n", "bookcheck/e.py": "Y = 2\n",
+             "bookcheck/sub/filter.lua": "return {}\n"}
     for rel, text in files.items():
         (base / rel).write_text(text)
     monkeypatch.setattr(store, "PROJECT", base)
@@ -84,37 +84,37 @@ def project(tmp_path, monkeypatch):
 def _digest_after(edit) -> str:
     edit()
     store.forget_code()
-    return store.code_digest("scripts.a")
+    return store.code_digest("bookcheck.a")
 
 
 def test_the_code_digest_follows_the_import_closure(project):
-    before = store.code_digest("scripts.a")
-    assert store.code_digest("scripts.a") == before                      # memoised, stable
-    assert _digest_after(lambda: (project / "scripts/e.py").write_text("Y = 3\n")) == before
-    changed = {_digest_after(lambda: (project / "scripts/b.py").write_text("X = 2\n")),
-               _digest_after(lambda: (project / "scripts/sub/c.py").write_text("def g(): 1\n")),
-               _digest_after(lambda: (project / "scripts/d.py").write_text("def h(): 1\n"))}
+    before = store.code_digest("bookcheck.a")
+    assert store.code_digest("bookcheck.a") == before                      # memoised, stable
+    assert _digest_after(lambda: (project / "bookcheck/e.py").write_text("Y = 3\n")) == before
+    changed = {_digest_after(lambda: (project / "bookcheck/b.py").write_text("X = 2\n")),
+               _digest_after(lambda: (project / "bookcheck/sub/c.py").write_text("def g(): 1\n")),
+               _digest_after(lambda: (project / "bookcheck/d.py").write_text("def h(): 1\n"))}
     assert before not in changed and len(changed) == 3
-    new = project / "scripts" / "new.py"
-    last = store.code_digest("scripts.a")
-    assert _digest_after(lambda: (new.write_text("Z = 1\n"), (project / "scripts/b.py").write_text(
-        "X = 2\nfrom scripts import new\n"))) != last                     # a new module imported
+    new = project / "bookcheck" / "new.py"
+    last = store.code_digest("bookcheck.a")
+    assert _digest_after(lambda: (new.write_text("Z = 1\n"), (project / "bookcheck/b.py").write_text(
+        "X = 2\nfrom bookcheck import new\n"))) != last                     # a new module imported
     assert _digest_after(lambda: new.write_text("Z = 2\n")) != last
 
 
 def test_a_package_digest_covers_every_file_under_it(project):
-    before = store.code_digest("scripts.sub")
-    (project / "scripts/sub/filter.lua").write_text("return {1}\n")
+    before = store.code_digest("bookcheck.sub")
+    (project / "bookcheck/sub/filter.lua").write_text("return {1}\n")
     store.forget_code()
-    assert store.code_digest("scripts.sub") != before
+    assert store.code_digest("bookcheck.sub") != before
 
 
 def test_an_entry_of_other_code_is_a_miss(project, tmp_path):
-    old = store.Store(tmp_path, "things", ("scripts.a",))
+    old = store.Store(tmp_path, "things", ("bookcheck.a",))
     old.put("k", b"made by the old code")
-    (project / "scripts/b.py").write_text("X = 2\n")
+    (project / "bookcheck/b.py").write_text("X = 2\n")
     store.forget_code()
-    new = store.Store(tmp_path, "things", ("scripts.a",))
+    new = store.Store(tmp_path, "things", ("bookcheck.a",))
     assert new.key("inputs") != old.key("inputs")
     assert new.get("k") is None
 
@@ -123,7 +123,7 @@ def test_an_entry_of_other_code_is_a_miss(project, tmp_path):
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    """scripts/ and mlsys/ of this repository (all the store reads) in a folder of their own."""
+    """bookcheck/ and mlsys/ of this repository (all the store reads) in a folder of their own."""
     dest = tmp_path_factory.mktemp("repo")
     for package in store.PACKAGES:
         shutil.copytree(Path(store.PROJECT) / package, dest / package,
@@ -135,13 +135,13 @@ def repo(tmp_path_factory):
 def in_copy(repo, monkeypatch):
     """The store reads the code of the copy: edits there are edits to the checker."""
     saved = {rel: (repo / rel).read_bytes() for rel in (
-        "scripts/bookcheck/run/inline_values.py", "scripts/bookcheck/verify/audit_html.py", "scripts/bookcheck/verify/audit_tokens.py")}
+        "bookcheck/bookcheck/run/inline_values.py", "bookcheck/bookcheck/verify/audit_html.py", "bookcheck/bookcheck/verify/audit_tokens.py")}
     monkeypatch.setattr(store, "PROJECT", repo)
     store.forget_code()
     yield repo
     for rel, data in saved.items():
         (repo / rel).write_bytes(data)
-    (repo / "scripts/bookcheck/verify/audit_rule.py").unlink(missing_ok=True)
+    (repo / "bookcheck/bookcheck/verify/audit_rule.py").unlink(missing_ok=True)
     store.forget_code()
 
 
@@ -160,7 +160,7 @@ def test_an_edit_to_a_checker_module_invalidates_the_chapter_cache(in_copy, tmp_
     key = cache.chapter_key(book, chapter)
     cache.store(book, key, ChapterRun(path="a.qmd", inlines=[InlineRun(0, "text", "1")]))
     assert cache.load(book, cache.chapter_key(book, chapter)) is not None
-    _edit(in_copy, "scripts/bookcheck/run/inline_values.py", "import re\n", "import re\nimport sys\n")
+    _edit(in_copy, "bookcheck/bookcheck/run/inline_values.py", "import re\n", "import re\nimport sys\n")
     assert cache.chapter_key(book, chapter) != key
     assert cache.load(book, cache.chapter_key(book, chapter)) is None
     assert cache.load(book, key) is None            # the old code's entry: a miss too
@@ -184,9 +184,9 @@ def test_a_changed_or_added_audit_module_invalidates_the_page_cache(in_copy, tmp
     assert not _reused(book)                        # the first audit
     assert _reused(book)                            # unchanged code: not audited again
     if change == "edit a rule":
-        _edit(in_copy, "scripts/bookcheck/verify/audit_tokens.py", "import re\n", "import re\nimport os\n")
+        _edit(in_copy, "bookcheck/bookcheck/verify/audit_tokens.py", "import re\n", "import re\nimport os\n")
     else:
-        (in_copy / "scripts/bookcheck/verify/audit_rule.py").write_text("STRICTER = True\n")
-        _edit(in_copy, "scripts/bookcheck/verify/audit_html.py", "from __future__ import annotations\n",
+        (in_copy / "bookcheck/bookcheck/verify/audit_rule.py").write_text("STRICTER = True\n")
+        _edit(in_copy, "bookcheck/bookcheck/verify/audit_html.py", "from __future__ import annotations\n",
               "from __future__ import annotations\nfrom bookcheck.verify import audit_rule\n")
     assert not _reused(book)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from bookcheck.tools import bench
+from booktools import bench
 from tests.bookkit import make_book
 
 SMALL_BOOK = {

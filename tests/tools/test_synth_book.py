@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from bookcheck.tools import synth_book
+from booktools import synth_book
 from bookcheck.read.project import load_project
 from bookcheck.read.qmd import parse_chapter
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bookcheck.model import Finding, Kind, finding_from_dict
-from bookcheck.tools import kinds
+from booktools import kinds
 from bookcheck.verify.report import finding_record, format_finding
 
 ROOT = Path(__file__).resolve().parents[2]

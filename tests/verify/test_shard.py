@@ -9,7 +9,7 @@ import pytest
 
 from bookcheck import store
 from bookcheck.model import Kind
-from bookcheck.tools import synth_book
+from booktools import synth_book
 from bookcheck.verify import ledger
 from bookcheck.verify.check import check_book
 from bookcheck.verify import shard as sh
