@@ -44,7 +44,7 @@ $(STAMP): requirements.txt $(LOCK) pyproject.toml scripts/pyproject.toml
 	touch $(STAMP)
 
 # The tests' own packages (pytest, playwright, …): the book's `test` extra.
-$(TEST_STAMP): $(STAMP)
+$(TEST_STAMP): $(STAMP) pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]' -c $(LOCK)
 	touch $(TEST_STAMP)
 
@@ -85,7 +85,7 @@ test-fast: $(READY) $(TEST_STAMP)
 
 # make bench BENCH_BOOK=path: benchmark a copy of another book as the real one (with
 # Quarto on PATH: make html against plain `quarto render`, docs/quarto-compat.md)
-bench: $(READY)
+bench: $(READY) $(TEST_STAMP)
 	$(TOOLS) booktools.bench $(if $(BENCH_BOOK),--book $(BENCH_BOOK) --only real,)
 
 mutate: $(READY)

@@ -15,7 +15,7 @@
     ".mlsys-explorer-reset{justify-self:start;align-self:end;font:inherit;color:inherit;" +
     "background:transparent;border:1px solid rgba(127,127,127,.7);border-radius:.3rem;padding:.2rem .8rem;cursor:pointer}" +
     ".mlsys-explorer-reset:focus-visible,.mlsys-explorer-setting input:focus-visible{outline:2px solid currentColor;outline-offset:2px}" +
-    ".mlsys-explorer td.mlsys-explorer-moved{font-weight:600}.mlsys-explorer td:last-child{white-space:nowrap}" +
+    ".bookcheck-explorer td.mlsys-explorer-moved{font-weight:600}.bookcheck-explorer td:last-child{white-space:nowrap}" +
     ".mlsys-explorer-curve{display:block;width:100%;max-width:32rem;margin:.2rem 0 .6rem;font-size:17px;fill:currentColor}" +
     ".mlsys-explorer-axes{fill:none;stroke:currentColor;stroke-width:1;opacity:.7}" +
     ".mlsys-explorer-line{fill:none;stroke:currentColor;stroke-width:2.5}" +
@@ -29,7 +29,7 @@
   }
 
   function build(root, number) {
-    var source = root.querySelector("script.mlsys-explorer-data");
+    var source = root.querySelector("script.bookcheck-explorer-data");
     var table = root.querySelector("table");
     if (!source || !table || root.querySelector(".mlsys-explorer-controls")) { return; }
     var data = JSON.parse(source.textContent);
@@ -138,7 +138,7 @@
       style.textContent = STYLE;
       document.head.appendChild(style);
     }
-    Array.prototype.forEach.call(document.querySelectorAll(".mlsys-explorer"), build);
+    Array.prototype.forEach.call(document.querySelectorAll(".bookcheck-explorer"), build);
   }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", start); }
   else { start(); }

@@ -17,13 +17,15 @@ every value a reader can reach is in the checked run.
     cascade              # the cell's value: the default view and the explorer
 
 Shown as a cell's value it is Markdown (:meth:`Explorer._repr_markdown_`): a fenced
-div ``.mlsys-explorer`` holding, as raw HTML, the grid (``<script type=
-"application/json" class="mlsys-explorer-data">``) and the page script; the default
+div ``.bookcheck-explorer`` holding, as raw HTML, the grid (``<script type=
+"application/json" class="bookcheck-explorer-data">``) and the page script; the default
 view as a pipe table (Quantity | Value: the settings, then the outputs, at the
 book's values), which the ledger records and the page audit reads like any table;
 and, as raw typst, a line telling a PDF reader that the HTML has the explorer.
 
-The embedded data, read back by ``scripts/bookcheck/verify/explorer_data.py``::
+The two classes are the checker's protocol (bookcheck.verify.explorer_data: the grid
+is recorded in numbers.lock and the page's copy audited); the page script's own
+classes are ``mlsys-explorer-…``. The embedded data, read back by the checker::
 
     {"explorer": name, "outputs": [label, ...],
      "settings": [{"key": k, "label": l, "shown": [text, ...], "default": index}, ...],
@@ -155,9 +157,9 @@ class Explorer:
         rows = "".join(f"| {label} | {text.replace('|', chr(92) + '|')} |\n"
                        for label, text in self.default_rows())
         return (
-            "::: {.mlsys-explorer}\n\n"
+            "::: {.bookcheck-explorer}\n\n"
             "```{=html}\n"
-            f'<script type="application/json" class="mlsys-explorer-data">{_in_script(data)}</script>\n'
+            f'<script type="application/json" class="bookcheck-explorer-data">{_in_script(data)}</script>\n'
             f"<script>{_in_script(SCRIPT.read_text(encoding='utf-8'))}</script>\n"
             "```\n\n"
             "| Quantity | Value |\n|:--|--:|\n" + rows + "\n"

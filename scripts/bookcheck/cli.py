@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 from bookcheck.read import CONFIG     # (not read.project: an up-to-date `html` imports no YAML)
+from bookcheck.read.root import folder_problem
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
@@ -129,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check_and_maybe_render(args) -> int:
+    problem = folder_problem(args.root)
+    if problem:
+        print(f"error: --root {args.root}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     if args.command == "pdf":
         args.profile = with_pdf_profile(args.root, args.profile)
     if not (args.root / CONFIG).exists() and not any(Path(args.root).glob("*.qmd")):

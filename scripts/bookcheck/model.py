@@ -65,7 +65,7 @@ class Kind(str, Enum):
     INLINE_MATH = "inline-math", "an inline value inside `$…$`/`$$…$$` that Quarto inserts escaped as Markdown (`11\\,025`): the formula breaks"
     CAPTION_INLINE = "caption-inline", "an inline value inside a caption option, which Quarto leaves as code"
     OUTPUT_CUT = "output-cut", "a cell's output or an inline value longer than the checker's cap (1,000,000 characters): the page shows it cut, the ledger records it cut"
-    SUPPRESSION = "suppression", "an `mlsys: ignore` comment without a reason or naming no finding kind (it suppresses nothing; docs/adopting.md)"
+    SUPPRESSION = "suppression", "a `bookcheck: ignore` comment without a reason or naming no finding kind (it suppresses nothing; docs/adopting.md)"
     BASELINE = "baseline", "`findings-baseline.json` cannot be read or written (docs/adopting.md)"
     PANDOC_WARNING = "pandoc-warning", "pandoc's reader warns (a footnote defined twice or never referenced, an id or link defined twice, a div never closed): the page loses text silently"
     MISSING_IMAGE = "missing-image", "an image whose file does not exist (relative to the chapter, `/…` to the project)"

@@ -49,7 +49,7 @@ def test_tables_emit_one_pipe_table(result):
 def test_other_cells_print_nothing(result):
     for rel, run in result.runs.items():
         for cell, cell_run in zip(result.parsed[rel].cells, run.cells):
-            explorer = [o for o in cell_run.outputs if o.data.startswith("::: {.mlsys-explorer}")]
+            explorer = [o for o in cell_run.outputs if o.data.startswith("::: {.bookcheck-explorer}")]
             if not (cell.label or "").startswith(("fig-", "tbl-")):
                 assert cell_run.outputs == explorer, (rel, cell.label, cell_run.outputs)
 

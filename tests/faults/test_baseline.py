@@ -44,7 +44,7 @@ def test_known_findings_pass_new_ones_fail_gone_ones_are_listed(good_book, runne
     assert [f["line"] for f in result.report["baselined"]] == [7, 9]   # moved, still known
     assert result.report["summary"]["findings"] == 1
 
-    edit(path, "And @sec-new.", "<!-- mlsys: ignore unknown-ref -- written before its chapter -->\n"
+    edit(path, "And @sec-new.", "<!-- bookcheck: ignore unknown-ref -- written before its chapter -->\n"
                                 "And @sec-new.")
     edit(path, "And @sec-elsewhere too.", "And nothing else.")
     shown = _text(runner, good_book)
@@ -67,12 +67,23 @@ def test_known_findings_pass_new_ones_fail_gone_ones_are_listed(good_book, runne
 
 
 def test_a_suppression_without_a_reason_is_a_finding_and_suppresses_nothing(good_book, runner):
-    add_chapter(good_book, "# Two {#sec-two}\n\n<!-- mlsys: ignore unknown-ref -->\n"
+    add_chapter(good_book, "# Two {#sec-two}\n\n<!-- bookcheck: ignore unknown-ref -->\n"
                            "See @sec-nowhere.\n")
     result = runner.cli(good_book)
     assert result.code == 1
     assert [(f.line, f.kind) for f in result.findings] == [(4, "unknown-ref"), (3, "suppression")]
     assert runner.cli(good_book, "check", "--write-baseline").code == 1   # never baselined
+
+
+def test_the_old_spelling_suppresses_with_a_note_at_its_line(good_book, runner):
+    """`mlsys: ignore` (before `bookcheck: ignore`) still works for one release: the report
+    notes where, and nothing fails."""
+    add_chapter(good_book, "# Two {#sec-two}\n\n<!-- mlsys: ignore unknown-ref -- later -->\n"
+                           "See @sec-nowhere.\n")
+    shown = _text(runner, good_book)
+    assert shown.returncode == 0, shown.stdout
+    assert ("note: contents/two.qmd:3: `mlsys: ignore` is deprecated: write `bookcheck: ignore`\n"
+            "1 suppressed in the source:\n") in shown.stdout
 
 
 def test_numbers_are_recorded_while_the_other_findings_are_known(good_book, runner):
@@ -113,8 +124,8 @@ def test_the_audit_holds_every_finding_not_in_the_baseline(good_book, capsys):
     with pytest.raises(AuditError):                               # a new number: not known
         render_book(check_book(good_book), "html", use_quarto=False)
     path.write_text(path.read_text().replace(
-        "<p>Planted", "<!-- mlsys: ignore unaccounted-number -- a demo value -->\n<p>Planted")
-        + "\n<!-- mlsys: ignore unknown-ref -- stale -->\nNo reference here.\n")
+        "<p>Planted", "<!-- bookcheck: ignore unaccounted-number -- a demo value -->\n<p>Planted")
+        + "\n<!-- bookcheck: ignore unknown-ref -- stale -->\nNo reference here.\n")
     render_book(check_book(good_book), "html", use_quarto=False)
     out = capsys.readouterr().out
     assert "audit: 1 suppressed in the source:" in out and "a demo value" in out

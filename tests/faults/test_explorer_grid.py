@@ -117,5 +117,5 @@ def test_a_page_whose_grid_differs_from_the_checked_one_fails_the_audit(clean, t
 
 
 def test_a_page_without_the_grid_fails_the_audit(clean, tmp_path):
-    found = _tampered_audit(clean, tmp_path, 'class="mlsys-explorer-data"', 'class="other-data"')
+    found = _tampered_audit(clean, tmp_path, 'class="bookcheck-explorer-data"', 'class="other-data"')
     assert len(found) == 1 and "the page embeds no data for it" in found[0].reason

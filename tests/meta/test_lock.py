@@ -1,7 +1,9 @@
-"""requirements.lock pins exactly what requirements.txt allows, and the venv has those pins.
+"""requirements.lock pins exactly what the two pyproject.toml files allow, and the venv has
+those pins.
 
-A fresh clone installs `-r requirements.txt -c requirements.lock` (Makefile), so
-the lock must name every requirement with a version inside its range; `make
+A fresh clone installs `-r requirements.txt -c requirements.lock` (Makefile): bookcheck
+(scripts/pyproject.toml) and the book (pyproject.toml, its `test` extra for `make test`),
+so the lock must name every requirement of either with a version inside its range; `make
 lock` regenerates it. The running environment must be the locked one, or the
 book was not checked with the versions a fresh machine gets.
 """
@@ -18,11 +20,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _requirements() -> list[Requirement]:
+    """The dependencies of bookcheck and of the book, with the book's test extra."""
+    import tomllib
     out = []
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            out.append(Requirement(line))
+    for path in (ROOT / "scripts" / "pyproject.toml", ROOT / "pyproject.toml"):
+        project = tomllib.loads(path.read_text(encoding="utf-8"))["project"]
+        out += [Requirement(line) for line in project["dependencies"]
+                + project.get("optional-dependencies", {}).get("test", [])]
     return out
 
 

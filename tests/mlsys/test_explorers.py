@@ -1,10 +1,10 @@
 """mlsys.explorer: a grid computed at every point, its claims checked everywhere, and the
 Markdown a cell shows (data the page script only looks up)."""
 import json
-import re
 
 import pytest
 
+from bookcheck.verify.explorer_data import CLASS, DATA
 from mlsys import (InvariantError, Setting, calc_failure_probability, calc_mtbf_cluster, explorer,
                    fmt, fmt_percent, hour, node)
 from mlsys.explorers import MAX_DATA_BYTES
@@ -74,9 +74,9 @@ def test_an_error_at_a_point_names_that_point():
 def test_the_markdown_holds_the_data_the_default_table_and_the_pdf_note():
     toy = cascade()
     markdown = toy._repr_markdown_()
-    assert markdown.startswith("::: {.mlsys-explorer}\n") and markdown.endswith(":::\n")
-    body = re.search(r'<script type="application/json" class="mlsys-explorer-data">(.*?)</script>',
-                     markdown, re.S).group(1)
+    # the checker's protocol (bookcheck.verify.explorer_data): its div, its data script
+    assert markdown.startswith(f"::: {{.{CLASS}}}\n") and markdown.endswith(":::\n")
+    body = DATA.search(markdown).group(1)
     data = json.loads(body)
     assert data["explorer"] == "toy" and data["outputs"] == ["Cluster MTBF", "P(interrupted)"]
     assert data["settings"][0] == {"key": "nodes", "label": "Nodes", "shown": ["100", "1,000", "10,000"],

@@ -263,9 +263,9 @@ def test_the_explorers_work_on_quartos_pages(quarto_book):
         page.on("pageerror", lambda e: errors.append(str(e)))
         for rel in ("contents/failure-at-scale.html", "contents/appendix-foundations.html"):
             page.goto((root / "_book" / rel).as_uri())
-            for n in range(page.locator(".mlsys-explorer").count()):
-                explorer = page.locator(".mlsys-explorer").nth(n)
-                data = json.loads(explorer.locator("script.mlsys-explorer-data").text_content())
+            for n in range(page.locator(".bookcheck-explorer").count()):
+                explorer = page.locator(".bookcheck-explorer").nth(n)
+                data = json.loads(explorer.locator("script.bookcheck-explorer-data").text_content())
                 sliders = explorer.locator("input[type=range]")
                 assert sliders.count() == len(data["settings"])
                 sliders.nth(0).focus()

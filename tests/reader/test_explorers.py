@@ -100,9 +100,9 @@ DEFAULTS = {"cascade": [WORKED_EXAMPLE_GPUS, 8, GPU_MTTF_HOURS * hour, JOB_1_DAY
 # ------------------------------------------------------------------ the page
 
 SHOWN = """(name) => {
-  const root = [...document.querySelectorAll('.mlsys-explorer')].find(r =>
-      JSON.parse(r.querySelector('script.mlsys-explorer-data').textContent).explorer === name);
-  const data = JSON.parse(root.querySelector('script.mlsys-explorer-data').textContent);
+  const root = [...document.querySelectorAll('.bookcheck-explorer')].find(r =>
+      JSON.parse(r.querySelector('script.bookcheck-explorer-data').textContent).explorer === name);
+  const data = JSON.parse(root.querySelector('script.bookcheck-explorer-data').textContent);
   const rows = [...root.querySelectorAll('tbody tr')].map(r => [...r.cells].map(c => c.textContent.trim()));
   const n = data.settings.length;
   return {outputs: rows.slice(n).map(r => r[1]), settings: rows.slice(0, n).map(r => r[1]),
@@ -116,8 +116,8 @@ SHOWN = """(name) => {
 
 def slider(page, name: str, i: int):
     """The i-th slider of explorer `name` (cascade and stacking share a page, in that order)."""
-    root = page.locator(".mlsys-explorer").nth(1 if name == "stacking" else 0)
-    assert json.loads(root.locator("script.mlsys-explorer-data").text_content())["explorer"] == name
+    root = page.locator(".bookcheck-explorer").nth(1 if name == "stacking" else 0)
+    assert json.loads(root.locator("script.bookcheck-explorer-data").text_content())["explorer"] == name
     return root.locator("input[type=range]").nth(i)
 
 
@@ -166,7 +166,7 @@ def test_keyboard_alone_reaches_every_control_and_the_reset(site, browser):  # n
     focused = []
     for _ in range(400):
         page.keyboard.press("Tab")
-        where = page.evaluate("() => document.activeElement.closest('.mlsys-explorer') ? "
+        where = page.evaluate("() => document.activeElement.closest('.bookcheck-explorer') ? "
                               "(document.activeElement.type || document.activeElement.tagName) : ''")
         if where:
             focused.append(where)
@@ -180,11 +180,11 @@ def test_keyboard_alone_reaches_every_control_and_the_reset(site, browser):  # n
     page.keyboard.press("Tab")
     page.keyboard.press("Enter")
     expect_state(page, "checkpointing", [2, 2, 1])
-    labels = page.evaluate("() => [...document.querySelectorAll('.mlsys-explorer input')].map("
+    labels = page.evaluate("() => [...document.querySelectorAll('.bookcheck-explorer input')].map("
                            "i => document.querySelector(`label[for='${i.id}']`).textContent)")
     assert [label.split(":")[0] for label in labels] == [
         "Checkpoint cost δ", "Interval between interruptions M", "Detection and recovery D + R"]
-    assert page.evaluate("() => document.querySelector('.mlsys-explorer table').getAttribute('aria-live')") == "polite"
+    assert page.evaluate("() => document.querySelector('.bookcheck-explorer table').getAttribute('aria-live')") == "polite"
     context.close()
 
 
@@ -198,7 +198,7 @@ def test_explorers_work_offline_fit_a_phone_and_pass_axe_in_both_schemes(site, b
     problems = []
     for rel in ("contents/failure-at-scale.html", "contents/appendix-foundations.html"):
         page.goto((book / rel).as_uri())
-        problems += page.evaluate("""() => [...document.querySelectorAll('.mlsys-explorer')].flatMap(r => {
+        problems += page.evaluate("""() => [...document.querySelectorAll('.bookcheck-explorer')].flatMap(r => {
             const f = r.querySelector('.mlsys-explorer-controls'), main = document.querySelector('main');
             const out = [];
             if (!f) return ['no controls'];
@@ -208,7 +208,7 @@ def test_explorers_work_offline_fit_a_phone_and_pass_axe_in_both_schemes(site, b
                 out.push('a slider narrower than 200 px');
             return out; })""")
         page.add_script_tag(content=axe_script())
-        found = page.evaluate("""async () => (await axe.run({include: [['.mlsys-explorer']]},
+        found = page.evaluate("""async () => (await axe.run({include: [['.bookcheck-explorer']]},
                                   {resultTypes: ['violations']})).violations
                                   .filter(v => ['serious', 'critical'].includes(v.impact))
                                   .map(v => v.id + ': ' + v.nodes.length)""")
@@ -228,8 +228,8 @@ def test_the_checkpointing_curve_follows_the_settings_and_marks_the_exact_optimu
     context = browser.new_context(viewport={"width": WIDE, "height": 900})
     page = context.new_page()
     page.goto(urljoin(base, "contents/failure-at-scale.html"))
-    root = page.locator(".mlsys-explorer").first
-    data = json.loads(root.locator("script.mlsys-explorer-data").text_content())
+    root = page.locator(".bookcheck-explorer").first
+    data = json.loads(root.locator("script.bookcheck-explorer-data").text_content())
     state = [axis.index(d) for axis, d in zip(values, DEFAULTS["checkpointing"])]
     plot_w = WIDTH - MARGINS["left"] - MARGINS["right"]
     checked = 0
@@ -237,7 +237,7 @@ def test_the_checkpointing_curve_follows_the_settings_and_marks_the_exact_optimu
         slider(page, "checkpointing", i).focus()
         page.keyboard.press(key)
         state[i] = 0 if key == "Home" else len(values[i]) - 1
-        drawn = page.evaluate("() => { const r = document.querySelector('.mlsys-explorer');"
+        drawn = page.evaluate("() => { const r = document.querySelector('.bookcheck-explorer');"
                               " const m = r.querySelector('.mlsys-explorer-mark');"
                               " return [r.querySelector('.mlsys-explorer-line').getAttribute('d'),"
                               " Number(m.getAttribute('cx'))]; }")

@@ -123,7 +123,7 @@ def test_an_entry_of_other_code_is_a_miss(project, tmp_path):
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    """bookcheck/ and mlsys/ of this repository (all the store reads) in a folder of their own."""
+    """The bookcheck package (all the store reads) in a folder of their own."""
     dest = tmp_path_factory.mktemp("repo")
     for package in store.PACKAGES:
         shutil.copytree(Path(store.PROJECT) / package, dest / package,
@@ -135,13 +135,13 @@ def repo(tmp_path_factory):
 def in_copy(repo, monkeypatch):
     """The store reads the code of the copy: edits there are edits to the checker."""
     saved = {rel: (repo / rel).read_bytes() for rel in (
-        "bookcheck/bookcheck/run/inline_values.py", "bookcheck/bookcheck/verify/audit_html.py", "bookcheck/bookcheck/verify/audit_tokens.py")}
+        "bookcheck/run/inline_values.py", "bookcheck/verify/audit_html.py", "bookcheck/verify/audit_tokens.py")}
     monkeypatch.setattr(store, "PROJECT", repo)
     store.forget_code()
     yield repo
     for rel, data in saved.items():
         (repo / rel).write_bytes(data)
-    (repo / "bookcheck/bookcheck/verify/audit_rule.py").unlink(missing_ok=True)
+    (repo / "bookcheck/verify/audit_rule.py").unlink(missing_ok=True)
     store.forget_code()
 
 
@@ -160,7 +160,7 @@ def test_an_edit_to_a_checker_module_invalidates_the_chapter_cache(in_copy, tmp_
     key = cache.chapter_key(book, chapter)
     cache.store(book, key, ChapterRun(path="a.qmd", inlines=[InlineRun(0, "text", "1")]))
     assert cache.load(book, cache.chapter_key(book, chapter)) is not None
-    _edit(in_copy, "bookcheck/bookcheck/run/inline_values.py", "import re\n", "import re\nimport sys\n")
+    _edit(in_copy, "bookcheck/run/inline_values.py", "import re\n", "import re\nimport sys\n")
     assert cache.chapter_key(book, chapter) != key
     assert cache.load(book, cache.chapter_key(book, chapter)) is None
     assert cache.load(book, key) is None            # the old code's entry: a miss too
@@ -184,9 +184,9 @@ def test_a_changed_or_added_audit_module_invalidates_the_page_cache(in_copy, tmp
     assert not _reused(book)                        # the first audit
     assert _reused(book)                            # unchanged code: not audited again
     if change == "edit a rule":
-        _edit(in_copy, "bookcheck/bookcheck/verify/audit_tokens.py", "import re\n", "import re\nimport os\n")
+        _edit(in_copy, "bookcheck/verify/audit_tokens.py", "import re\n", "import re\nimport os\n")
     else:
-        (in_copy / "bookcheck/bookcheck/verify/audit_rule.py").write_text("STRICTER = True\n")
-        _edit(in_copy, "bookcheck/bookcheck/verify/audit_html.py", "from __future__ import annotations\n",
+        (in_copy / "bookcheck/verify/audit_rule.py").write_text("STRICTER = True\n")
+        _edit(in_copy, "bookcheck/verify/audit_html.py", "from __future__ import annotations\n",
               "from __future__ import annotations\nfrom bookcheck.verify import audit_rule\n")
     assert not _reused(book)

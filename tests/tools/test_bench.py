@@ -62,7 +62,7 @@ def test_format_book_shows_ratios_and_failures():
 def test_copy_of_the_project_leaves_out_the_pipeline_and_the_venv(tmp_path):
     copy = bench.copy_project(tmp_path / "copy")
     assert (copy / "_quarto.yml").is_file()
-    assert not (copy / ".venv").exists() and not (copy / "scripts").exists()
+    assert not (copy / ".venv").exists() and not (copy / "scripts" / "bookcheck").exists()
 
 
 @pytest.mark.slow

@@ -103,17 +103,17 @@ def test_an_unreadable_baseline_is_a_finding(tmp_path):
                                                            (FILE, Kind.BASELINE)]
 
 
-SUPPRESSED = """# One <!-- mlsys: ignore unknown-ref -- the heading's own -->
+SUPPRESSED = """# One <!-- bookcheck: ignore unknown-ref -- the heading's own -->
 
-<!-- mlsys: ignore unknown-ref -- the chapter it names is not in this excerpt -->
+<!-- bookcheck: ignore unknown-ref -- the chapter it names is not in this excerpt -->
 See @sec-gone here.
 
-And @sec-also. <!-- mlsys: ignore unknown-ref, leak -- written later -->
+And @sec-also. <!-- bookcheck: ignore unknown-ref, leak -- written later -->
 
-<!-- mlsys: ignore unknown-ref -->
+<!-- bookcheck: ignore unknown-ref -->
 Then @sec-bare.
 
-<!-- mlsys: ignore unknown-rfe -- a typo -->
+<!-- bookcheck: ignore unknown-rfe -- a typo -->
 """
 
 
@@ -163,7 +163,7 @@ def test_the_json_report_lists_what_is_accepted(tmp_path):
 
 def test_a_suppression_above_a_grid_table_covers_its_values(tmp_path):
     from bookcheck.read.qmd import parse_chapter
-    text = ("# T\n\n<!-- mlsys: ignore grid-table-inline -- converted in the next edition -->\n"
+    text = ("# T\n\n<!-- bookcheck: ignore grid-table-inline -- converted in the next edition -->\n"
             "+-----+-----+\n| a   | b   |\n+=====+=====+\n| `{python} x` | `{python} y` |\n"
             "+-----+-----+\n\n+-----+\n| c   |\n+=====+\n| `{python} z` |\n+-----+\n")
     root = _book(tmp_path, text)
@@ -183,3 +183,18 @@ def test_a_suppression_neither_the_check_nor_the_audit_used_is_listed(tmp_path):
     assert unused_lines(unused(check, audit)) == [
         "1 suppression matched no finding (remove it):",
         "  ch.qmd:1 unknown-ref: the heading's own"]
+
+
+def test_the_old_spelling_still_suppresses_and_the_report_notes_it(tmp_path):
+    """`mlsys: ignore`, the spelling before `bookcheck: ignore`, works for one more release;
+    the report notes each one at its line (not a finding: nothing fails)."""
+    from types import SimpleNamespace
+    from bookcheck.verify.report import notes
+    root = _book(tmp_path, SUPPRESSED.replace("bookcheck: ignore unknown-ref -- the chapter",
+                                              "mlsys: ignore unknown-ref -- the chapter")
+                 + "<!-- mlsys: ignore -- no kind -->\n")
+    verdict = judge(root, [_ref(4, "sec-gone")], paths=["ch.qmd"])
+    assert [(f.line, m.line) for f, m in verdict.suppressed] == [(4, 3)]
+    assert notes(SimpleNamespace(notes=["a run's note"], verdict=verdict)) == [
+        "a run's note", "ch.qmd:3: `mlsys: ignore` is deprecated: write `bookcheck: ignore`"]
+    assert verdict.active[-1].reason.startswith("`mlsys: ignore` names no finding kind")

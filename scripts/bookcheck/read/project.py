@@ -23,6 +23,7 @@ from bookcheck.read.options import check, number_sections
 from bookcheck.read.output_dir import unsafe as _unsafe_output_dir
 from bookcheck.read.page_options import as_list, as_mapping, custom_callouts, page_footer
 from bookcheck.read.profiles import LOCAL_OVERRIDES, overlay, read_mapping
+from bookcheck.read.root import absolute_root
 from bookcheck.read.sidebar import page_order, sidebars
 from bookcheck.read.yamlio import compose_yaml, key_lines
 
@@ -136,8 +137,9 @@ class Project:
 
 def load_project(root: Path, profile: str | None = None) -> Project:
     """Load `root/_quarto.yml` with Quarto `profile` (comma-separated names; None: the
-    environment's QUARTO_PROFILE, else `profile: default:`); never raises on bad content."""
-    root = Path(root)
+    environment's QUARTO_PROFILE, else `profile: default:`); never raises on bad content.
+    `project.root` is `root` made absolute (read/root.py)."""
+    root = absolute_root(root)
     project = Project(root=root)
     singles = sorted(p.name for p in root.glob("*.qmd") if not p.name.startswith(("_", ".")))
     if singles and not (root / CONFIG).exists():   # `quarto render doc.qmd`: lone documents

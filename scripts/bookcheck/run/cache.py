@@ -74,7 +74,7 @@ def forget_environment() -> None:
 
 def book_packages(root: Path, chapters) -> list[str]:
     """The book's own packages: top-level names the chapters import that are folders
-    under the root (this book's `mlsys`; another book's own, whatever its name)."""
+    under the root, whatever their names."""
     from bookcheck.run.forkserver import package_imports
     tops = {name.split(".")[0] for name in package_imports(root, chapters)}
     return sorted(top for top in tops if (Path(root) / top).is_dir())

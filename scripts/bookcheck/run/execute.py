@@ -309,7 +309,7 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 def traceback_path(filename: str, root: Path) -> str:
     """A traceback frame's file as an author reads it: a project file by its path from
-    the root (`mlsys/constants.py`), any other by its last two parts after `.../`
+    the root (`pkg/constants.py`), any other by its last two parts after `.../`
     (`.../pint/registry.py`), so the two are never confused (bookcheck.verify.blame)."""
     try:
         inside = Path(filename).resolve().relative_to(Path(root).resolve())

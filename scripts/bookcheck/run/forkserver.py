@@ -1,7 +1,7 @@
 """Start kernels by forking one pre-warmed process instead of `python -m ipykernel_launcher`.
 
 A kernel start costs ~1 s of CPU, most of it importing ipykernel, numpy,
-pandas, pint and the book's own `mlsys`. The fork server pays that once per
+pandas, pint and the book's own package. The fork server pays that once per
 check: it imports them, then forks one child per chapter; each child becomes an
 ordinary, fresh IPython kernel (own process, own memory: nothing a chapter does
 is visible to another chapter, exactly as with separately launched kernels).
@@ -28,6 +28,8 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+
+from bookcheck.errors import ForkServerError
 
 
 KERNEL_MODULE = "ipykernel_launcher"
@@ -104,7 +106,7 @@ def start(root: Path, chapters=()) -> "ForkServer | None":
 
 READY_TIMEOUT_S = 60.0
 # Besides forkserver_side.KERNEL_INTERNALS and the chapters' own imports: libraries that code
-# imports lazily (mlsys.formatting.md_table pulls in pandas and tabulate on first use).
+# imports lazily (a book's table helper may pull in pandas and tabulate on first use).
 PRELOAD = ("IPython.display", "numpy", "numpy.random", "pandas", "tabulate", "pint", "matplotlib",
            "matplotlib.pyplot")
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from bookcheck.run.forkserver_side import serve; "
@@ -137,7 +139,7 @@ class ForkServer:
         import asyncio
         line = await asyncio.get_running_loop().run_in_executor(None, self.process.stdout.readline)
         if not line:
-            raise RuntimeError("the kernel fork server exited")
+            raise ForkServerError("the kernel fork server exited")
         return json.loads(line)
 
     async def ready(self) -> bool:
@@ -153,7 +155,7 @@ class ForkServer:
                 try:
                     reply = await asyncio.wait_for(self._read(), READY_TIMEOUT_S)
                     self._ready = bool(reply.get("ready"))
-                except (RuntimeError, ValueError, asyncio.TimeoutError):
+                except (ForkServerError, ValueError, asyncio.TimeoutError):
                     self._ready = False
                 if not self._ready:
                     self.close()
@@ -161,7 +163,7 @@ class ForkServer:
 
     async def spawn(self, argv: list[str], cwd: str, env: dict) -> int:
         if KERNEL_MODULE not in argv:
-            raise RuntimeError("kernelspec does not run ipykernel_launcher")
+            raise ForkServerError("kernelspec does not run ipykernel_launcher")
         async with self._lock:
             self.process.stdin.write(json.dumps({"argv": argv, "cwd": cwd, "env": env}) + "\n")
             self.process.stdin.flush()

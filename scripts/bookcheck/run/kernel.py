@@ -31,6 +31,7 @@ from jupyter_client.provisioning import LocalProvisioner
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
+from bookcheck.errors import KernelSetupError
 from bookcheck.run.forkserver import SIDE_MODULES, ForeignProcess, kernel_env
 from bookcheck.run.signals import held_signals
 
@@ -122,7 +123,8 @@ class Kernel:
         await client.async_start_new_kernel_client()   # channels; waits for kernel_info
         reply = await self.request(_setup_code(self.figure, self.root), {}, STARTUP_TIMEOUT_S)
         if reply["status"] != "ok":
-            raise RuntimeError(f"kernel setup failed: {reply.get('ename')}: {reply.get('evalue')}")
+            raise KernelSetupError(f"the checker's setup failed in the kernel: "
+                                   f"{reply.get('ename')}: {reply.get('evalue')}")
 
     async def shell_reply(self, msg_id: str, deadline: float) -> dict:
         """The shell reply to `msg_id`; DeadKernelError / CellTimeoutError otherwise."""

@@ -29,6 +29,10 @@ import os
 import sys
 import threading
 
+# An editable install's placeholder on sys.path (setuptools' `__editable__.NAME.finder
+# .__path_hook__`): a path hook's key, not a folder; what it finds is keyed by `dist`.
+EDITABLE_HOOK = "__editable__."
+
 def _side(name, filename):
     module = sys.modules.get(name)
     if module is None:                   # imported from its folder (tests) or the package
@@ -196,7 +200,7 @@ class _Observer:
             return                   # found before any folder is searched
         last = name.rpartition(".")[2]
         for entry in (sys.path if path is None else path):
-            if not isinstance(entry, str):
+            if not isinstance(entry, str) or entry.startswith(EDITABLE_HOOK):
                 continue
             folder = os.path.abspath(entry or ".")
             if path is not None and self.where(folder)[0] is None:

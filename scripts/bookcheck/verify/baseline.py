@@ -9,10 +9,12 @@ lists what these hold (verify/report.py), and only the other findings fail.
   matches any more is *gone* (fixed, or its line edited): listed until
   `--prune-baseline` drops it. Entries carry the stage that found them (`check`, or
   the audit of `html`/`pdf`): each stage matches and rewrites only its own.
-* A suppression: a comment `<!-- mlsys: ignore KIND[, KIND] -- reason -->` (`#` in a
-  cell or YAML: `# mlsys: ignore KIND -- reason`) at the end of the finding's line, or
+* A suppression: a comment `<!-- bookcheck: ignore KIND[, KIND] -- reason -->` (`#` in
+  a cell or YAML: `# bookcheck: ignore KIND -- reason`) at the end of the finding's line, or
   alone on the line above it (above a grid table: every value in it). Without a reason, or naming no kind, it suppresses
-  nothing and is a finding itself (`suppression`).
+  nothing and is a finding itself (`suppression`). The earlier spelling,
+  `OLD_WORD: ignore`, still suppresses for one more release; the report notes each
+  one (`deprecated_notes`).
 
 numbers.lock differences are never accepted here: `make numbers` accepts them.
 """
@@ -30,7 +32,8 @@ from bookcheck.model import Finding, Kind
 
 FILE = "findings-baseline.json"
 CHECK = "check"                 # the stage of the check's findings (the audit's: its format)
-MARK = re.compile(r"(?:<!--|#)\s*mlsys:\s*ignore\b(?P<rest>.*?)\s*(?:-->\s*)?$")
+WORD, OLD_WORD = "bookcheck", "mlsys"     # `WORD: ignore`; OLD_WORD: deprecated
+MARK = re.compile(rf"(?:<!--|#)\s*(?P<word>{WORD}|{OLD_WORD}):\s*ignore\b(?P<rest>.*?)\s*(?:-->\s*)?$")
 LINE_REF = re.compile(r"(?<=:)\d+(?::\d+)?|(?<=\bline )\d+|(?<=\blines )\d+(?:(?:,| and) \d+)*")
 KINDS = {str(kind) for kind in Kind}
 
@@ -42,6 +45,7 @@ class Suppression:
     target: int                 # the line whose findings it suppresses
     kinds: tuple[str, ...]
     reason: str
+    old: bool = False           # written `OLD_WORD: ignore` (deprecated)
 
 
 @dataclass
@@ -95,14 +99,14 @@ def parse_mark(path: str, number: int, line: str) -> Suppression | Finding | Non
     col = m.start() + 1
     if not kinds or unknown:
         return Finding(path, number, Kind.SUPPRESSION,
-                       f"`mlsys: ignore` names {'no finding kind' if not kinds else 'no kind ' + ', '.join(unknown)}"
+                       f"`{m.group('word')}: ignore` names {'no finding kind' if not kinds else 'no kind ' + ', '.join(unknown)}"
                        " (docs/findings.md lists them): it suppresses nothing", col=col)
     if not reason.strip():
         return Finding(path, number, Kind.SUPPRESSION,
                        f"suppression of {', '.join(kinds)} without a reason: write why after "
                        "` -- ` (it suppresses nothing until then)", col=col)
     target = number + 1 if not line[:m.start()].strip() else number    # alone: the next line
-    return Suppression(path, number, target, kinds, reason.strip())
+    return Suppression(path, number, target, kinds, reason.strip(), m.group("word") == OLD_WORD)
 
 
 def suppressions(sources: _Sources, paths: list[str]) -> tuple[dict, list[Finding]]:
@@ -111,7 +115,7 @@ def suppressions(sources: _Sources, paths: list[str]) -> tuple[dict, list[Findin
     problems: list[Finding] = []
     for path in dict.fromkeys(paths):
         for number, line in enumerate(sources.lines(path), start=1):
-            if "mlsys:" not in line:
+            if "ignore" not in line:
                 continue
             mark = parse_mark(path, number, line)
             if isinstance(mark, Finding):
@@ -200,6 +204,12 @@ def judge(root: Path, findings: list[Finding], stage: str = CHECK, paths: list[s
             verdict.entries -= len(verdict.gone)
             verdict.gone = []
     return verdict
+
+
+def deprecated_notes(verdict: Verdict) -> list[str]:
+    """A note (not a finding) per suppression the verdict read in the old spelling."""
+    return [f"{m.path}:{m.line}: `{OLD_WORD}: ignore` is deprecated: write `{WORD}: ignore`"
+            for m in verdict.marks if m.old]
 
 
 def unused(*verdicts: Verdict) -> list[Suppression]:

@@ -33,7 +33,7 @@ def once_per_book(findings: list[Finding]) -> list[Finding]:
     """The findings with a repeated one reported once, where it first occurs: a `kernel`
     finding (the project's `jupyter:`, carried by every chapter it stopped) and a
     cell error raised outside the chapters (the same error, at the same line of a
-    module such as mlsys/constants.py, in every chapter that imports it), which
+    module of the book's package such as pkg/constants.py, in every chapter that imports it), which
     then names the other chapters it stopped."""
     seen: set[Finding] = set()
     first: dict[tuple, int] = {}            # origin of a shared cell error -> its index
@@ -65,7 +65,7 @@ IMPORT_ROW = re.compile(r"(?P<path>[^\s:]+\.py):(?P<line>\d+) in <module>")
 
 def at_import(f: Finding) -> Finding:
     """A cell error raised while a project module ran its top level (its traceback
-    passes through `mlsys/constants.py:129 in <module>`: a constant declared with an
+    passes through `pkg/constants.py:129 in <module>`: a constant declared with an
     unknown source, say) is that module's error: reported at that line, naming the
     chapter whose import ran it. Errors raised inside functions a chapter called stay
     at the chapter's line (the call is what to fix)."""
@@ -81,7 +81,7 @@ def at_import(f: Finding) -> Finding:
 
 def _outside_origin(f: Finding) -> tuple | None:
     """(reason, innermost frame) of a cell error whose innermost frame is a project
-    module rather than the chapter (a traceback row `mlsys/x.py:74 in _declare`)."""
+    module rather than the chapter (a traceback row `pkg/x.py:74 in _declare`)."""
     if f.kind != Kind.CELL_ERROR or not f.detail:
         return None
     rows = f.detail.split("\n")

@@ -1,8 +1,11 @@
-"""An explorer's grid (mlsys/explorers.py) in a cell's Markdown output and on its page.
+"""An explorer's grid (an interactive table of the book's package) in a cell's
+Markdown output and on its page.
 
-A cell showing an explorer outputs a fenced div ``::: {.mlsys-explorer}`` holding raw
-HTML (the grid as ``<script type="application/json" class="mlsys-explorer-data">``
-and the page script), the default view as a pipe table, and a raw typst note. Here:
+The protocol a book's package follows to have its explorer grids recorded and
+audited (docs/audit.md, "Explorer grids"): a cell showing an explorer outputs a fenced
+div ``::: {.CLASS}`` holding raw HTML (the grid as ``<script type="application/json"
+class="DATA_CLASS">``, and whatever page script the book brings), the default view as
+a pipe table, and any raw typst. Here:
 
 - `split(markdown)`: the grids in an output and its Markdown without them, so the
   ledger records the default table like any table and not the script's text;
@@ -26,9 +29,11 @@ import re
 from bookcheck.model import Finding, Kind
 
 SEP = " · "
-DATA = re.compile(r'<script type="application/json" class="mlsys-explorer-data">(.*?)</script>', re.S)
+CLASS = "bookcheck-explorer"            # the fenced div around an explorer
+DATA_CLASS = f"{CLASS}-data"            # the script element holding its grid (JSON)
+DATA = re.compile(rf'<script type="application/json" class="{DATA_CLASS}">(.*?)</script>', re.S)
 #: the explorer's fenced div in a cell's Markdown output, up to its closing fence
-DIV = re.compile(r"^::: \{\.mlsys-explorer\}\n(.*?)^:::[ \t]*$\n?", re.S | re.M)
+DIV = re.compile(rf"^::: \{{\.{CLASS}\}}\n(.*?)^:::[ \t]*$\n?", re.S | re.M)
 RAW_BLOCK = re.compile(r"^```\{=(?:html|typst)\}\n.*?^```[ \t]*$\n?", re.S | re.M)
 
 
@@ -54,7 +59,7 @@ def grids_in(text: str) -> list[dict]:
 def split(markdown: str) -> tuple[list[dict], str]:
     """(the grids of the explorers in a Markdown output, the output without their raw
     blocks and div fences: what is left is the default table)."""
-    if "mlsys-explorer-data" not in markdown:
+    if DATA_CLASS not in markdown:
         return [], markdown
     grids: list[dict] = []
 

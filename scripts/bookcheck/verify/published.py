@@ -11,8 +11,9 @@
   and of the text of an HTML output outside its tables (`display(HTML(...))`),
   in order -> ``base · line N``. A Series or a DataFrame shown as text is
   recorded line by line;
-- an explorer's grid (mlsys/explorers.py): its default view is a table like any
-  other; its grid is its digest and one entry per point (bookcheck.verify.explorer_data);
+- an explorer's grid (a `DATA_CLASS` script in a Markdown output, the protocol of
+  bookcheck.verify.explorer_data): its default view is a table like any other; its
+  grid is its digest and one entry per point;
 - what the page shows of a warning or other stderr text (`shown_stderr`: Quarto's
   Jupyter engine drops the first `<ipython-input-…>:N:` prefix, and the kernel names
   cells so, not by ipykernel's temporary file, run/kernel_side.stable_code_names) ->
@@ -29,6 +30,7 @@ from __future__ import annotations
 import re
 
 from bookcheck.model import Finding, Kind
+from bookcheck.verify.explorer_data import DATA_CLASS, grid_entries, split
 
 
 SEP = " · "
@@ -138,8 +140,7 @@ def cell_entries(base: str, outputs, grids: bool = True) -> dict[str, str]:
             previous_stream = False
             continue
         data = output.data
-        if kind == "markdown" and "mlsys-explorer-data" in data:
-            from bookcheck.verify.explorer_data import grid_entries, split   # only when needed
+        if kind == "markdown" and DATA_CLASS in data:
             explorer_grids, data = split(data)
             for grid in explorer_grids if grids else ():
                 entries.update(grid_entries(base, grid))

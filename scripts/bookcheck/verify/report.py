@@ -8,7 +8,7 @@ import sys
 from typing import TextIO
 
 from bookcheck.model import Finding, Kind
-from bookcheck.verify.baseline import FILE as BASELINE_FILE
+from bookcheck.verify.baseline import FILE as BASELINE_FILE, deprecated_notes
 from bookcheck.verify.ledger import SEP, is_new_value
 
 
@@ -180,6 +180,13 @@ def grouped(findings: list[Finding], root=None) -> list[Finding]:
     return out
 
 
+def notes(result) -> list[str]:
+    """What the report says once without failing: the run's notes (chapters not cached,
+    files left out) and each suppression in the deprecated spelling."""
+    verdict = getattr(result, "verdict", None)
+    return list(getattr(result, "notes", [])) + (deprecated_notes(verdict) if verdict else [])
+
+
 def result_root(result):
     """The project root of a BookResult or a merged shard result (None if neither)."""
     project = getattr(result, "project", None)
@@ -190,7 +197,7 @@ def print_report(result, out: TextIO = sys.stdout) -> None:
     """Findings first (ledger differences grouped last), then the summary."""
     print_findings(result.findings, getattr(result, "ledger_skipped", []), out,
                    root=result_root(result))
-    for note in getattr(result, "notes", []):
+    for note in notes(result):
         print(f"note: {note}", file=out)
     for line in verdict_lines(getattr(result, "verdict", None), result_root(result)):
         print(line, file=out)
@@ -261,7 +268,7 @@ def json_report(result) -> dict:
             "ledger_compared": result.ledger_compared,
             "ledger_skipped": list(result.ledger_skipped),
         },
-        "notes": list(getattr(result, "notes", [])),
+        "notes": notes(result),
         **accepted_records(getattr(result, "verdict", None), documents),
     }
 

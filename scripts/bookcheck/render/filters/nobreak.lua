@@ -4,7 +4,7 @@ counts, nor between an inline formula and the punctuation after it.
 
 A reader must not find "3.1" at the end of a line and "hours" at the start of
 the next (issue 35). The numbers are inline values (`{python} x_str`), printed
-by mlsys.formatting with the unit typed after them in the prose, or written
+by the book's package with the unit typed after them in the prose, or written
 whole ("4.1 hours", "< 0.1%") in a value or a table cell; so the join is made
 here, in the document every writer reads (HTML and PDF pages, prose and
 tables alike), not in each string:

@@ -2,7 +2,7 @@
 
 Two watchers feed one queue: the project root itself (not recursive: _quarto.yml,
 index.qmd, references.bib, …) and every top-level folder that can hold sources
-(recursive: contents/, mlsys/, images/, …). Folders that never change the book
+(recursive: contents/, the book's package, images/, …). Folders that never change the book
 (.venv, _book, _bookcheck, tests, scripts, …; see session.IGNORED_DIRS) are not
 watched at all, so the tool and the test suite writing there cost nothing.
 """
