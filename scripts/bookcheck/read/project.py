@@ -160,6 +160,11 @@ def load_project(root: Path, profile: str | None = None) -> Project:
     project.execute, problems = check(project.execute, "execute",
                                       lambda name: (CONFIG, lines.get(("execute", name), 0)))
     project.findings += problems
+    verify, problems = check(as_mapping(config.get("verify")), "verify",
+                             lambda name: (CONFIG, lines.get(("verify", name), 0)))
+    project.findings += problems
+    project.literal_numbers, project.fig_alt, project.quarto_look = (
+        verify.get(name) is True for name in ("literal-numbers", "fig-alt", "quarto-look"))
     project.findings += _math_method(project, node)
     if _child(node, "jupyter") is not None:
         project.jupyter, project.jupyter_line = config.get("jupyter"), _child(node, "jupyter").start_mark.line + 1
@@ -265,11 +270,6 @@ def _resolve(project: Project, config: dict) -> None:
                              or default_output_dir(project.type))
     project.execute_dir = str(as_mapping(config.get("project")).get("execute-dir") or "file")
     project.output_file = str(book.get("output-file") or "")
-    # This pipeline's own options live under `verify:` (Quarto ignores the key).
-    verify = as_mapping(config.get("verify"))
-    project.literal_numbers = bool(verify.get("literal-numbers"))
-    project.fig_alt = bool(verify.get("fig-alt"))
-    project.quarto_look = bool(verify.get("quarto-look"))
 
 
 def default_output_dir(project_type: str) -> str:
