@@ -5,8 +5,8 @@ book's `_quarto.yml` run the checker around it (docs/quarto-compat.md, "Quarto's
 own commands"):
 
     project:
-      pre-render: /path/to/checker/.venv/bin/bookcheck pre-render
-      post-render: /path/to/checker/.venv/bin/bookcheck post-render
+      pre-render: bookcheck pre-render
+      post-render: bookcheck post-render
     execute:
       freeze: auto
 
