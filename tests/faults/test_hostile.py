@@ -260,7 +260,7 @@ def test_report_prints_what_an_ascii_terminal_can_encode(good_book, runner, enco
     assert done.returncode == 1, stdout + stderr
     assert "Traceback" not in stderr and "UnicodeEncodeError" not in stderr
     dot = "·" if encoding == "latin-1" else "|"          # what the encoding has
-    assert (f"1 published number differs from numbers.lock (`make numbers` accepts it):\n"
+    assert (f"1 published number differs from numbers.lock (`bookcheck numbers` accepts it):\n"
             f"  contents/one.qmd {dot} cluster_str: {old} -> {real}\n") in stdout
     assert stdout.splitlines()[-1].startswith("FAILED: 2 chapters checked")
     assert disk_state(good_book) == before
@@ -282,7 +282,7 @@ def test_numbers_lock_that_is_a_fifo_is_refused_not_waited_on(good_book, runner)
     f = result.only("ledger")
     assert (f.path, f.line) == ("numbers.lock", 0)
     assert f.reason == ("cannot read numbers.lock (OSError: numbers.lock is not a regular file "
-                        "(a FIFO)); fix it or run `make numbers`")
+                        "(a FIFO)); fix it or run `bookcheck numbers`")
     assert lock.is_fifo()                               # untouched
     numbers = runner.cli(good_book, "numbers", timeout=120)   # the advertised fix works
     assert numbers.code == 0, numbers.output
@@ -354,8 +354,8 @@ def test_preview_on_a_taken_port_stops_at_once_in_one_line(good_book, runner):
 
 
 @pytest.mark.parametrize("n, head", [
-    (1, "1 published number differs from numbers.lock (`make numbers` accepts it):"),
-    (2, "2 published numbers differ from numbers.lock (`make numbers` accepts them):")])
+    (1, "1 published number differs from numbers.lock (`bookcheck numbers` accepts it):"),
+    (2, "2 published numbers differ from numbers.lock (`bookcheck numbers` accepts them):")])
 def test_moved_numbers_are_counted_in_good_english(capsys, n, head):
     from bookcheck.model import Finding, Kind
     from bookcheck.tools.preview import announce

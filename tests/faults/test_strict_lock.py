@@ -53,7 +53,7 @@ def test_a_damaged_ledger_is_a_finding_at_its_line(good_book, runner, how):
     assert {f.kind for f in result.findings} == {"ledger"}, result.output
     first = found[0]
     assert (first.path, first.line, first.kind) == ("numbers.lock", line, "ledger"), result.output
-    assert word in first.reason and "make numbers" in first.reason, first.reason
+    assert word in first.reason and "bookcheck numbers" in first.reason, first.reason
     assert_consistent_after_failure(runner, good_book, before, result)
     accepted = runner.cli(good_book, "numbers")
     assert accepted.code == 0, accepted.output

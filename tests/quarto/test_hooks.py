@@ -38,7 +38,7 @@ def quarto_yml(pre_render: list[str]) -> str:
 
 
 def write(root: Path, extra_pre_render: list[str] = (), files: dict | None = None) -> Path:
-    assert LAUNCHER.is_file(), "run `make venv`: it writes .venv/bin/bookcheck"
+    assert LAUNCHER.is_file(), "run `make venv`: it installs .venv/bin/bookcheck"
     make_book(root, {"index.qmd": "# Preface {.unnumbered}\n\nPreface text.\n", "ch.qmd": CHAPTER,
                      **(files or {})},
               quarto_yml([f"{LAUNCHER} pre-render", *extra_pre_render]))

@@ -178,7 +178,7 @@ def test_ledger_detects_changed_new_and_removed_numbers(tmp_path):
 
     missing = check_book(root)
     assert [(f.path, f.kind) for f in missing.findings] == [("numbers.lock", Kind.LEDGER)]
-    assert "make numbers" in missing.findings[0].reason
+    assert "bookcheck numbers" in missing.findings[0].reason
 
     accepted = check_book(root, update_ledger=True)
     assert accepted.findings == [] and (root / "numbers.lock").exists()

@@ -118,6 +118,7 @@ class Preview:
 
 
 @pytest.mark.slow
+@pytest.mark.browser        # CHROMIUM is found at import: no fixture or needs_tool marks it
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian chromium is not installed")
 def test_preview_reloads_shows_and_clears_the_banner(tmp_path):
     from playwright.sync_api import sync_playwright
@@ -185,4 +186,4 @@ def test_preview_without_watchfiles_stops_at_once_with_a_clear_error(tmp_path, m
         Watcher(tmp_path).close()
     assert preview.main(["--root", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "watchfiles" in err and "make venv" in err
+    assert "watchfiles" in err and "pip install bookcheck" in err

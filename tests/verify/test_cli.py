@@ -49,7 +49,7 @@ def run_cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedPr
 def test_exit_status_and_report_lines(tmp_path):
     good = write_book(tmp_path / "good", {"good.qmd": GOOD})
     done = run_cli("check", "--root", str(good))
-    assert done.returncode == 1 and "make numbers" in done.stdout      # no ledger yet
+    assert done.returncode == 1 and "bookcheck numbers" in done.stdout      # no ledger yet
     done = run_cli("numbers", "--root", str(good))
     assert done.returncode == 0, done.stdout + done.stderr
     assert (good / "numbers.lock").exists()

@@ -37,7 +37,7 @@ def test_new_values_are_one_line_after_the_real_findings(new_chapter):
     print_report(check_book(new_chapter), out)
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("two.qmd:7:") and " unknown-ref: " in lines[0]
-    assert "3 new published values: `make numbers` records them" in lines
+    assert "3 new published values: `bookcheck numbers` records them" in lines
     assert not [line for line in lines if "(new)" in line]
     assert lines[-1].startswith("FAILED: 2 chapters checked")
     assert ", 1 finding, 3 new published values, " in lines[-1]
@@ -61,7 +61,7 @@ def test_github_annotates_new_values_once(new_chapter):
     lines = out.getvalue().splitlines()
     assert len(lines) == 2 and "title=unknown-ref" in lines[0]
     assert lines[1] == ("::error file=numbers.lock,title=ledger::"
-                        "3 new published values: `make numbers` records them")
+                        "3 new published values: `bookcheck numbers` records them")
 
 
 @pytest.mark.slow
@@ -73,7 +73,7 @@ def test_only_new_values_still_fail_until_recorded(tmp_path):
     result = check_book(root)
     print_report(result, out)
     assert not result.ok                          # `make check` exits non-zero: CI fails
-    assert out.getvalue().splitlines()[0] == "1 new published value: `make numbers` records it"
+    assert out.getvalue().splitlines()[0] == "1 new published value: `bookcheck numbers` records it"
     assert ", 0 findings, 1 new published value, " in out.getvalue().splitlines()[-1]
     assert check_book(root, update_ledger=True).ok and check_book(root).ok
 
@@ -85,6 +85,6 @@ def test_preview_says_new_values_in_one_line_too(capsys):
     moved = ledger.diff({"a · k": "1"}, {"a · k": "2", "b · x": "3", "b · y": "4"})
     announce(Outcome(ok=True, moved=moved))
     assert capsys.readouterr().out.splitlines()[:3] == [
-        "1 published number differs from numbers.lock (`make numbers` accepts it):",
+        "1 published number differs from numbers.lock (`bookcheck numbers` accepts it):",
         "  a · k: 1 → 2",
-        "2 new published values: `make numbers` records them"]
+        "2 new published values: `bookcheck numbers` records them"]

@@ -60,7 +60,7 @@ def test_conflict_markers_duplicates_and_garbage_are_located():
     found = lock_lint.problems(text)
     assert [line for line, _ in found] == [3, 5, 6, 7, 8, 9]
     reasons = dict(found)
-    assert "conflict" in reasons[3] and "make numbers" in reasons[3]
+    assert "conflict" in reasons[3] and "bookcheck numbers" in reasons[3]
     assert "twice (lines 4 and 6)" in reasons[6]
     assert "key<TAB>value" in reasons[8]
     assert "empty key" in reasons[9]

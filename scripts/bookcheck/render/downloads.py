@@ -34,7 +34,7 @@ def linked_pdf(book: Book, dest: Path, say: bool = True) -> str | None:
         return name
     if say and (dest / name).is_file():
         print(f"html: {name} was built from older sources: not linked "
-              "(`make book` renders both)", file=sys.stderr)
+              "(`bookcheck pdf`, then `bookcheck html`, renders both)", file=sys.stderr)
     return None
 
 

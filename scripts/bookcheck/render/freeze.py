@@ -112,7 +112,7 @@ def write_entries(result, documents: list[str] | None = None) -> tuple[list[str]
             continue
         if changed_since_check(root, parsed, raw):
             findings.append(Finding(rel, 0, Kind.FREEZE, "changed since it was checked: Quarto "
-                                    "would execute it (run `make check` again)"))
+                                    "would execute it (run `bookcheck check` again)"))
             continue
         md = engine_markdown(parsed, run, root, parsed.figure or result.project.figure)
         target = entry_dir(root, rel, hidden=parsed.freeze is False)

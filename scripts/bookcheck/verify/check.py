@@ -257,13 +257,13 @@ def _ledger(root: Path, published: dict[str, dict[str, str]], failed_paths: list
         if not new:
             return []           # nothing published, nothing to record
         return [Finding(ledger.LOCK_NAME, 0, Kind.LEDGER,
-                        f"{ledger.LOCK_NAME} is missing ({len(new)} published numbers): run `make numbers`")]
+                        f"{ledger.LOCK_NAME} is missing ({len(new)} published numbers): run `bookcheck numbers`")]
     try:
         old = ledger.read(path)
     except (OSError, ValueError) as exc:        # a directory, bad bytes
         return [Finding(ledger.LOCK_NAME, 0, Kind.LEDGER,
                         f"cannot read {ledger.LOCK_NAME} ({type(exc).__name__}: {exc}); "
-                        "fix it or run `make numbers`")]
+                        "fix it or run `bookcheck numbers`")]
     if old.problems:            # conflict markers, duplicates, garbage: compare nothing
         return [Finding(ledger.LOCK_NAME, line, Kind.LEDGER, reason)
                 for line, reason in old.problems]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 CONFLICT = re.compile(r"^(<{7}|={7}|>{7}|\|{7})(?:\s|$)")
-REWRITE = "run `make numbers` to rewrite numbers.lock from the book"
+REWRITE = "run `bookcheck numbers` to rewrite numbers.lock from the book"
 
 
 def problems(text: str, unescape=lambda s: s) -> list[tuple[int, str]]:

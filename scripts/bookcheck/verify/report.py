@@ -134,7 +134,7 @@ def count_findings(findings: list[Finding]) -> str:
 
 def new_values_line(n: int) -> str:
     """The one line that stands for `n` new published values, with its fix."""
-    return (f"{n} new published value{'s' * (n != 1)}: `make numbers` records "
+    return (f"{n} new published value{'s' * (n != 1)}: `bookcheck numbers` records "
             f"{'it' if n == 1 else 'them'}")
 
 
@@ -216,7 +216,7 @@ def print_findings(findings: list[Finding], skipped: list[str], out: TextIO = sy
     for f in findings:
         if f.kind == Kind.LEDGER and "→" in f.reason:
             if not ledger_header:
-                print(f"{moved_numbers(moved)} (`make numbers` accepts "
+                print(f"{moved_numbers(moved)} (`bookcheck numbers` accepts "
                       f"{'it' if moved == 1 else 'them'}):", file=out)
                 ledger_header = True
             print(f"  {f.reason}", file=out)

@@ -40,7 +40,7 @@ def mixed_inputs(parsed: dict[str, ParsedChapter], runs: dict[str, ChapterRun]) 
         findings.append(chapter.relocate(Finding(
             rel, naming_line(chapter, names), Kind.INPUT_CHANGED,
             f"{reason}, so its numbers may mix two versions of it: nothing recorded; run "
-            "`make numbers` again once nothing changes it during the run (an editor, another "
+            "`bookcheck numbers` again once nothing changes it during the run (an editor, another "
             "program, the chapter itself appending to it)")))
     return findings
 

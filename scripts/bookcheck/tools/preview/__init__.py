@@ -53,7 +53,7 @@ def announce(outcome: Outcome) -> None:
     moved, new = split_new_values(outcome.moved)
     if moved:
         n = len(moved)
-        _say(f"{moved_numbers(n)} (`make numbers` accepts {'it' if n == 1 else 'them'}):")
+        _say(f"{moved_numbers(n)} (`bookcheck numbers` accepts {'it' if n == 1 else 'them'}):")
         for f in moved[:20]:
             _say(f"  {f.reason}")
     if new:

@@ -36,8 +36,8 @@ class Watcher:
         try:
             import watchfiles  # noqa: F401 (here, so a missing package stops the preview at once)
         except ImportError as exc:
-            raise WatcherMissing("make preview needs the watchfiles package: run `make venv` "
-                               "(it is in requirements.txt)") from exc
+            raise WatcherMissing("bookcheck preview needs the watchfiles package, a dependency of "
+                               "bookcheck: reinstall it (`pip install bookcheck`)") from exc
         self.root = Path(root).resolve()
         self.stop = stop or threading.Event()
         self.queue: queue.Queue = queue.Queue()
