@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import Enum
 
-from bookcheck.read.cell_options import CellOptions, cell_options
-
 
 class Kind(str, Enum):
     """What a Finding is about, spelled as the reports show it; each member's second
@@ -48,7 +46,7 @@ class Kind(str, Enum):
     INLINE_SYNTAX = "inline-syntax", "an inline expression Quarto evaluates without error but leaves as code (spacing, a line break)"
     INLINE_EMPTY = "inline-empty", "an inline expression yields nothing printable (None, NaN, an empty string)"
     INLINE_MANGLED = "inline-mangled", "an inline value Quarto would not show as meant (LaTeX, markup, HTML, a line break)"
-    KERNEL = "kernel", "the `jupyter:` kernel a chapter names is not installed or not Python"
+    KERNEL = "kernel", "the `jupyter:` kernel a chapter names is not installed or not Python, or the checker's setup fails in it"
     KERNEL_DIED = "kernel-died", "the kernel died while running the chapter"
     TIMEOUT = "timeout", "a cell or inline expression ran longer than the timeout"
     STALE_CACHE = "stale-cache", "`check --audit`: the cache would have served a result a fresh run does not give"
@@ -124,16 +122,11 @@ class CodeCell:
                                                   # and frozen by read/options.py
     option_lines: dict = field(default_factory=dict)  # option -> the line it is written at
     code: str = ""            # the source without its option block (what a page shows)
-    # what every stage reads: `options` typed, Quarto's defaults applied (read/cell_options.py)
-    resolved: CellOptions | None = field(default=None, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.resolved is None:
-            self.resolved = cell_options(self.options)
 
     @property
     def label(self) -> str | None:
-        return self.resolved.label
+        value = self.options.get("label")
+        return str(value) if value is not None else None
 
 
 @dataclass

@@ -6,33 +6,55 @@ merged by read/profiles.py); the `_metadata.yml` files of the chapter's folders;
 front matter; the cell's `#|` lines. Each `execute:` and cell option is checked
 against Quarto's own schema (quarto_schema.json, by scripts/booktools/quarto_schema.py): a
 value Quarto refuses (`include: "false"`: include is a boolean) is a `yaml` finding at
-its line and is dropped, so every stage sees the value below it.
+its line and is dropped, so every stage sees the value below it. This checker's own
+`verify:` options are checked the same way against verify_schema.json, which lists
+every one: an unknown name is a finding too (docs/verify-settings.md).
 
 What the later stages read is frozen here (docs/architecture.md, "Interfaces"):
 `cell.options` holds only what somebody set, so it is part of the chapter's cache
 key; after validation a boolean option is a real boolean (`opts["include"] is False`).
-The stages read `cell.resolved` (read/cell_options.py: typed, Quarto's defaults applied).
 """
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 from types import MappingProxyType
 
-from bookcheck.model import Finding, Kind, ParsedChapter
+from bookcheck.model import CodeCell, Finding, Kind, ParsedChapter
 from bookcheck.read import CONFIG
-from bookcheck.read.cell_options import cell_options
 from bookcheck.read.figures import document_figure_options
 from bookcheck.read.profiles import merge_configs
 
-SCHEMA = json.loads(Path(__file__).with_name("quarto_schema.json").read_text(encoding="utf-8"))
+
+def _schema(name: str) -> dict:
+    """A schema file beside this module: group -> option -> {"types", "enum"}."""
+    return json.loads(Path(__file__).with_name(name).read_text(encoding="utf-8"))
+
+
+# This checker's own groups (`verify:`, which Quarto ignores), each name listed: another is
+# refused. Quarto's groups list what it checks; it takes names they do not list.
+OWN_SCHEMA = _schema("verify_schema.json")
+SCHEMA = {**_schema("quarto_schema.json"), **OWN_SCHEMA}
 # Execute options that cascade to cells (project -> front matter -> cell).
 CELL_DEFAULTS = ("eval", "echo", "output", "warning", "error", "include")
+# Quarto's own defaults for the Jupyter engine (below everything else).
+QUARTO_CELL_DEFAULTS = MappingProxyType({"echo": True, "eval": True, "output": True, "include": True})
 DECLARED_INPUTS = "cache-inputs"    # front matter (ours, Quarto ignores it): what an opaque chapter reads
 _TYPES = ((bool, "boolean"), (str, "string"), ((int, float), "number"), (type(None), "null"),
           (list, "array"), (dict, "object"))
 _WORDS = {"boolean": ["`true`", "`false`"], "string": ["a string"], "number": ["a number"],
           "null": ["empty"], "array": ["a list"], "object": ["a mapping"]}
+
+
+def effective_options(cell: CodeCell) -> MappingProxyType:
+    """A cell's options (cascade applied) over Quarto's defaults."""
+    return MappingProxyType({**QUARTO_CELL_DEFAULTS, **cell.options})
+
+
+def outputs_shown(cell: CodeCell) -> bool:
+    """Whether the cell's outputs reach the page (neither `include` nor `output` false)."""
+    return cell.options.get("include") is not False and cell.options.get("output") is not False
 
 
 def number_sections(layer: dict, name: str, default: bool) -> bool:
@@ -62,11 +84,18 @@ def describe(spec: dict) -> str:
 
 
 def check(options: dict, group: str, where) -> tuple[dict, list[Finding]]:
-    """(the options Quarto's schema `group` ("cell", "execute") takes, a finding for each
+    """(the options schema `group` ("cell", "execute", "verify") takes, a finding for each
     it refuses); `where(name)` is the (file, line) option `name` is written at."""
     kept, findings = {}, []
+    own = group in OWN_SCHEMA
     for name, value in options.items():
         spec = SCHEMA[group].get(name)
+        if spec is None and own:
+            close = difflib.get_close_matches(str(name), list(SCHEMA[group]), n=1, cutoff=0.7)
+            findings.append(Finding(*where(name), Kind.YAML, f"`{group}:` has no option `{name}`"
+                                    + (f"; did you mean `{close[0]}`?" if close else "")
+                                    + f" (it takes {', '.join(SCHEMA[group])}; docs/verify-settings.md)"))
+            continue
         if spec is None or accepts(spec, value):
             kept[name] = value
             continue
@@ -74,7 +103,8 @@ def check(options: dict, group: str, where) -> tuple[dict, list[Finding]]:
                 and isinstance(value, str) and value.lower() in ("true", "false") else "")
         findings.append(Finding(*where(name), Kind.YAML,
                                 f"option `{name}` has value {json.dumps(value, default=str)}, which "
-                                f"Quarto refuses: it must be {describe(spec)}{hint}"))
+                                f"{'bookcheck' if own else 'Quarto'} refuses: it must be "
+                                f"{describe(spec)}{hint}"))
     return kept, findings
 
 
@@ -100,7 +130,6 @@ def resolve(project, parsed: ParsedChapter, directory: tuple[dict, list[str]] = 
         found += problems
         # no kernel (`enabled: false`): cells are shown, never run
         cell.options = MappingProxyType({**defaults, **own, **({} if parsed.execute else {"eval": False})})
-        cell.resolved = cell_options(cell.options)      # what the later stages read
     parsed.findings += [parsed.relocate(f) for f in found]
     parsed.exec_dir = project.exec_dir(parsed.path)
     parsed.figure = document_figure_options(project.figure, front, project.figure_format)

@@ -21,6 +21,9 @@ import re
 import time
 from pathlib import Path
 
+from bookcheck.errors import BookcheckError, ChapterDirError, StepsError
+from bookcheck.read.options import outputs_shown
+from bookcheck.read.root import folder_problem
 from bookcheck.run import deps, steps
 from bookcheck.run.inline_values import QUARTO_ABORTS, Inserted, inserted, left_as_code, mangled
 from bookcheck.run.kernel import (DEFAULT_TIMEOUT_S, LIVE_KERNEL_PIDS, OUTPUT_CAP_CHARS,  # noqa: F401 (API)
@@ -58,9 +61,7 @@ async def run_chapter_async(root: Path, parsed: ParsedChapter,
             run.deps["opaque"] = [runner.located(o) for o in run.deps["opaque"]]
     except Exception as exc:        # no kernel, or it broke outside any cell: say so, go on
         if not run.findings:
-            run.findings.append(Finding(parsed.path, 0, Kind.KERNEL_DIED,
-                                        f"the kernel could not run this chapter: "
-                                        f"{type(exc).__name__}: {_one_line(str(exc))}"))
+            run.findings.append(_outside_cells(parsed.path, exc))
     finally:
         if live is not None:
             await live.shutdown()
@@ -83,12 +84,16 @@ class _ChapterRunner:
         chapter read (observe_side), or None after a timeout or a dead kernel."""
         self.run_.cells = [CellRun(index=c.index) for c in self.parsed.cells]
         self.plan = steps.plan(self.parsed)
+        problem = folder_problem(cwd)
+        if problem:
+            raise ChapterDirError(f"the folder this chapter runs in, {cwd}: {problem}")
         sent = await steps.send_steps(self.kernel, self.plan, cwd, self.timeout_s, self._result)
         if sent.status != "ok":
             self._blame(Kind(sent.status), sent.blamed)
             return None
         if "error" in sent.final:
-            raise RuntimeError(f"the chapter's steps did not run in {cwd}: {sent.final['error']}")
+            raise StepsError(f"the kernel could not run this chapter: its steps did not run "
+                             f"in {cwd}: {sent.final['error']}")
         return sent.final.get("observed")
 
     def located(self, opaque: dict) -> dict:
@@ -122,12 +127,12 @@ class _ChapterRunner:
             self.by_count[result["count"]] = (cell, step.skipped)
         outputs = result.get("outputs", [])
         errored = bool(result.get("error"))
-        if errored and not cell.resolved.error:
+        if errored and cell.options.get("error") is not True:
             self._report_error(cell, result.get("error_info"), outputs)
             return
         cell_run = self.run_.cells[cell.index]
         cell_run.raised = errored
-        cell_run.outputs = _outputs(cell, outputs) if cell.resolved.shows_outputs else []
+        cell_run.outputs = _outputs(cell, outputs) if outputs_shown(cell) else []
         self.run_.invariants += _count_checks(step.code)
 
     def _report_error(self, cell: CodeCell, info: dict | None, outputs: list[dict]) -> None:
@@ -248,7 +253,8 @@ def _capped(text: str) -> str:
 def _outputs(cell: CodeCell, raw: list[dict]) -> list[Output]:
     """Convert a cell's raw outputs (nbformat-shaped dicts) to model Outputs,
     honouring the output/warning options."""
-    asis, show_warnings = cell.resolved.asis, cell.resolved.warning
+    asis = cell.options.get("output") == "asis"
+    show_warnings = cell.options.get("warning") is not False
     outputs: list[Output] = []
     for out in raw:
         kind = out.get("output_type")
@@ -298,6 +304,15 @@ def _count_checks(code: str) -> int:
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
             count += name in ("check", "check_all")
     return count
+
+
+def _outside_cells(path: str, exc: Exception) -> Finding:
+    """The finding for a failure outside every cell: a BookcheckError as its own kind,
+    anything else as `kernel-died`."""
+    if isinstance(exc, BookcheckError):
+        return Finding(path, 0, exc.kind, _one_line(str(exc)))
+    return Finding(path, 0, Kind.KERNEL_DIED, f"the kernel could not run this chapter: "
+                                              f"{type(exc).__name__}: {_one_line(str(exc))}")
 
 
 def _one_line(text: str, limit: int = 300) -> str:
