@@ -37,6 +37,7 @@ def tiny_book(root):
 
 
 @pytest.mark.slow
+@pytest.mark.kernel
 def test_a_relative_root_from_another_folder_is_checked_with_its_inline_value(tmp_path):
     """The kernel starts in the root and changes into the chapter's folder: a root left
     relative was taken twice (`No such file or directory: '../books/book'`, kernel-died)."""
@@ -77,6 +78,7 @@ def test_each_error_of_the_pipeline_names_one_kind():
 
 
 @pytest.mark.slow
+@pytest.mark.kernel
 def test_a_chapter_whose_folder_is_gone_says_so(tmp_path):
     book = read_book(tiny_book(tmp_path / "book"))
     parsed = book.parsed["index.qmd"]
@@ -87,6 +89,7 @@ def test_a_chapter_whose_folder_is_gone_says_so(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.kernel
 def test_a_kernel_the_checker_cannot_set_up_is_a_kernel_finding(tmp_path, monkeypatch):
     monkeypatch.setattr(kernel, "_setup_code", lambda *a: "raise ImportError('no figures here')")
     book = read_book(tiny_book(tmp_path / "book"))
