@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.repo_copy import copy_repository
+from tests.repo_copy import copy_repository, working_files
 
 pytestmark = pytest.mark.slow
 
@@ -155,9 +155,7 @@ def add_example(book: Path) -> None:
 
 def changed_tests(book: Path) -> list[str]:
     """Files under tests/ of the copy that differ from (or are not in) the repository's."""
-    tracked = subprocess.run(["git", "ls-files", "-z", "tests"], cwd=ROOT, capture_output=True,
-                             check=True).stdout.decode().split("\0")
-    tracked = {rel for rel in tracked if rel and (ROOT / rel).is_file()}
+    tracked = set(working_files(ROOT, "tests"))
     present = {str(p.relative_to(book)) for p in (book / "tests").rglob("*")
                if p.is_file() and "__pycache__" not in p.parts}
     return sorted(rel for rel in tracked | present if rel not in tracked or rel not in present
