@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import Enum
 
+from bookcheck.read.cell_options import CellOptions, cell_options
+
 
 class Kind(str, Enum):
     """What a Finding is about, spelled as the reports show it; each member's second
@@ -122,11 +124,16 @@ class CodeCell:
                                                   # and frozen by read/options.py
     option_lines: dict = field(default_factory=dict)  # option -> the line it is written at
     code: str = ""            # the source without its option block (what a page shows)
+    # what every stage reads: `options` typed, Quarto's defaults applied (read/cell_options.py)
+    resolved: CellOptions | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.resolved is None:
+            self.resolved = cell_options(self.options)
 
     @property
     def label(self) -> str | None:
-        value = self.options.get("label")
-        return str(value) if value is not None else None
+        return self.resolved.label
 
 
 @dataclass

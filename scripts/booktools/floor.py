@@ -114,7 +114,7 @@ def write_notebooks(root: Path) -> list[Path]:
         for position in range(len(parsed.cells) + 1):
             while pending and pending[0].cells_before <= position:
                 sources.append(pending.pop(0).expr)
-            if position < len(parsed.cells) and parsed.cells[position].options.get("eval", True) is not False:
+            if position < len(parsed.cells) and parsed.cells[position].resolved.eval:
                 sources.append(parsed.cells[position].source)
         notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
         notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",

@@ -130,11 +130,18 @@ def _mentions_options(node) -> bool:
                for n in ast.walk(node))
 
 
+def _is_cell_options(node) -> bool:
+    """`cell.options` (any `x.options`)."""
+    return isinstance(node, ast.Attribute) and node.attr == "options"
+
+
 def raw_options(root: Path = SCRIPTS) -> list[str]:
     """Options read raw outside scripts/bookcheck/read/ (read/options.py resolves them once):
     the front matter, QUARTO_PROFILE of the environment (read/profiles.py reads it; the
     profile is an argument), a cell's options rewritten or coerced (`option_false`,
-    `str(opts...).lower()`): after validation a boolean is a boolean."""
+    `str(opts...).lower()`): after validation a boolean is a boolean; a cell option read
+    from `cell.options` (`.get`, `[...]`): the stages read `cell.resolved`, Quarto's
+    defaults applied once (read/cell_options.py)."""
     bad = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root.parent)
@@ -162,9 +169,14 @@ def raw_options(root: Path = SCRIPTS) -> list[str]:
                     and _mentions_options(node.func.value):
                 bad.append(f"{line}: coerces an option (str(...).lower())")
             elif isinstance(node, (ast.Assign, ast.AugAssign)) and any(
-                    isinstance(t, ast.Attribute) and t.attr == "options"
+                    isinstance(t, ast.Attribute) and (t.attr == "options" or t.attr == "resolved"
+                                                      and getattr(t.value, "id", "") != "self")
                     for t in getattr(node, "targets", [getattr(node, "target", None)])):
                 bad.append(f"{line}: rewrites a cell's options")
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "get" and _is_cell_options(node.func.value)
+                    or isinstance(node, ast.Subscript) and _is_cell_options(node.value)):
+                bad.append(f"{line}: reads a cell option raw (read `cell.resolved`)")
     return bad
 
 
@@ -180,9 +192,12 @@ def test_the_options_check_bites(tmp_path):
         "import os\nname = os.environ['QUARTO_PROFILE']\n": "QUARTO_PROFILE of the environment",
         "import os\nos.environ['QUARTO_PROFILE'] = 'pdf'\n": "QUARTO_PROFILE of the environment",
         "import os\nname = os.environ.get('QUARTO_PROFILE', '')\n": "QUARTO_PROFILE of the environment",
-        "hidden = option_false(cell.options.get('include'))\n": "coerces an option",
-        "asis = str(cell.options.get('output')).lower() == 'asis'\n": "coerces an option",
+        "hidden = option_false(opts.get('include'))\n": "coerces an option",
+        "asis = str(opts.get('output')).lower() == 'asis'\n": "coerces an option",
         "cell.options = {**cell.options, 'eval': False}\n": "rewrites a cell's options",
+        "cell.resolved = None\n": "rewrites a cell's options",
+        "shown = cell.options.get('echo') is True\n": "reads a cell option raw",
+        "label = cell.options['label']\n": "reads a cell option raw",
     }
     fake = tmp_path / "bookcheck"
     for stage in ("read", "render"):
@@ -195,7 +210,7 @@ def test_the_options_check_bites(tmp_path):
             and what in found[0], (code, found)
     (fake / "render" / "bad.py").write_text(
         "import os\nenv = {**os.environ, 'QUARTO_PROFILE': 'pdf'}\n"
-        "hidden = cell.options.get('include') is False\n")
+        "hidden = cell.resolved.include is False\n")
     assert raw_options(fake) == []
 
 

@@ -10,7 +10,6 @@ import pytest
 
 from bookcheck.model import CellRun, ChapterRun, Output
 from bookcheck.read.book import read_book
-from bookcheck.read.options import effective_options
 from bookcheck.read.project import load_project
 from bookcheck.render.engine_md import engine_markdown
 from bookcheck.run.inprocess import run_in_process
@@ -43,7 +42,7 @@ def test_a_string_false_include_is_a_finding_at_its_line_and_every_stage_shows_t
     assert [(f.line, f.kind) for f in parsed.findings] == [(5, "yaml")]
     assert "`include`" in parsed.findings[0].reason and "`true` or `false`" in parsed.findings[0].reason
     cell = parsed.cells[0]
-    assert "include" not in cell.options and effective_options(cell)["include"] is True
+    assert "include" not in cell.options and cell.resolved.include is True
     run = run_in_process(parsed).run
     assert [o.data for o in run.cells[0].outputs] == ["shown\n"]                 # the run
     text = engine_markdown(parsed, run).markdown          # both renderers' Markdown

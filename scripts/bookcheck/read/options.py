@@ -13,6 +13,7 @@ every one: an unknown name is a finding too (docs/verify-settings.md).
 What the later stages read is frozen here (docs/architecture.md, "Interfaces"):
 `cell.options` holds only what somebody set, so it is part of the chapter's cache
 key; after validation a boolean option is a real boolean (`opts["include"] is False`).
+The stages read `cell.resolved` (read/cell_options.py: typed, Quarto's defaults applied).
 """
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ import json
 from pathlib import Path
 from types import MappingProxyType
 
-from bookcheck.model import CodeCell, Finding, Kind, ParsedChapter
+from bookcheck.model import Finding, Kind, ParsedChapter
 from bookcheck.read import CONFIG
+from bookcheck.read.cell_options import cell_options
 from bookcheck.read.figures import document_figure_options
 from bookcheck.read.profiles import merge_configs
 
@@ -38,23 +40,11 @@ OWN_SCHEMA = _schema("verify_schema.json")
 SCHEMA = {**_schema("quarto_schema.json"), **OWN_SCHEMA}
 # Execute options that cascade to cells (project -> front matter -> cell).
 CELL_DEFAULTS = ("eval", "echo", "output", "warning", "error", "include")
-# Quarto's own defaults for the Jupyter engine (below everything else).
-QUARTO_CELL_DEFAULTS = MappingProxyType({"echo": True, "eval": True, "output": True, "include": True})
 DECLARED_INPUTS = "cache-inputs"    # front matter (ours, Quarto ignores it): what an opaque chapter reads
 _TYPES = ((bool, "boolean"), (str, "string"), ((int, float), "number"), (type(None), "null"),
           (list, "array"), (dict, "object"))
 _WORDS = {"boolean": ["`true`", "`false`"], "string": ["a string"], "number": ["a number"],
           "null": ["empty"], "array": ["a list"], "object": ["a mapping"]}
-
-
-def effective_options(cell: CodeCell) -> MappingProxyType:
-    """A cell's options (cascade applied) over Quarto's defaults."""
-    return MappingProxyType({**QUARTO_CELL_DEFAULTS, **cell.options})
-
-
-def outputs_shown(cell: CodeCell) -> bool:
-    """Whether the cell's outputs reach the page (neither `include` nor `output` false)."""
-    return cell.options.get("include") is not False and cell.options.get("output") is not False
 
 
 def number_sections(layer: dict, name: str, default: bool) -> bool:
@@ -130,6 +120,7 @@ def resolve(project, parsed: ParsedChapter, directory: tuple[dict, list[str]] = 
         found += problems
         # no kernel (`enabled: false`): cells are shown, never run
         cell.options = MappingProxyType({**defaults, **own, **({} if parsed.execute else {"eval": False})})
+        cell.resolved = cell_options(cell.options)      # what the later stages read
     parsed.findings += [parsed.relocate(f) for f in found]
     parsed.exec_dir = project.exec_dir(parsed.path)
     parsed.figure = document_figure_options(project.figure, front, project.figure_format)

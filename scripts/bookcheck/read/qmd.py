@@ -25,6 +25,7 @@ import re
 
 import yaml
 
+from bookcheck.read.cell_options import cell_options
 from bookcheck.read.labels import ATTR_LABEL, HTML_COMMENT, labels_and_refs
 from bookcheck.read.textpos import Lines
 from bookcheck.read.yamlio import compose_yaml, key_lines, load_yaml, yaml_problem
@@ -226,7 +227,7 @@ def _make_cell(chapter: ParsedChapter, lines: list[str], fence: int, end: int) -
                                             detail=lines[line - 1].strip()))
             options = {}
         if isinstance(options, dict):
-            cell.options = options
+            cell.options, cell.resolved = options, cell_options(options)
             keys = (OPTION_KEY.match(text) for text in option_text)
             cell.option_lines = {m.group(1): first + i for i, m in enumerate(keys) if m}
         elif options is not None:

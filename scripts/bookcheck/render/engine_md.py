@@ -16,15 +16,17 @@ and the built-in renderer reads (docs/architecture.md, render/).
 - `execution_count` is the cell's position among the chapter's code cells
   (Quarto renumbers them), on the cell and on an execute_result output;
 - a figure is `![fig-cap](<stem>_files/figure-html/<name>-output-<k>.png){#fig-x
-  width=W height=H fig-alt='…'}`: the checker's kernel draws it as Quarto's
+  width=W height=H fig-align='…' fig-alt='…'}`: the checker's kernel draws it as Quarto's
   does (bookcheck.read.figures); W×H, only for a `retina` PNG, is what Quarto
-  takes (image_size);
+  takes (image_size); an option written as a list is output k's item k, the captions
+  Quarto's (CellOptions.captions: a `fig-cap` list each figure its own, the cell's label
+  on each; a `fig-cap` over `fig-subcap` after the figures, in the cell's div);
 - a `tbl-x` cell with `tbl-cap` and no output, or a `fig-x` cell with `fig-cap`
   and no image, stops the render at its line; an inline value inside a
   pipe-table row has its `|` escaped (Quarto's row would split).
 
 Not modelled (tracebacks of `error: true` cells, ANSI colours, LaTeX/JSON/JavaScript
-outputs, `fig-subcap`, layouts): docs/quarto-compat.md lists each.
+outputs, layouts): docs/quarto-compat.md lists each. Options: `cell.resolved`.
 """
 from __future__ import annotations
 
@@ -37,7 +39,6 @@ from pathlib import Path, PurePosixPath
 from bookcheck.model import ChapterRun, CodeCell, Output, ParsedChapter
 from bookcheck.read.figures import figure_options
 from bookcheck.read.jupyter_title import title_edits
-from bookcheck.read.options import effective_options
 from bookcheck.verify.published import escape_pipes, in_pipe_table, shown_stderr
 
 from .errors import RenderError
@@ -123,22 +124,23 @@ class _Cell:
                  notebook_index: int, figure: dict):
         self.parsed, self.cell, self.notebook_index = parsed, cell, notebook_index
         self.figure = figure
-        self.opts = effective_options(cell)
+        self.opts = cell.resolved
         have_image = any(o.kind.startswith("image/") for o in outputs)
         self.outputs = [o for o in outputs if not discardable(o, have_image)]
         self.files: dict[str, bytes] = {}
         self.label = f"#{cell.label}" if cell.label else ""
-        cap = self.opts.get("fig-cap")
-        self.captions = [" ".join(str(cap).split())] if cap else []
-        self.asis = self.opts.get("output") == "asis"
+        self.cell_caption, each = self.opts.captions(any(is_display(o) for o in self.outputs))
+        self.captions = [" ".join(c.split()) for c in each]
+        self.asis = self.opts.asis
         fence = parsed.text.split("\n")[cell.fence_line - 1] if cell.fence_line else ""
         self.indent = re.match(r"[ \t]*", fence).group(0)
 
     def label_container(self) -> bool:
-        if self.opts["output"] is False:
+        """shouldLabelCellContainer (several displays under a `fig-cap` list: each its own)."""
+        if self.opts.output is False:
             return True
         shown = [o for o in self.outputs if is_display(o)]
-        return (not shown or len(shown) > 1
+        return (not shown or (len(shown) > 1 and not isinstance(self.opts.fig_cap, tuple))
                 or (self.cell.label or "").startswith("tbl-"))
 
     def forwarded(self) -> list[str]:
@@ -151,14 +153,14 @@ class _Cell:
         return attrs
 
     def code(self) -> str:
-        echo = self.opts.get("echo")
+        echo = self.opts.echo
         if echo is False:
             return ""
         fenced = echo == "fenced"
-        label = self.opts.get("lst-label")          # a listing: `#lst-x`, then its caption
-        head = ("#" + label.lstrip("#") + " ") if isinstance(label, str) else ""
-        cap = self.opts.get("lst-cap")
-        listing = f' lst-cap="{cap}"' if isinstance(cap, str) else ""
+        label = self.opts.lst_label                 # a listing: `#lst-x`, then its caption
+        head = ("#" + label.lstrip("#") + " ") if label is not None else ""
+        cap = self.opts.lst_cap
+        listing = f' lst-cap="{cap}"' if cap is not None else ""
         source = self.cell.code
         if self.indent:
             source = "\n".join(ln[len(self.indent):] if ln.startswith(self.indent) else ln
@@ -173,7 +175,7 @@ class _Cell:
         ticks = ticks_for(lines)
         attrs = "".join(f' {key}="{value if isinstance(value, str) else _json(value)}"'
                         for key in CODE_OPTIONS
-                        if (value := self.opts.get(key)) is not None)
+                        if (value := getattr(self.opts, key.replace("-", "_"))) is not None)
         return f"{ticks} {{{head}.python .cell-code{listing}{attrs}}}\n{source}\n{ticks}\n"
 
     def output_md(self, output: Output, position: int, out_label: str) -> str:
@@ -207,14 +209,14 @@ class _Cell:
         attrs += [f"width={width}"] if width else []
         attrs += [f"height={height}"] if height else []
         for key in FIG_OPTIONS:
-            value = self.opts.get(key)
+            value = self.opts.per_output(key.replace("-", "_"), position)
             if value:
                 attrs.append(f"{key}='{str(value).replace(chr(39), chr(92) + chr(39))}'")
         suffix = "{" + " ".join(attrs) + "}" if attrs else ""
         return f"![{caption}]({rel}){suffix}\n"
 
     def write(self, execution_count: int | None) -> str:
-        if self.opts["include"] is False:
+        if not self.opts.include:
             return ""
         source = self.cell.code
         if not source and not self.outputs:
@@ -226,28 +228,28 @@ class _Cell:
         forwarded = self.forwarded()
         head += forwarded + ([f"execution_count={execution_count}"] if execution_count else [])
         need_cell = (bool(self.label and label_container) or bool(forwarded) or bool(self.captions)
-                     or len(head) > 2)
+                     or self.cell_caption is not None or len(head) > 2)
         parts = [self.code()]
-        if self.opts["output"] is not False:
+        if self.opts.output is not False:
             self.refuse_an_empty_float()
             parts += self.outputs_md(label_container, execution_count)
         body = "".join(parts)
         if body and (need_cell or not self.asis):
-            body = "::: {" + " ".join(head) + "}\n" + body + ":::\n"
+            caption = f"\n{self.cell_caption}\n" if self.cell_caption else ""
+            body = "::: {" + " ".join(head) + "}\n" + body + caption + ":::\n"
         return body + "\n"
 
     def classes(self) -> list[str]:
         """The cell's `classes` option on its div (`.x`), as Quarto writes it."""
-        value = self.opts.get("classes") or []
-        return [c if c.startswith(".") else f".{c}" for c in
-                (value if isinstance(value, list) else str(value).split())]
+        return [c if c.startswith(".") else f".{c}" for c in self.opts.classes]
 
     def refuse_an_empty_float(self) -> None:
         """A `tbl-x` cell with `tbl-cap` and no output, or a `fig-x` cell with `fig-cap`
         and no image, would leave its cross-references dangling: stop at its line."""
-        label = (self.cell.label or "") if self.opts.get("eval") is not False else ""
-        for prefix, wanted in (("tbl", "output"), ("fig", "image")):
-            if label.startswith(prefix + "-") and self.opts.get(prefix + "-cap") and not any(
+        label = (self.cell.label or "") if self.opts.eval else ""
+        for prefix, wanted, cap in (("tbl", "output", self.opts.tbl_cap),
+                                    ("fig", "image", self.opts.fig_cap)):
+            if label.startswith(prefix + "-") and cap and not any(
                     wanted == "output" or o.kind.startswith("image/") for o in self.outputs):
                 raise RenderError(f"{self.parsed.path}:{self.cell.fence_line}: cell {label} has "
                                   f"{prefix}-cap but produced no {wanted}")

@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 from bookcheck.errors import BookcheckError, ChapterDirError, StepsError
-from bookcheck.read.options import outputs_shown
 from bookcheck.read.root import folder_problem
 from bookcheck.run import deps, steps
 from bookcheck.run.inline_values import QUARTO_ABORTS, Inserted, inserted, left_as_code, mangled
@@ -127,12 +126,12 @@ class _ChapterRunner:
             self.by_count[result["count"]] = (cell, step.skipped)
         outputs = result.get("outputs", [])
         errored = bool(result.get("error"))
-        if errored and cell.options.get("error") is not True:
+        if errored and not cell.resolved.error:
             self._report_error(cell, result.get("error_info"), outputs)
             return
         cell_run = self.run_.cells[cell.index]
         cell_run.raised = errored
-        cell_run.outputs = _outputs(cell, outputs) if outputs_shown(cell) else []
+        cell_run.outputs = _outputs(cell, outputs) if cell.resolved.shows_outputs else []
         self.run_.invariants += _count_checks(step.code)
 
     def _report_error(self, cell: CodeCell, info: dict | None, outputs: list[dict]) -> None:
@@ -253,8 +252,7 @@ def _capped(text: str) -> str:
 def _outputs(cell: CodeCell, raw: list[dict]) -> list[Output]:
     """Convert a cell's raw outputs (nbformat-shaped dicts) to model Outputs,
     honouring the output/warning options."""
-    asis = cell.options.get("output") == "asis"
-    show_warnings = cell.options.get("warning") is not False
+    asis, show_warnings = cell.resolved.asis, cell.resolved.warning
     outputs: list[Output] = []
     for out in raw:
         kind = out.get("output_type")

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from bookcheck.model import CellRun, ChapterRun, InlineRun, Output, ParsedChapter
-from bookcheck.read.options import outputs_shown
 
 
 @dataclass
@@ -110,7 +109,7 @@ def run_in_process(parsed: ParsedChapter, *, stop_at_error: bool = True,
         if k == len(parsed.cells):
             break
         cell = parsed.cells[k]
-        if cell.options.get("eval") is False or not cell.source.strip():
+        if not cell.resolved.eval or not cell.source.strip():
             continue
         shown.clear()
         printed = io.StringIO()
@@ -123,7 +122,7 @@ def run_in_process(parsed: ParsedChapter, *, stop_at_error: bool = True,
                 result.invariants.append(f"{parsed.path}:{_line(exc, cell)}: {exc}")
                 if stop_at_error:
                     return result
-            elif cell.options.get("error") is not True:
+            elif not cell.resolved.error:
                 result.errors.append(
                     f"{parsed.path}:{_line(exc, cell)}: {type(exc).__name__}: {exc}")
                 if stop_at_error:
@@ -135,8 +134,8 @@ def run_in_process(parsed: ParsedChapter, *, stop_at_error: bool = True,
             after_cell()
         if value is not None:
             shown.append(value)
-        if outputs_shown(cell):
-            asis = cell.options.get("output") == "asis"
+        if cell.resolved.shows_outputs:
+            asis = cell.resolved.asis
             text = printed.getvalue()
             streams = [Output("markdown" if asis else "text", text)] if text else []
             run.cells[cell.index].outputs = streams + [display_value(v, plain) for v in shown]

@@ -53,7 +53,7 @@ class Step:
         if self.expr is not None:
             return {"inline": self.expr.expr}
         return {"cell": self.cell.index, "code": self.code,
-                "error_ok": self.cell.options.get("error") is True}
+                "error_ok": self.cell.resolved.error}
 
 
 @dataclass
@@ -77,7 +77,7 @@ def plan(parsed: ParsedChapter) -> list[Step]:
         if k == len(parsed.cells):
             break
         cell = parsed.cells[k]
-        if cell.options.get("eval") is False:
+        if not cell.resolved.eval:
             continue
         lines = cell.source.split("\n")
         skipped = 0

@@ -176,7 +176,7 @@ def leak_findings(parsed, page: str, text: str, raw: str = "",
     `default_line` (default: the document's title): never line 0."""
     authored = Counter(shown for _, shown, *_ in tok.leaks(parsed.authored) if shown in AUTHORED_WORDS)
     # an `echo: fenced` cell shows its fence, ```{python}, as Quarto does
-    authored["{python}"] += sum(1 for cell in parsed.cells if cell.options.get("echo") == "fenced")
+    authored["{python}"] += sum(1 for cell in parsed.cells if cell.resolved.echo == "fenced")
     found = [(what, shown, text, at, pattern) for what, shown, at, pattern in tok.leaks(text)
              if (shown not in AUTHORED_WORDS and shown not in authored or _spend(authored, shown))
              and only in (None, shown)]

@@ -15,9 +15,9 @@ parenthesis (`(Grattafiori et al. 2024)`, a table cell's `al. 2024)`) that is th
 of an entry of the book's bibliography is the citation's label (`citation_year_spans`).
 
 `soft_numbers(parsed)`: the numbers of the chapter's math and inline code as
-written in its source, and of the cells it shows with `echo: true` (a text layer
-cannot say where code or math is): an unmatched number among them is accounted
-for, once each. A superscript loses its position in a text layer (10^9 reads
+written in its source, and of the cells whose code it shows (`echo` true, Quarto's
+default, or `fenced`) (a text layer cannot say where code or math is): an unmatched
+number among them is accounted for, once each. A superscript loses its position in a text layer (10^9 reads
 "109"), so the joined digits of neighbouring numbers in one formula count as well.
 """
 from __future__ import annotations
@@ -164,13 +164,13 @@ def chapter_texts(pdf: Path, documents: list[str]):
 
 def soft_numbers(parsed) -> list[str]:
     """The numbers of the chapter's math and inline code outside its cells, and of the
-    source of its cells shown with `echo: true` (see above)."""
+    source of the cells whose code is shown (see above)."""
     lines = parsed.text.splitlines(keepends=True)
     inside = set()
     numbers = []
     for cell in parsed.cells:
         inside.update(range(cell.fence_line, cell.end_line + 1))
-        if cell.options.get("echo") is True and cell.options.get("include") is not False:
+        if cell.resolved.shows_code:
             numbers += [n for n, _, _ in number_tokens(cell.source)]
     prose = "".join(line for i, line in enumerate(lines, start=1) if i not in inside)
     for pattern in (MATH, INLINE_CODE):

@@ -22,7 +22,6 @@ import re
 from dataclasses import dataclass, field
 
 from bookcheck.read.labels import CROSSREF_PREFIXES
-from bookcheck.read.options import outputs_shown
 from bookcheck.verify.published import SEP, cell_entries, one_line, split_pipe_tables
 from bookcheck.verify.prose_numbers import ALLOWLIST
 from bookcheck.verify.years import allowed_span
@@ -275,8 +274,8 @@ def page_values(parsed, run, notes_at_end: bool = True) -> list[Value]:
     cell_runs = {r.index: r for r in run.cells}
     for cell in parsed.cells:
         result = cell_runs.get(cell.index)
-        if result is None or not result.outputs or not outputs_shown(cell) \
-                or cell.options.get("eval") is False:
+        if result is None or not result.outputs or not cell.resolved.shows_outputs \
+                or not cell.resolved.eval:
             continue
         texts = renumbered(cell_texts(result.outputs))
         numbers = [n for text in texts for n in value_numbers(text)]

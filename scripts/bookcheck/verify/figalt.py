@@ -51,8 +51,8 @@ def missing_fig_alt(parsed) -> list[Finding]:
         label = cell.label
         if not label or not label.startswith("fig-"):
             continue
-        alt = cell.options.get("fig-alt")
-        if alt is None or not str(alt).strip():
+        alt = cell.resolved.fig_alt          # a list: one alt text per figure, each needed
+        if not alt or not all(text.strip() for text in (alt if isinstance(alt, tuple) else (alt,))):
             found.append(Finding(parsed.path, cell.option_lines.get("label", cell.fence_line), Kind.FIG_ALT,
                                  f"figure {label} has no alt text (add `#| fig-alt: \"...\"`)",
                                  col=1, label=label))

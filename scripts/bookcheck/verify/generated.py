@@ -19,7 +19,6 @@ import re
 from dataclasses import replace
 
 from bookcheck.model import Finding, Kind
-from bookcheck.read.options import outputs_shown
 from bookcheck.read.labels import AT_KEY, CROSSREF_PREFIXES, HTML_COMMENT
 
 CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
@@ -44,9 +43,9 @@ def generated_keys(parsed, run) -> list[tuple[str, int, int]]:
     cell_runs = {r.index: r for r in run.cells}
     for cell in parsed.cells:
         result = cell_runs.get(cell.index)
-        if result is None or not outputs_shown(cell):
+        if result is None or not cell.resolved.shows_outputs:
             continue
-        asis = cell.options.get("output") == "asis"
+        asis = cell.resolved.asis
         for output in result.outputs:
             if output.kind == "markdown" or (output.kind == "text" and asis):
                 found += [(key, cell.fence_line, 1) for key in _keys(output.data)]

@@ -17,7 +17,16 @@ cell's blocks in its place:
   `::: {#tbl-x}`, the caption last, after its code (crossref.lua numbers the
   float and captions the Markdown or DataFrame table inside);
 - the outputs' own labels (`#fig-x-1`: Quarto's sub-floats) are dropped; a
-  `fig-x` cell's first figure is `fig-x`.
+  `fig-x` cell's first figure is `fig-x`; a label on several figures (a `fig-cap`
+  list: Quarto 1.7.34 gives each the cell's label and its own number, 1.1, 1.2) is
+  the first's, the others `fig-x-2`, … keep their numbers (a reference names the
+  first; Quarto's names the last, and links to the first);
+- a `fig-x` cell with `fig-subcap` (its caption the div's last paragraph, after the
+  figures captioned with the sub-captions): the float `fig-x`, its figures unnumbered
+  and lettered "(a) ", "(b) ", as Quarto's;
+- `fig-align` on an image (HTML): its figure in Quarto's `<div class="quarto-figure
+  quarto-figure-left">` (book.css aligns it; `default` is `center`); typst: an image
+  without a caption in `#align(left)[…]`, as Quarto's typst.lua.
 ]]
 
 local target = "html"
@@ -71,20 +80,91 @@ local function output_blocks(div)
   return div.content
 end
 
---- `#fig-x-1`, `#fig-x-2` (the cell `fig-x`'s outputs): the first is `fig-x`.
+--- `#fig-x-1`, `#fig-x-2` (the cell `fig-x`'s outputs): the first is `fig-x`; an id
+--- on several outputs is the first's, the others `<id>-2`, `<id>-3`, ….
 local function relabel(blocks, id)
-  if id == "" then
-    return blocks
-  end
-  local pattern = "^" .. id:gsub("%p", "%%%0") .. "%-%d+$"
+  local pattern = id ~= "" and ("^" .. id:gsub("%p", "%%%0") .. "%-%d+$") or nil
   local next_id = id:match("^fig%-") and id or ""
+  local seen = {}
   local function rename(el)
-    if el.identifier:match(pattern) then
+    if pattern and el.identifier:match(pattern) then
       el.identifier, next_id = next_id, ""
       return el
+    elseif seen[el.identifier] then
+      seen[el.identifier] = seen[el.identifier] + 1
+      el.identifier = el.identifier .. "-" .. seen[el.identifier]
+      return el
+    elseif el.identifier ~= "" then
+      seen[el.identifier] = 1
     end
   end
   return blocks:walk({ traverse = "topdown", Figure = rename, Image = rename })
+end
+
+--- Whether `blocks` hold a figure or an image with the id `id`.
+local function holds(blocks, id)
+  local found = false
+  local function look(el) found = found or el.identifier == id end
+  blocks:walk({ Figure = look, Image = look })
+  return found
+end
+
+--- A `fig-subcap` cell's outputs: its figures unnumbered, captions "(a) …", "(b) …".
+local function subfigures(blocks)
+  local letter = 0
+  return blocks:walk({ Image = function(img)
+    img.identifier = ""
+    return img
+  end, Figure = function(f)
+    letter = letter + 1
+    f.identifier = ""
+    local mark = pandoc.Inlines({ pandoc.Str("(" .. string.char(96 + letter) .. ")"), pandoc.Space() })
+    local first = f.caption.long[1]
+    if first and first.content then
+      mark:extend(first.content)
+      first.content = mark
+      f.caption.long[1] = first
+    else
+      f.caption.long = pandoc.Blocks({ pandoc.Plain(mark) })
+    end
+    return f
+  end })
+end
+
+--- `fig-align` taken off an image (`block` a Figure or a paragraph of one image),
+--- the block aligned as Quarto aligns it (see above).
+local function aligned(block)
+  local align
+  block = block:walk({ Image = function(img)
+    align = align or img.attributes["fig-align"]
+    img.attributes["fig-align"] = nil
+    return img
+  end })
+  if not align or align == "" then
+    return nil
+  end
+  if target ~= "html" then
+    if block.t ~= "Para" or align == "default" then
+      return block
+    end
+    local inlines = pandoc.Inlines({ pandoc.RawInline("typst", "#align(" .. align .. ")[") })
+    inlines:extend(block.content)
+    inlines:insert(pandoc.RawInline("typst", "]"))
+    return pandoc.Plain(inlines)
+  end
+  align = align == "default" and "center" or align
+  return pandoc.Div({ block }, pandoc.Attr("", { "quarto-figure", "quarto-figure-" .. align }))
+end
+
+local function align_figures(blocks)
+  return blocks:walk({
+    Figure = aligned,
+    Para = function(para)
+      if #para.content == 1 and para.content[1].t == "Image" then
+        return aligned(para)
+      end
+    end,
+  })
 end
 
 local function cell(div)
@@ -92,16 +172,24 @@ local function cell(div)
     return nil
   end
   local code, outputs = pandoc.Blocks({}), pandoc.Blocks({})
+  local subcaps = false
   for _, block in ipairs(div.content) do
     if block.t == "CodeBlock" and block.classes:includes("cell-code") then
       code:extend(code_blocks(block))
     elseif block.t == "Div" and block.classes:includes("cell-output") then
+      subcaps = subcaps or holds(block.content, div.identifier .. "-1")
       outputs:extend(output_blocks(block))
     else
-      outputs:insert(block)             -- `output: asis`
+      outputs:insert(block)             -- `output: asis`, or the caption over sub-captions
     end
   end
-  outputs = relabel(outputs, div.identifier)
+  local last = div.content[#div.content]
+  if subcaps and div.identifier:match("^fig%-") and (last.t == "Para" or last.t == "Plain") then
+    outputs = align_figures(subfigures(outputs))   -- the caption last: crossref.lua's float
+    code:insert(pandoc.Div(outputs, pandoc.Attr(div.identifier)))
+    return code
+  end
+  outputs = align_figures(relabel(outputs, div.identifier))
   local caption = div.attributes["tbl-cap"]
   if caption and div.identifier:match("^tbl%-") then
     outputs:insert(pandoc.Plain(pandoc.utils.blocks_to_inlines(pandoc.read(caption, "markdown").blocks)))
