@@ -131,7 +131,12 @@ def _imports(path: Path, text: str) -> set[str]:
 
 def code_digest(*modules: str) -> str:
     """Digest of the source of `modules` (a package: all its files) and of every
-    project module they import, transitively (memoised per process)."""
+    project module they import, transitively (memoised per process). A module named
+    outside the package is an error: its digest would be empty, and the cache blind to
+    every edit of the code it names."""
+    outside = [m for m in modules if m.split(".")[0] not in PACKAGES]
+    if outside:
+        raise ValueError(f"code_digest: {', '.join(outside)} is not a module of {', '.join(PACKAGES)}")
     if modules not in _closure:
         todo, seen, files = [(m, True) for m in modules], set(), {}
         while todo:

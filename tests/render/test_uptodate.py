@@ -148,13 +148,13 @@ def test_a_file_saved_during_the_build_is_seen_by_the_next_one(built):
 def test_the_checker_code_counts_when_it_lives_outside_the_book(built, tmp_path, monkeypatch):
     from bookcheck import store
     code = tmp_path / "code"
-    (code / "scripts" / "render").mkdir(parents=True)
-    (code / "scripts" / "render" / "filter.lua").write_text("-- v1\n")
+    (code / "bookcheck" / "render").mkdir(parents=True)
+    (code / "bookcheck" / "render" / "filter.lua").write_text("-- v1\n")
     monkeypatch.setattr(store, "PROJECT", code)
     store.forget_code()
     before = uptodate.inputs_digest(built, "_book", {})
     assert uptodate.inputs_digest(built, "_book", {}) == before
-    (code / "scripts" / "render" / "filter.lua").write_text("-- v2\n")
+    (code / "bookcheck" / "render" / "filter.lua").write_text("-- v2\n")
     store.forget_code()
     assert uptodate.inputs_digest(built, "_book", {}) != before
     monkeypatch.undo()

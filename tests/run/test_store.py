@@ -190,3 +190,12 @@ def test_a_changed_or_added_audit_module_invalidates_the_page_cache(in_copy, tmp
         _edit(in_copy, "bookcheck/verify/audit_html.py", "from __future__ import annotations\n",
               "from __future__ import annotations\nfrom bookcheck.verify import audit_rule\n")
     assert not _reused(book)
+
+
+def test_a_module_outside_the_package_is_refused():
+    """A store keyed on a module name outside bookcheck (a leftover `scripts` after the
+    package moved) would have an empty code digest and never see an edit."""
+    with pytest.raises(ValueError, match="scripts is not a module of bookcheck"):
+        store.code_digest("scripts")
+    with pytest.raises(ValueError):
+        store.Store(Path("."), "x", ("mlsys.formulas",))

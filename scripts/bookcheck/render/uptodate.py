@@ -191,7 +191,7 @@ def output_listing(out: Path) -> str | None:
 
 
 def _stamps(root: Path) -> store.Store:
-    return store.Store(root, "html-uptodate", ("scripts",))
+    return store.Store(root, "html-uptodate", ("bookcheck",))
 
 
 def stamp_path(root: Path) -> Path:
