@@ -99,3 +99,30 @@ def test_another_book_publishes_with_its_own_mlsys(installed, tmp_path):
         _run([str(python.parent / "bookcheck"), command], env, book)
     assert WHO in (book / "_book" / "index.html").read_text(encoding="utf-8")
     assert "make 36" in (book / "_book" / "contents" / "one.html").read_text(encoding="utf-8")
+
+
+HOOKED = ("project:\n  type: book\n  pre-render: bookcheck pre-render\n"
+          "  post-render: bookcheck post-render\nexecute:\n  freeze: auto\n")
+
+
+@pytest.mark.quarto
+@pytest.mark.local_only
+def test_plain_quarto_render_with_the_two_hooks(installed, tmp_path):
+    """docs/adopting.md's two `_quarto.yml` lines, the installed `bookcheck` on PATH:
+    the author's own `quarto render` checks, publishes the other book's values, audits."""
+    from tests.skip_policy import real_quarto
+    quarto = real_quarto()
+    _, _, python, _, env = installed
+    book = tmp_path / "book"
+    for rel, text in BOOK.items():
+        (book / rel).parent.mkdir(parents=True, exist_ok=True)
+        (book / rel).write_text(text if rel != "_quarto.yml" else
+                                text.replace("project:\n  type: book\n", HOOKED), encoding="utf-8")
+    _run([str(python.parent / "bookcheck"), "numbers"], env, book)
+    env = {**env, "QUARTO_PYTHON": str(python),
+           "PATH": os.pathsep.join([str(quarto.parent), env["PATH"]])}
+    done = _run([str(quarto), "render"], env, book)
+    log = done.stdout + done.stderr
+    assert "audited, no finding" in log, log[-3000:]
+    assert WHO in (book / "_book" / "index.html").read_text(encoding="utf-8")
+    assert "make 36" in (book / "_book" / "contents" / "one.html").read_text(encoding="utf-8")
