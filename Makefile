@@ -79,9 +79,11 @@ test: $(READY) $(TEST_STAMP)
 	$(BOOK) check
 	$(PY) -m pytest -q $(PYTEST_WORKERS)
 
-# The inner loop: every test not marked `slow` (no book check first; docs/testing.md).
+# The inner loop: every test that is not `slow` and starts no Jupyter kernel, real Quarto
+# or chromium (markers `kernel`, `quarto`, `browser`; no book check first; docs/testing.md).
+FAST_TESTS := not slow and not kernel and not quarto and not browser
 test-fast: $(READY) $(TEST_STAMP)
-	$(PY) -m pytest -q -m "not slow" $(PYTEST_WORKERS)
+	$(PY) -m pytest -q -m "$(FAST_TESTS)" $(PYTEST_WORKERS)
 
 # make bench BENCH_BOOK=path: benchmark a copy of another book as the real one (with
 # Quarto on PATH: make html against plain `quarto render`, docs/quarto-compat.md)

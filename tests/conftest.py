@@ -8,6 +8,12 @@ and the fixtures tests of several folders share.
 Missing requirements skip locally and fail when `CI` is set, naming what is
 missing. Tests in folders this file does not own are marked by node id below.
 Markers are registered once, in pyproject.toml.
+
+- `kernel`, `quarto`, `browser`: the test starts a Jupyter kernel, real Quarto or
+  chromium. Set here for every test using a fixture of RESOURCE_FIXTURES (by hand,
+  `pytestmark`, only where a test starts one itself); a test that starts one
+  without its marker fails (the guard, tests/resources.py). `make test-fast`
+  leaves all three out.
 """
 from __future__ import annotations
 
@@ -18,10 +24,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests import REPO, skip_policy
 from tests.bookkit import check, checked, copy_book, copy_fixture, moved
 from tests.processes import child_pids
+from tests.resources import RESOURCES, Guard
 
 # A suite started in the background of a shell without job control (`make test &`,
 # some CI runners) inherits SIGINT *ignored*, and so would every checker the tests
@@ -36,6 +44,13 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(REPO / "scripts")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
                                if p and p != str(REPO / "scripts")])
+
+# Under CI (loaded, two workers on a shared machine) a property test's examples may take
+# long: no deadline, no too_slow health check. Tests' own @settings keep their values.
+settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                          print_blob=True)
+if skip_policy.on_ci():
+    settings.load_profile("ci")
 
 # Tests that need the reference texts in ../shared (not part of the repository).
 LOCAL_ONLY = {
@@ -56,10 +71,52 @@ def _local_only_paths(nodeid: str):
     return None
 
 
+# The fixtures that start a resource: a test using one (directly or through another
+# fixture) gets the marker. `path::name` is a fixture of that test module only.
+RESOURCE_FIXTURES = {
+    "kernel": (
+        "minibook_result", "real_book_result",              # tests/conftest.py
+        "good_book_template", "runner",                      # tests/faults/conftest.py
+        "quarto_exe",            # Quarto's own renders execute chapters in Jupyter kernels
+        # a module's own fixture that checks (or runs the CLI on) its book once
+        "tests/adoption/test_upstream.py::fixed_copy",
+        "tests/book/test_book_outputs.py::result",
+        "tests/faults/test_explorer_grid.py::clean",
+        "tests/faults/test_rendered_audit.py::clean",
+        "tests/faults/test_unchecked_digits.py::clean",
+        "tests/meta/test_planted_bugs.py::pristine",         # nested pytest runs of kernel tests
+        "tests/render/test_uptodate.py::built",
+        "tests/run/test_execution.py::book",
+        "tests/verify/test_new_values.py::new_chapter",
+        "tests/verify/test_shard.py::planted",
+    ),
+    "quarto": ("quarto_exe",),                               # tests/quarto/conftest.py
+    "browser": (),      # the browser fixtures' modules say needs_tool("chromium"): see below
+}
+
+
+def _resources_of(item) -> list[str]:
+    module = item.nodeid.split("::")[0]
+    found = []
+    for marker, fixtures in RESOURCE_FIXTURES.items():
+        for fixture in fixtures:
+            path, _, name = fixture.rpartition("::")
+            if name in item.fixturenames and path in ("", module):
+                found.append(marker)
+                break
+    # a test that declares it drives chromium drives a browser
+    if any("chromium" in m.args for m in item.iter_markers("needs_tool")):
+        found.append("browser")
+    return found
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if _local_only_paths(item.nodeid) is not None:
             item.add_marker(pytest.mark.local_only)
+        for marker in _resources_of(item):
+            if not item.get_closest_marker(marker):
+                item.add_marker(marker)
 
 
 @pytest.fixture(autouse=True)
@@ -76,13 +133,59 @@ def matplotlib_state():
         sys.modules["matplotlib"].rc_file_defaults()
 
 
+_GUARD: list[Guard] = []         # made on first use, one per test process
+GUARDED = pytest.StashKey[tuple]()   # the item's (MonkeyPatch, log offset)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
+    # The guard is on before any fixture, session-wide ones included: a fixture
+    # RESOURCE_FIXTURES misses is caught by the first unmarked test that sets it up.
+    if not _GUARD:
+        _GUARD.append(Guard())
+    patch = pytest.MonkeyPatch()
+    allowed = {m for m in RESOURCES if item.get_closest_marker(m)}
+    for name, value in _GUARD[0].environment(allowed).items():
+        patch.setenv(name, value)
+    item.stash[GUARDED] = (patch, _GUARD[0].size())
+    _forget_kernelspec()
     for marker in item.iter_markers("needs_tool"):
         for name in marker.args:
             skip_policy.require_tool(name)
     if item.get_closest_marker("local_only"):
         for path, what in _local_only_paths(item.nodeid) or []:
             skip_policy.require_path(path, what, local_only=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """The phase during which an unmarked test started a resource fails, naming it,
+    whatever the test made of the failed start (a skip, an expected error)."""
+    report = yield
+    patch, offset = item.stash.get(GUARDED, (None, None))
+    if patch is None:
+        return report
+    started = _GUARD[0].since(offset)
+    if started:
+        item.stash[GUARDED] = (patch, _GUARD[0].size())
+        report.outcome = "failed"
+        report.longrepr = "\n".join(
+            ["started without its marker (tests/resources.py; docs/testing.md):"] + started)
+        if hasattr(report, "wasxfail"):
+            del report.wasxfail
+    if call.when == "teardown":
+        patch.undo()
+        del item.stash[GUARDED]
+        _forget_kernelspec()
+    return report
+
+
+def _forget_kernelspec():
+    """The cache key's per-process digest names the kernelspec, which the guard just
+    changed: computed again, so a test's in-process checks key as its subprocesses do."""
+    cache = sys.modules.get("bookcheck.run.cache")
+    if cache is not None:
+        cache.forget_environment()
 
 
 @pytest.fixture

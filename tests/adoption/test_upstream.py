@@ -58,6 +58,7 @@ def test_builtin_html_publishes_with_zero_findings(fixed_copy):
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
 
 
+@pytest.mark.quarto
 def test_quarto_html_publishes_with_zero_findings(fixed_copy):
     root, _ = fixed_copy
     exe = real_quarto()

@@ -20,7 +20,7 @@ import pytest
 
 from tests.repo_copy import copy_repository, working_files
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernel]     # runs the book's tests and checks in subprocesses
 
 ROOT = Path(__file__).resolve().parents[2]
 

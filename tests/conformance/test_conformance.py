@@ -179,6 +179,7 @@ def compare(case: Path, root: Path, result, rendered) -> dict[str, tuple]:
     return diffs
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("name", CASES or ["<none>"])
 def test_case_agrees_with_quarto(name, tmp_path):
     case = CORPUS / name

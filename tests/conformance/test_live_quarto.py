@@ -40,7 +40,8 @@ import pytest
 from tests.skip_policy import CONFORMANCE as CORPUS
 from tests.skip_policy import real_quarto
 
-pytestmark = pytest.mark.slow
+# real Quarto (real_quarto(), no fixture), whose renders execute the cases in kernels
+pytestmark = [pytest.mark.slow, pytest.mark.quarto, pytest.mark.kernel]
 
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and (p / "CASE.md").is_file()) \
     if CORPUS.is_dir() else []

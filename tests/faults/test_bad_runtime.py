@@ -244,6 +244,7 @@ def test_ctrl_c_during_a_build_exits_130_and_the_next_build_is_clean(good_book, 
 
 
 
+@pytest.mark.kernel
 def test_a_fmt_helper_given_the_wrong_unit_names_itself_at_the_chapter_line(tmp_path):
     """Issue 31: `fmt_duration(24 * GB)` is mlsys's clear unit error at the chapter's
     line (as the formulas' are), not pint's conversion error from inside pint."""

@@ -86,6 +86,7 @@ def test_a_moved_grid_value_fails_check_naming_its_setting_and_output(clean, tmp
     assert ledger[f"{base} · Nodes = 1,000"] == ("Cluster MTBF = 5.0 h", "Cluster MTBF = 7.5 h")
 
 
+@pytest.mark.kernel
 def test_a_claim_over_the_grid_fails_at_its_line_naming_the_setting(tmp_path):
     claim = ('toy.check_all(lambda s, out: out["Cluster MTBF"] > 10 * hour,\n'
              '              "every cluster here should run ten hours between failures")')

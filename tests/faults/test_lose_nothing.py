@@ -129,6 +129,7 @@ def test_merge_refuses_partials_checked_under_other_profiles(good_book, runner, 
     assert merged.returncode == 0, merged.stdout + merged.stderr
 
 
+@pytest.mark.kernel
 def test_a_removed_chapters_page_leaves_the_preview(tmp_path):
     """The preview wrote a full render over the old `_book/`: a chapter taken out of the
     book kept its page, served and found by search."""
@@ -153,6 +154,7 @@ def test_a_removed_chapters_page_leaves_the_preview(tmp_path):
     assert "index.html" in listed and "two.html" not in listed
 
 
+@pytest.mark.kernel
 def test_an_editors_lock_link_in_mlsys_does_not_break_make(tmp_path):
     """Emacs' `.#formulas.py` lock is a dangling symlink: `make check` stopped with "No rule
     to make target 'mlsys/.#formulas.py'" (the bytecode rule listed every `*.py` name)."""

@@ -39,6 +39,7 @@ def book_names(pattern: str) -> set[str]:
 CI_SUBSET, CI_SAMPLE = 80, 4
 
 
+@pytest.mark.kernel
 def test_every_mutant_of_the_book_is_killed_or_allowlisted(tmp_path):
     code, stdout, summary = mutate(REPO, tmp_path, "--subset", str(CI_SUBSET),
                                    "--sample", str(CI_SAMPLE))
@@ -85,6 +86,7 @@ A GPU lasts `{python} shown` hours.
 """
 
 
+@pytest.mark.kernel
 def test_the_mutation_test_can_fail(tmp_path):
     """An input no claim and no number depends on is reported as a survivor."""
     src = write_book(tmp_path / "src", {"index.qmd": CHAPTER})
@@ -111,6 +113,7 @@ def test_the_mutation_test_can_fail(tmp_path):
     assert "SURVIVOR constant:HBM_MTTF_HOURS:x10" in (tmp_path / "report.txt").read_text()
 
 
+@pytest.mark.kernel
 def test_a_stale_allowlist_entry_fails(tmp_path):
     src = write_book(tmp_path / "src", {"index.qmd": CHAPTER})
     allow = tmp_path / "allow.toml"
@@ -138,6 +141,7 @@ Success: `{python} shown`.
 """
 
 
+@pytest.mark.kernel
 def test_a_sign_mutant_noticed_only_by_the_ledger_is_unclaimed(tmp_path):
     """A negated probability that no claim rejects moves a number, and that is not enough."""
     src = write_book(tmp_path / "src", {"index.qmd": GUARDLESS})

@@ -78,6 +78,7 @@ def book_with_edge_cases(tmp_path):
     return root, checked(root)
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_every_page_is_the_same_with_or_without_citeproc(book_with_edge_cases, tmp_path):
     _, result = book_with_edge_cases
@@ -99,6 +100,7 @@ def test_the_real_book_pages_are_the_same_without_citeproc(real_book_result, tmp
         assert ran == [path], path
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_a_prose_edit_renders_without_citeproc_and_a_new_citation_with_it(tmp_path):
     root = copy_fixture("minibook", tmp_path / "book")
@@ -131,6 +133,7 @@ def test_a_prose_edit_renders_without_citeproc_and_a_new_citation_with_it(tmp_pa
     assert "77" in (root / "_book/contents/scaling.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.kernel
 def test_a_damaged_record_costs_a_citeproc_run_not_the_page(tmp_path):
     root = copy_fixture("minibook", tmp_path / "book")
     render_book(checked(root), "html", use_quarto=False)

@@ -18,7 +18,7 @@ from bookcheck.render import incremental, render_book
 from tests import REPO
 from tests.bookkit import checked, copy_fixture, moved
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernel]     # every test checks its book before rendering
 
 CHAPTERS = {"index.qmd", "contents/basics.qmd", "contents/scaling.qmd", "contents/constants.qmd"}
 

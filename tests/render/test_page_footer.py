@@ -16,7 +16,7 @@ from bookcheck.model import Kind
 from bookcheck.render import AuditError, render_book
 from tests.bookkit import check, make_book
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernel]     # every test checks its book
 
 BOOK = ("project:\n  type: book\nbook:\n  title: \"Book 3\"\n  page-footer:\n"
         "    center: \"Footer 3.1 *text*\"\n    right:\n      - text: \"Version 1.2\"\n"

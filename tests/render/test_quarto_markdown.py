@@ -294,6 +294,7 @@ def test_a_cell_listing_as_quarto(tmp_path):
                         "```{python} #| lst-label: lst-fenced #| lst-cap: Fenced listing y = 2 ```"])]
 
 
+@pytest.mark.kernel
 def test_a_website_page_with_number_sections_true_numbers_its_headings(tmp_path):
     """A website numbers no heading unless told (Quarto 1.7.34; render/website.py):
     `number-sections: true` in a page's front matter numbers that page only."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from bookcheck.read.sidebar import NavItem
 from bookcheck.render import render_book
 from bookcheck.render.numbering import ChapterInfo
@@ -69,6 +71,7 @@ PAGES = {"index.qmd": "---\ntitle: Home\n---\n\nWelcome.\n",
          "dot.png": "png"}
 
 
+@pytest.mark.kernel
 def test_a_website_renders_as_quarto_numbers_it(tmp_path):
     root = make_book(tmp_path, PAGES, SITE)
     result = check_book(root)
@@ -87,6 +90,7 @@ def test_a_website_renders_as_quarto_numbers_it(tmp_path):
     assert '<span class="dir">Next →</span> First</a>' in z   # named as the sidebar names it
 
 
+@pytest.mark.kernel
 def test_another_pages_label_is_left_unresolved_as_quarto_does(tmp_path):
     """A website-ref the author accepted (a baseline) renders as Quarto's `?@sec-a`."""
     root = make_book(tmp_path, {**PAGES, "z.qmd": "---\ntitle: Zed\n---\n\nSee @sec-a.\n"}, SITE)
@@ -97,6 +101,7 @@ def test_another_pages_label_is_left_unresolved_as_quarto_does(tmp_path):
     assert "<strong>?@sec-a</strong>" in (root / "_site" / "z.html").read_text("utf-8")
 
 
+@pytest.mark.kernel
 def test_the_heading_quarto_makes_the_title_is_the_title_and_not_numbered(tmp_path):
     """Quarto 1.7.34: `# Top`, a cell, `## Second`, `## Third` (no `title:`): the title
     block says "Second", Third is Section 1.1."""

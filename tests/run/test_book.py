@@ -45,6 +45,7 @@ def write_constants(root):
     (root / "fixpkg" / "consts.py").write_text(CONSTS)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_chapters_are_isolated(tmp_path, jobs, no_leftover_kernels):
     from tests.bookkit import LOCAL_CHECK
@@ -55,6 +56,7 @@ def test_chapters_are_isolated(tmp_path, jobs, no_leftover_kernels):
     assert result.runs["b.qmd"].invariants == 3
 
 
+@pytest.mark.kernel
 def test_isolation_test_can_fail(tmp_path):
     """The same check inside one chapter does see the leak (the test is not vacuous)."""
     from tests.bookkit import LOCAL_CHECK
@@ -122,6 +124,7 @@ v = 5
 '''
 
 
+@pytest.mark.kernel
 def test_reading_findings_end_to_end(tmp_path, no_leftover_kernels):
     chapters = {"one.qmd": REFS_ONE, "two.qmd": REFS_TWO, "three.qmd": BAD_FRONT,
                 "four.qmd": UNCLOSED, "five.qmd": GRID}
@@ -171,6 +174,7 @@ Markdown(f"| item | value |\\n|---|---:|\\n| speed | {fixnums.SPEED} |")
 '''
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_ledger_detects_changed_new_and_removed_numbers(tmp_path):
     root = write_book(tmp_path, {"nums.qmd": LEDGER_CHAPTER})
@@ -202,6 +206,7 @@ def test_ledger_detects_changed_new_and_removed_numbers(tmp_path):
 TWO = {"a.qmd": "# A\n\n```{python}\nx = 1\n```\n", "b.qmd": "# B\n\n```{python}\ny = 2\n```\n"}
 
 
+@pytest.mark.kernel
 def test_kernels_are_forked_from_the_warm_server(tmp_path, monkeypatch, no_leftover_kernels):
     from bookcheck.run import forkserver
     spawned = []
@@ -218,6 +223,7 @@ def test_kernels_are_forked_from_the_warm_server(tmp_path, monkeypatch, no_lefto
     assert len(spawned) == 2
 
 
+@pytest.mark.kernel
 def test_fork_failure_falls_back_to_launched_kernels(tmp_path, monkeypatch, no_leftover_kernels):
     from bookcheck.run import forkserver
 
@@ -258,6 +264,7 @@ Other speed `{python} fixnums.SPEED * 2`.
 '''
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_ledger_leaves_out_chapters_that_failed(tmp_path):
     root = write_book(tmp_path, {"nums.qmd": LEDGER_CHAPTER, "other.qmd": OTHER})
@@ -288,6 +295,7 @@ plt.show()
 '''
 
 
+@pytest.mark.kernel
 def test_figures_are_captured_in_the_configured_format(tmp_path, no_leftover_kernels):
     root = write_book(tmp_path, {"fig.qmd": FIGURE},
                       extra="format:\n  html:\n    fig-format: svg\n")
@@ -311,6 +319,7 @@ plt.show()
 '''
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("fork", ["1", "0"])
 def test_figures_are_drawn_as_quartos_setup_draws_them(tmp_path, monkeypatch, fork,
                                                         no_leftover_kernels):
@@ -339,6 +348,7 @@ FRONT_MATTER_FIGURES = {
 }
 
 
+@pytest.mark.kernel
 def test_a_chapters_front_matter_sets_its_own_figures_as_in_quarto(tmp_path, no_leftover_kernels):
     import base64
     from bookcheck.render.figure_size import png_dpi
@@ -354,6 +364,7 @@ def test_a_chapters_front_matter_sets_its_own_figures_as_in_quarto(tmp_path, no_
         assert (path, png_dpi(base64.b64decode(image.data))) == (path, (dpi, dpi))
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_a_preload_that_hangs_falls_back_to_launched_kernels(tmp_path, monkeypatch,
                                                              no_leftover_kernels):

@@ -280,6 +280,7 @@ def test_kernel_death_and_timeout_are_reported_and_others_still_run(book):
     assert result.runs["ok.qmd"].inlines        # the chapter after them was still checked
 
 
+@pytest.mark.kernel
 def test_huge_output_is_capped(tmp_path):
     # its own book, at the default timeout: capping, not speed, is under test
     root = write_book(tmp_path / "big", {"big.qmd": BIG})

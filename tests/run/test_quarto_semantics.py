@@ -17,6 +17,7 @@ def located(result, kind=None):
             if f.kind != Kind.LEDGER and (kind is None or f.kind == kind)]
 
 
+@pytest.mark.kernel
 def test_false_check_in_an_included_file_is_reported_at_that_file(tmp_path, no_leftover_kernels):
     root = write_book(tmp_path, {"contents/ch.qmd": f"""
         # Ch
@@ -38,6 +39,7 @@ def test_false_check_in_an_included_file_is_reported_at_that_file(tmp_path, no_l
     assert result.findings[0].reason == "b should be 3"
 
 
+@pytest.mark.kernel
 def test_include_runs_in_the_chapter_kernel_and_folder(tmp_path, no_leftover_kernels):
     root = write_book(tmp_path, {"contents/ch.qmd": """
         # Ch
@@ -57,12 +59,14 @@ def test_include_runs_in_the_chapter_kernel_and_folder(tmp_path, no_leftover_ker
     assert [i.text for i in result.runs["contents/ch.qmd"].inlines] == ["1+2=contents"]
 
 
+@pytest.mark.kernel
 def test_a_missing_include_is_a_finding_at_its_line(tmp_path):
     root = write_book(tmp_path, {"ch.qmd": "# Ch\n\n{{< include nope.qmd >}}\n"})
     result = check_book(root, force=True)
     assert located(result) == [("ch.qmd", 3, Kind.INCLUDE)]
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_execute_dir_default_is_the_chapter_folder_and_project_the_root(tmp_path):
     chapter = {"contents/ch.qmd": "# Ch\n\nRead: `{python} open('data.txt').read().strip()`.\n"}
@@ -75,6 +79,7 @@ def test_execute_dir_default_is_the_chapter_folder_and_project_the_root(tmp_path
         assert [i.text for i in result.runs["contents/ch.qmd"].inlines] == [expected]
 
 
+@pytest.mark.kernel
 def test_a_raising_cell_in_a_part_file_is_reported(tmp_path, no_leftover_kernels):
     make_book(tmp_path, {
         "index.qmd": "# Preface {.unnumbered}\n", "ch.qmd": "# One\n", "ch2.qmd": "# Two\n",
@@ -120,6 +125,7 @@ def test_execute_enabled_false_starts_no_kernel(tmp_path):
     assert all(c.outputs == [] for c in run.cells) and run.invariants == 0
 
 
+@pytest.mark.kernel
 def test_inline_values_quarto_would_mangle_are_reported_with_the_fix(tmp_path):
     root = write_book(tmp_path, {"ch.qmd": r"""
         # Values

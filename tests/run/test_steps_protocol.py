@@ -19,6 +19,8 @@ from bookcheck.run.kernel import start_kernel
 from tests.bookkit import findings_of, line_of, write_book
 from bookcheck.verify.check import check_book
 
+pytestmark = pytest.mark.kernel     # every test runs chapters in kernels (checks, start_kernel)
+
 OUTPUTS = '''
 # Outputs
 

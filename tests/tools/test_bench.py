@@ -65,6 +65,7 @@ def test_copy_of_the_project_leaves_out_the_pipeline_and_the_venv(tmp_path):
     assert not (copy / ".venv").exists() and not (copy / "scripts" / "bookcheck").exists()
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_bench_end_to_end_on_a_tiny_synthetic_book(tmp_path, capsys):
     out = tmp_path / "bench.json"

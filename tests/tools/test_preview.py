@@ -119,6 +119,7 @@ class Preview:
 
 @pytest.mark.slow
 @pytest.mark.browser        # CHROMIUM is found at import: no fixture or needs_tool marks it
+@pytest.mark.kernel         # the preview checks the edited chapter
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian chromium is not installed")
 def test_preview_reloads_shows_and_clears_the_banner(tmp_path):
     from playwright.sync_api import sync_playwright

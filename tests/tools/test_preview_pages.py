@@ -35,6 +35,7 @@ def book(tmp_path):
         "two.qmd": "# Two\n\nSee @sec-part.\n"}, CONFIG)
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_only_affected_pages_are_rewritten(book):
     renderer = PageRenderer()
@@ -60,6 +61,7 @@ def test_only_affected_pages_are_rewritten(book):
     assert not renderer.work.exists()
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_a_failing_check_keeps_the_last_good_pages(book):
     session = Session(book)
@@ -85,6 +87,7 @@ def test_relevant_keeps_sources_only(tmp_path):
         "_quarto.yml", "contents/a.qmd", "mlsys/units.py", "tests/t.py"]
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("edit", [True, False])
 def test_output_deleted_while_previewing_is_rebuilt_whole(book, edit):
     """`_book/` removed (make clean, rm -r) under a running preview: the next build writes
@@ -108,6 +111,7 @@ def test_output_deleted_while_previewing_is_rebuilt_whole(book, edit):
         renderer.close()
 
 
+@pytest.mark.kernel
 def test_a_page_rewritten_while_previewing_links_only_a_current_pdf(book):
     """The preview asks the question `make html` asks (downloads.linked_pdf): a page
     rewritten while previewing links the PDF only while it was built from the

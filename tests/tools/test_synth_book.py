@@ -69,6 +69,7 @@ def test_every_cell_and_inline_runs_in_plain_python(book, project_root):
         '{"chapters": 4, "cells": 60, "inlines": 150, "errors": 0, "explorer_seconds": 0.0}'), done.stderr
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_checker_accepts_the_synthetic_book(book, project_root):
     """`numbers` records the values, then `check` passes (exit 0, no finding)."""
@@ -82,6 +83,7 @@ def test_checker_accepts_the_synthetic_book(book, project_root):
     assert "contents/ch02.qmd · tbl-ch2-mtbf · " in lock
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_checker_recomputes_a_corrupt_cache_entry(book, project_root):
     """A truncated cache entry is not trusted: that chapter runs again and is stored afresh."""

@@ -32,6 +32,7 @@ def test_a_continuation_pages_repeated_lines_under_its_running_header_are_the_re
     assert _repeated_top_lines("r44 308\n   Row   Cost on 256 GPUs\n", earlier, "1 Long", 0) == []
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_a_long_table_with_a_number_in_its_header_passes_the_pdf_audit(tmp_path):
     from pypdf import PdfReader

@@ -45,6 +45,7 @@ def run_cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedPr
                           capture_output=True, text=True, env=env, timeout=120, **kw)
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_exit_status_and_report_lines(tmp_path):
     good = write_book(tmp_path / "good", {"good.qmd": GOOD})
@@ -112,6 +113,7 @@ def alive(pid: int) -> bool:
     return state[state.rindex(")") + 2:].split()[0] != "Z"
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupt_exits_and_leaves_no_kernel(tmp_path, signum, status):
     flag = tmp_path / "kernel.pid"
@@ -143,6 +145,7 @@ def test_interrupt_exits_and_leaves_no_kernel(tmp_path, signum, status):
     assert not (root / "numbers.lock").exists()
 
 
+@pytest.mark.kernel
 def test_cached_check_imports_no_heavy_module(tmp_path):
     root = write_book(tmp_path, {"good.qmd": GOOD})
     assert run_cli("numbers", "--root", str(root)).returncode == 0
@@ -156,6 +159,7 @@ def test_cached_check_imports_no_heavy_module(tmp_path):
     assert done.stdout.strip() == "1 0 []", done.stderr
 
 
+@pytest.mark.kernel
 def test_sigkilled_checker_leaves_no_kernel_running(tmp_path):
     """Killed outright, the checker cannot clean up: its kernels must exit on their own."""
     flag = tmp_path / "kernel.pid"

@@ -77,6 +77,7 @@ def test_report_only_on_github(tmp_path):
     assert "| a | k | 1 → 2 |" in text
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_failing_book_on_github(tmp_path):
     """`make check` with GITHUB_ACTIONS=true: ::error lines and the moved-numbers table."""

@@ -14,7 +14,7 @@ from bookcheck.verify.check import check_book
 
 from tests.bookkit import LOCAL_CHECK, write_book
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernel]     # every test runs `bookcheck check --json`
 
 PROJECT = Path(__file__).resolve().parents[2]
 

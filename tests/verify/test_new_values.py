@@ -64,6 +64,7 @@ def test_github_annotates_new_values_once(new_chapter):
                         "3 new published values: `bookcheck numbers` records them")
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_only_new_values_still_fail_until_recorded(tmp_path):
     root = write_book(tmp_path / "book", {"one.qmd": ONE})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from bookcheck import store
 from bookcheck.model import Kind
 from bookcheck.read.qmd import parse_chapter
@@ -89,6 +91,7 @@ def test_a_cached_answer_runs_no_pandoc(tmp_path, monkeypatch):
     assert found(tmp_path, "ch.qmd", CHAPTER) == first
 
 
+@pytest.mark.kernel
 def test_the_check_reports_them_in_the_file_each_line_came_from(tmp_path):
     make_book(tmp_path, {
         "index.qmd": "# Book\n\nHello[^1].\n\n{{< include _part.qmd >}}\n",

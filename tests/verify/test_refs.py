@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from bookcheck.model import ParsedChapter
 from bookcheck.verify.refs import citations, cross_references
 
@@ -57,6 +59,7 @@ def test_a_label_on_two_pages_of_a_website_is_no_clash_but_twice_on_one_page_is(
     assert [(f.path, f.line) for f in cross_references(parsed, "book")] == [("a.qmd", 8), ("b.qmd", 2)]
 
 
+@pytest.mark.kernel
 def test_check_book_reads_a_website_as_a_website(tmp_path):
     """Through the whole check: the project's type decides (a book resolves both)."""
     from bookcheck.verify.check import check_book

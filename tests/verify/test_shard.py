@@ -258,6 +258,7 @@ def test_stale_partials_of_another_n_are_set_aside_by_name(planted, tmp_path):
         merge(root, [stale[0], fresh[0]])
 
 
+@pytest.mark.kernel
 def test_merged_shards_of_a_website_equal_one_run(tmp_path):
     """A website's per-page references, through the partials (the heading Quarto makes
     a page's title travels with them)."""

@@ -6,9 +6,13 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from bookcheck.verify.check import check_book
 from bookcheck.verify.report import print_report
 from tests.bookkit import make_book
+
+pytestmark = pytest.mark.kernel     # every test checks a book (check_book runs its chapters)
 
 BOOK = """project:
   type: book
