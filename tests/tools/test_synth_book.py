@@ -106,4 +106,4 @@ def test_checker_recomputes_a_corrupt_cache_entry(book, project_root):
 
 def _env(project_root):
     import os
-    return {**os.environ, "PYTHONPATH": str(project_root)}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(project_root), str(project_root / "scripts")])}
