@@ -33,9 +33,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bookcheck import store
 from bookcheck.read.project import load_project
 from bookcheck.read.qmd import parse_chapter
+from bookcheck.run.cache import cache_dir
 from booktools.bench_html import (PYTHON_HOOKS_STEP, explorer_cost_line, measure_html,
                                       observation_cost_line,
                                       per_chapter_overhead_line, quarto_speedup_line)
@@ -177,7 +177,7 @@ def measure_checks(book: BookBench, runs: int, chapter_to_edit: str) -> list[Ste
     python_hooks = Checker(book.root, {"CHECKER_INTERPOSE": "0"})
 
     def prepare_cold(_run: int) -> None:
-        shutil.rmtree(store.build_dir(book.root) / "cache", ignore_errors=True)
+        shutil.rmtree(cache_dir(book.root), ignore_errors=True)
 
     def prepare_edit(run: int) -> None:
         # a code edit (prose-only edits re-execute nothing: they are served from the cache)

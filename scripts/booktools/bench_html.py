@@ -112,7 +112,8 @@ def measure_html(book, runs: int, step_cls, timed) -> list:
             (f"html prose edit ({Path(edited).name})", lambda r: _edit(root, edited, r))]
     quarto = shutil.which("quarto")
     suffix = HANDOFF if quarto else ""       # with Quarto on PATH, `html` renders with it
-    record = store.build_dir(root) / "audit" / "seconds-html.txt"
+    from bookcheck.verify.audit import seconds_record
+    record = seconds_record(root, "html")
     steps = []
     for name, prep in plan:
         steps.append(_measure(step_cls, name + suffix, ours, root, runs,

@@ -208,7 +208,9 @@ def measure_shards(root: Path, count: int = 4) -> list[Step]:
     Steps: `1 shard (cold)`; `slowest of N shards`, with the total CPU of all
     shards and whether the merged findings equal the unsharded ones.
     """
-    cache = store.build_dir(root) / "cache"
+    from bookcheck.run.cache import cache_dir
+    from bookcheck.verify.shard import SHARDS
+    cache = cache_dir(root)
     base = [sys.executable, "-m", "bookcheck"]
     one, slowest, merge_step = Step("1 shard (cold)"), Step(f"slowest of {count} shards"), \
         Step(f"merge of {count} shards")
@@ -222,7 +224,7 @@ def measure_shards(root: Path, count: int = 4) -> list[Step]:
     shutil.rmtree(cache, ignore_errors=True)
     walls, cpus, partials = [], [], []
     for index in range(1, count + 1):
-        out = store.build_dir(root) / "shards" / f"bench-{index}-of-{count}.json"
+        out = store.build_dir(root) / SHARDS / f"bench-{index}-of-{count}.json"
         w, c, d = _timed_cpu([*base, "check", "--root", str(root), "--shard",
                               f"{index}/{count}", "--out", str(out)], root)
         if d.returncode != 0:

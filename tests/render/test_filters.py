@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from bookcheck.read.crossref_kinds import for_filters
 from bookcheck.render import pandoc
 from bookcheck.render.book import FILTERS
 
@@ -18,7 +19,8 @@ REFS = {
 def run(tmp_path, markdown: str, to: str = "html5", mode: str = "apply", target: str = "html",
         **ctx) -> str:
     context = tmp_path / "ctx.json"
-    context.write_text(json.dumps({"mode": mode, "target": target, "refs": REFS, **ctx}))
+    context.write_text(json.dumps({"mode": mode, "target": target, "refs": REFS,
+                                   "kinds": for_filters(), **ctx}))
     return pandoc.run(["--from=markdown", f"--to={to}", "--mathml", "--wrap=none",
                        f"--metadata=book-context:{context}", f"--metadata=book-target:{target}",
                        *pandoc.filter_args(*FILTERS)], stdin=markdown)

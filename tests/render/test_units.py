@@ -69,8 +69,10 @@ def page(tmp_path, markdown: str) -> str:
     from bookcheck.render import pandoc
     from bookcheck.render.book import FILTERS
     from bookcheck.render.html import HTML_ARGS
+    from bookcheck.read.crossref_kinds import for_filters
     context = tmp_path / "ctx.json"
-    context.write_text(json.dumps({"mode": "apply", "target": "html", "refs": REFS}))
+    context.write_text(json.dumps({"mode": "apply", "target": "html", "refs": REFS,
+                                   "kinds": for_filters()}))
     return pandoc.run(["--from=markdown", "--to=html5", *HTML_ARGS,
                        f"--metadata=book-context:{context}", "--metadata=book-target:html",
                        *pandoc.filter_args(*FILTERS)], stdin=markdown)

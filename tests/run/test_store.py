@@ -4,6 +4,7 @@ an entry of the old code (issue 32: inline_values.py edited, 5 chapters served t
 old text; a stricter audit rule passed until --force)."""
 from __future__ import annotations
 
+import ast
 import shutil
 from pathlib import Path
 
@@ -54,9 +55,49 @@ def test_nothing_but_the_store_names_the_build_folder(tmp_path):
 
 def test_the_kernel_lists_no_folder_of_the_checker_state():
     """The kernel-side observer spells the build folder itself (it imports nothing of
-    bookcheck): the two names must agree, or every cached run sees its folder appear."""
-    from bookcheck.run.facts_side import SKIP_NAMES
-    assert store.BUILD in SKIP_NAMES
+    bookcheck, and the checker imports it too: a name handed over when the kernel
+    installs it would be module state set in two processes): the two names must agree,
+    or every cached run sees its folder appear."""
+    from bookcheck.run.facts_side import BUILD_NAME, SKIP_NAMES
+    assert store.BUILD == BUILD_NAME and BUILD_NAME in SKIP_NAMES
+
+
+SCRIPTS = Path(store.__file__).resolve().parents[1]
+
+
+def _named(call: ast.Call) -> str:
+    return getattr(call.func, "attr", getattr(call.func, "id", ""))
+
+
+def store_name_spellings(root: Path = SCRIPTS) -> list[str]:
+    """A Store made with a literal name, or a store's folder spelled after `build_dir`
+    (`build_dir(root) / "cache"`): each store's name is one constant, beside the Store
+    it names, imported where the folder is needed (or the store's own `.dir`)."""
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and _named(node) == "Store" and len(node.args) > 1 \
+                    and isinstance(node.args[1], ast.Constant):
+                bad.append(f"{path.relative_to(root)}:{node.lineno}: Store {node.args[1].value!r}")
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) \
+                    and isinstance(node.left, ast.Call) and _named(node.left) == "build_dir" \
+                    and isinstance(node.right, ast.Constant):
+                bad.append(f"{path.relative_to(root)}:{node.lineno}: build_dir / {node.right.value!r}")
+    return bad
+
+
+def test_every_store_name_is_spelled_once():
+    assert store_name_spellings() == []
+
+
+def test_a_store_name_spelled_twice_is_caught(tmp_path):
+    (tmp_path / "bench.py").write_text(
+        "from bookcheck import store\n"
+        "STAMPS = store.Store('.', 'stamps')\n"
+        "CACHE = store.build_dir('.') / 'cache'\n"
+        "FINE = store.Store('.', STAMPS_NAME), store.build_dir('.') / SHARDS / 'x.json'\n")
+    assert store_name_spellings(tmp_path) == ["bench.py:2: Store 'stamps'",
+                                              "bench.py:3: build_dir / 'cache'"]
 
 
 # ------------------------------------------------------------------ code digests

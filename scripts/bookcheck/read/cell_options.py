@@ -23,6 +23,10 @@ from typing import Mapping, Union
 #: a broadcast option: None (unset), a string (every output's) or a tuple (output k's is item k)
 PerOutput = Union[str, tuple, None]
 
+#: the options a reader sees as text, a caption or an alt text (verify/generated.py: an
+#: inline value in one is left as code; verify/prose_numbers.py: a number typed into one)
+CAPTION_OPTIONS = ("tbl-cap", "fig-cap", "fig-alt", "lst-cap", "fig-subcap", "tbl-subcap")
+
 
 @dataclass(frozen=True)
 class CellOptions:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import re
 
 from bookcheck.model import Finding, Kind, ParsedChapter
+from bookcheck.read.crossref_kinds import PREFIXES as CROSSREF_PREFIXES, prefixes
 from bookcheck.read.textpos import Lines
 
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 # Quarto's callout cross-reference types (`::: {#nte-x .callout-note}`, `@nte-x`):
 # a label of these kinds is defined only on a callout div.
-CALLOUT_PREFIXES = ("nte", "tip", "wrn", "imp", "cau")
-CROSSREF_PREFIXES = ("sec", "tbl", "fig", "eq", "lst", "thm", "lem", "cor", "prp", "cnj",
-                     "def", "exm", "exr", "sol", "rem", "alg") + CALLOUT_PREFIXES
+CALLOUT_PREFIXES = prefixes("callout")
 LABEL_CHARS = r"[A-Za-z0-9_][A-Za-z0-9_:.\-]*[A-Za-z0-9_]|[A-Za-z0-9_]"
 # pandoc's attribute list `{#id .class key=value key="value" key='value'}` on one line:
 # a quoted value may hold braces (`fig-cap="$F_{i,j}$"`), and a `#` in it is no label.

@@ -132,16 +132,15 @@ def audit(result, fmt: str, out_dir: Path, produced: Path, by_quarto: bool = Fal
     (`contents/x.html`, the audit's default layout); the built-in renderer's where
     `book.page_for` says."""
     import time
-    from bookcheck.verify.audit import audit_rendered
+    from bookcheck.verify.audit import audit_rendered, seconds_record
     from .book import page_for
     started = time.perf_counter()
     findings = audit_rendered(result, fmt, out_dir, produced if fmt == "pdf" else None,
                               page_of=None if by_quarto else page_for)
     AUDIT_SECONDS.append(time.perf_counter() - started)
     try:                    # for `make bench`: the audit's share of a render
-        from bookcheck import store
         from bookcheck.files import atomic_write
-        record = store.build_dir(result.project.root) / "audit" / f"seconds-{fmt}.txt"
+        record = seconds_record(result.project.root, fmt)
         record.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(record, f"{AUDIT_SECONDS[-1]:.4f}\n")
     except OSError:

@@ -21,6 +21,8 @@ from pathlib import Path
 from urllib.parse import quote
 from typing import Callable
 
+from bookcheck.read import crossref_kinds
+
 from .errors import RenderError
 from .footer import footer_sides
 from .incremental import (Job, RenderCache, context_for_key, files_digest, lookup,
@@ -102,8 +104,10 @@ def _bibliography(project) -> list[Path]:
 
 
 def write_context(book: Book, chapter: Chapter, mode: str, target: str, out: Path | None = None) -> Path:
-    """Write the JSON context crossref.lua reads for one chapter and pass."""
-    ctx: dict = {"mode": mode, "target": target, "path": chapter.path}
+    """Write the JSON context the filters read for one chapter and pass (`kinds`: the
+    cross-reference kinds, read/crossref_kinds.py, which the filters know only from here)."""
+    ctx: dict = {"mode": mode, "target": target, "path": chapter.path,
+                 "kinds": crossref_kinds.for_filters()}
     if out is not None:
         ctx["out"] = str(out)
     if chapter.info is not None:

@@ -75,11 +75,12 @@ def _proxy(mapping: dict) -> types.MappingProxyType:
 
 
 copyreg.pickle(types.MappingProxyType, lambda m: (_proxy, (dict(m),)))   # cell.options
+HOOKS = "hooks"             # the store folder of what pre-render handed over
 CHECKED = ".checked"        # the store's record of the result pre-render handed over
 
 
 def _results(root: Path) -> store.Store:
-    return store.Store(root, "hooks", ("bookcheck.render.hooks",))
+    return store.Store(root, HOOKS, ("bookcheck.render.hooks",))
 
 
 def keep(result) -> None:

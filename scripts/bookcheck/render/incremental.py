@@ -25,6 +25,7 @@ from typing import Callable
 from bookcheck import store
 from bookcheck.binaries import package_dir  # noqa: F401 (search.py, uptodate.py)
 
+RENDER = "render"               # the store folder of the renders: `render/<fmt>`, pdf_stamp's
 FACTS = ".facts"                # the last render's collected facts (a record: prune keeps it)
 RENDERED: list[str] = []        # `what` of every pandoc/typst run not served from the cache
 
@@ -40,7 +41,7 @@ class RenderCache(store.Store):
     """Content-addressed outputs of one format (the store's `render/<fmt>`)."""
 
     def __init__(self, root: Path, fmt: str):
-        super().__init__(root, f"render/{fmt}", ("bookcheck.render",), *tools())
+        super().__init__(root, f"{RENDER}/{fmt}", ("bookcheck.render",), *tools())
 
     get_bytes = store.Store.get
 

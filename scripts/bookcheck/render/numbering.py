@@ -10,10 +10,10 @@ into Quarto 1.10's numbers:
   without the chapter number (Quarto 1.7's own numbering of such a page);
 - sections 1.1, 1.2.1, A.1 within numbered chapters;
 - tables, figures, equations, listings, referenceable callouts (`#nte-`, `#tip-`,
-  `#wrn-`, `#imp-`, `#cau-`) and theorem-like divs (`#thm-`, `#lem-`, …), each kind
-  its own count, per chapter: 1.1, 2.3, A.1;
-- a reference text: "Chapter 1" / "Appendix A" for a chapter heading,
-  "Section 1.2", "Table A.1", "Figure 2.1", "Equation 1.1", "Listing 1.1", "Note 1.1".
+  `#wrn-`, `#imp-`, `#cau-`), theorem-like divs (`#thm-`, `#lem-`, …) and proofs
+  (`#prf-`, `#rem-`, `#sol-`), each kind its own count, per chapter: 1.1, 2.3, A.1;
+- a reference text: "Chapter 1" / "Appendix A" for a chapter heading, else the kind's
+  name (read/crossref_kinds.py) and the number: "Section 1.2", "Table A.1", "Note 1.1".
 
 `number-sections: false` (Quarto 1.7.34, tests/render/test_quarto_markdown.py): for
 the project, no chapter or section number anywhere (an appendix's title still reads
@@ -28,21 +28,16 @@ import posixpath
 import string
 from dataclasses import dataclass, field
 
-from .errors import RenderError
+from bookcheck.read.crossref_kinds import NAMES as KIND_NAMES   # "fig" -> "Figure"
 
-KIND_NAMES = {"tbl": "Table", "fig": "Figure", "eq": "Equation", "sec": "Section", "lst": "Listing",
-              # callouts (Quarto's crossref categories: the name follows the label's prefix)
-              "nte": "Note", "tip": "Tip", "wrn": "Warning", "imp": "Important", "cau": "Caution",
-              # theorem-like divs (Quarto's customnodes/theorem.lua)
-              "thm": "Theorem", "lem": "Lemma", "cor": "Corollary", "prp": "Proposition",
-              "cnj": "Conjecture", "def": "Definition", "exm": "Example", "exr": "Exercise"}
+from .errors import RenderError
 
 
 @dataclass(frozen=True)
 class Ref:
     """What a label resolves to."""
     id: str
-    kind: str          # sec | tbl | fig | eq
+    kind: str          # the label's prefix (read/crossref_kinds.py): sec, tbl, …
     number: str        # "1.2", "A.1", "" when unnumbered
     text: str          # "Table 1.2"
     path: str          # chapter source path (project-relative)
@@ -148,7 +143,7 @@ def number_book(chapters: list[ChapterInfo], appendix_title: str = "Appendix",
                     section[-1] += 1
                     number = ".".join([chap] + [str(n) for n in section])
                 if hid.startswith("sec-"):
-                    define(Ref(hid, "sec", number or "", f"Section {number}" if number else text,
+                    define(Ref(hid, "sec", number or "", f"{KIND_NAMES['sec']} {number}" if number else text,
                                info.path, text))
             if not (number_sections and info.numbered_page):   # an appendix keeps "Appendix A —"
                 number = chap if is_title and info.appendix else None

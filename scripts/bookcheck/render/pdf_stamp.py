@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .. import store
 from .book import Book
+from .incremental import RENDER
 
 RECORD = ".pdf-sources"
 MAX_ENTRIES = 20
@@ -28,7 +29,7 @@ def sources_digest(book: Book) -> str:
 
 
 def _stamps(root: Path) -> store.Store:
-    return store.Store(root, "render", ("bookcheck.render.pdf_stamp",))
+    return store.Store(root, RENDER, ("bookcheck.render.pdf_stamp",))
 
 
 def _read(root: Path) -> dict:

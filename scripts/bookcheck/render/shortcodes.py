@@ -60,7 +60,9 @@ def context(markdown_file: Path, metadata: dict, variables: dict) -> dict | None
     """What filters/shortcodes.lua reads for a chapter (None when its Markdown has no
     shortcode, so a change of `_quarto.yml` re-renders only the pages that show it):
     the project's metadata, `_variables.yml`, and the environment variables its
-    `{{< env NAME >}}` shortcodes read (a page is rendered again when one changes)."""
+    `{{< env NAME >}}` shortcodes read (a page is rendered again when one changes):
+    the renderer's own, as Quarto's shortcode reads Quarto's, not the kernels' (those
+    are run/forkserver.py's `kernel_env`: tests/render/test_shortcode_env.py)."""
     try:
         text = Path(markdown_file).read_text(encoding="utf-8")
     except OSError:

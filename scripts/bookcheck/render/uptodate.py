@@ -29,6 +29,7 @@ SKIPPED_NAMES = frozenset({".git", ".venv", "__pycache__", ".pytest_cache", ".hy
 SHELL_BOOKKEEPING = frozenset({"_", "OLDPWD"})    # set by the shell per command, read by nothing
 BUILD_STATE = frozenset({store.BUILD, ".quarto", "_freeze"})  # written at the root by builds
 MAX_FILES = 20_000          # a project this large is walked by the full build instead
+UPTODATE = "html-uptodate"  # the store folder of the stamp
 RECORD = ".stamp"
 
 
@@ -191,7 +192,7 @@ def output_listing(out: Path) -> str | None:
 
 
 def _stamps(root: Path) -> store.Store:
-    return store.Store(root, "html-uptodate", ("bookcheck",))
+    return store.Store(root, UPTODATE, ("bookcheck",))
 
 
 def stamp_path(root: Path) -> Path:

@@ -52,7 +52,7 @@ def _number_page(info: ChapterInfo, shown: bool) -> dict[str, Ref]:
         number = _section_number(section, level, top)
         info.headers.append(number if shown else None)
         if (h.get("id") or "").startswith("sec-"):
-            define(Ref(h["id"], "sec", number, f"Section {number}", info.path))
+            define(Ref(h["id"], "sec", number, f"{KIND_NAMES['sec']} {number}", info.path))
     counts: dict[str, int] = {}
     for label in _as_list(info.collected.get("labels")):
         kind = label["kind"]

@@ -46,6 +46,7 @@ from bookcheck.run.kernelspec import kernel_spec
 # a chapter imports are facts of its run: `dist NAME`, bookcheck.run.deps).
 PACKAGES = ("nbclient", "jupyter_client")
 CODE = ("bookcheck.run",)         # the code that produces a chapter's run
+CACHE = "cache"                   # the store folder of the runs
 
 _environment_digest: str | None = None   # per process: versions cannot change under us
 
@@ -106,7 +107,7 @@ def chapter_key(root: Path, parsed: ParsedChapter, options: dict | None = None,
 # ------------------------------------------------------------------ entries
 
 def entries(root: Path) -> _store.Store:
-    return _store.Store(root, "cache", CODE)
+    return _store.Store(root, CACHE, CODE)
 
 
 def cache_dir(root: Path) -> Path:

@@ -211,13 +211,21 @@ def _shown_by(parsed, run, pattern: re.Pattern) -> int:
 
 # ------------------------------------------------------------------ the caches
 
+AUDIT = "audit"         # the store folder of the audit's records
+
+
+def seconds_record(root: Path, fmt: str) -> Path:
+    """Where a render records its audit's seconds (render/__init__.py; `make bench`)."""
+    return store.build_dir(root) / AUDIT / f"seconds-{fmt}.txt"
+
+
 class Seen:
     """The findings of pages audited before, by a digest of what the audit reads (a
     record of the store's `audit` cache, keyed on the audit's code: docs/audit.md,
     "Cost and reuse"): an unchanged page, clean or failing, is not audited again."""
 
     def __init__(self, root: Path, fmt: str):
-        self.store = store.Store(root, "audit", ("bookcheck.verify.audit",))
+        self.store = store.Store(root, AUDIT, ("bookcheck.verify.audit",))
         self.name = f".{fmt}"
         old = self.store.get_json(self.name, {})
         self.old = old if isinstance(old, dict) else {}

@@ -21,6 +21,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from bookcheck.read.crossref_kinds import NAMES
 from bookcheck.read.labels import CROSSREF_PREFIXES
 from bookcheck.verify.published import SEP, cell_entries, one_line, split_pipe_tables
 from bookcheck.verify.prose_numbers import ALLOWLIST
@@ -29,14 +30,12 @@ from bookcheck.verify.years import allowed_span
 NUMBER = re.compile(r"(?<![\w.,\d])\d+(?:,\d{3})*(?:\.\d+)?(?![\d])")
 ALLOWED = [re.compile(p) for p, _ in ALLOWLIST]
 
-#: Numbers the renderer makes, recognised in running text: "Table 1.2", "Figure A.1",
-#: "Section 2.3", "Chapter 1", "Appendix B", "Equation (1.2)", a numbered callout's
-#: "Note 1.1" (also Tip, Warning, Important, Caution), Quarto's "Listing 3.1", a theorem-like
-#: div's "Theorem 1.1" (Lemma, Corollary, Proposition, Conjecture, Definition, Example, Exercise), and an equation number
-#: "(A.3)" (the number must contain a dot, so "(3)" in prose is not taken for one).
-LABEL = re.compile(r"\b(?:Table|Figure|Section|Chapter|Appendix|Equation|Eq\."
-                   r"|Note|Tip|Warning|Important|Caution|Listing"
-                   r"|Theorem|Lemma|Corollary|Proposition|Conjecture|Definition|Example|Exercise)"
+#: Numbers the renderer makes, recognised in running text: "Chapter 1", "Appendix B",
+#: "Eq. 1.2", and every cross-reference kind's name and number (read/crossref_kinds.py:
+#: "Table 1.2", "Figure A.1", "Section 2.3", "Equation (1.2)", "Note 1.1", "Theorem 1.1",
+#: "Solution 1.1", …), and an equation number "(A.3)" (the number must contain a dot, so
+#: "(3)" in prose is not taken for one).
+LABEL = re.compile(r"\b(?:" + "|".join(["Chapter", "Appendix", r"Eq\.", *NAMES.values()]) + r")"
                    r"[\s\u00a0]+\(?(?:[A-Z]|\d+)(?:\.\d+)*\)?")
 EQ_NUMBER = re.compile(r"\((?:[A-Z]|\d+)\.\d+\)")
 

@@ -12,13 +12,14 @@ from pathlib import Path
 
 from bookcheck.model import ChapterRun, Finding, Kind, ParsedChapter
 from bookcheck.read.book import read_book
+from bookcheck.read.cell_options import CAPTION_OPTIONS
 from bookcheck.read.project import Project, unlisted_chapters, unlisted_note
 from bookcheck.run.schedule import opaque_notes, run_chapters
 from bookcheck.read import CONFIG
 from bookcheck.verify import baseline, control, ledger
 from bookcheck.verify.blame import kernel_refused, once_per_book
 from bookcheck.verify.figalt import missing_fig_alt
-from bookcheck.verify.generated import (ALT_ATTRIBUTE, CAPTIONS, caption_fix, option_at,
+from bookcheck.verify.generated import (ALT_ATTRIBUTE, caption_fix, option_at,
                                       caption_inlines, with_generated)
 from bookcheck.verify.inline_math import inline_math
 from bookcheck.verify.published import cut_outputs
@@ -220,7 +221,7 @@ def _publish_advice(parsed: ParsedChapter, line: int, col: int) -> str:
             and option is None:
         return ("the first number of an ordered list is shown as typed: start the list "
                 "at 1 (the renderer numbers it)")
-    if option in CAPTIONS:
+    if option in CAPTION_OPTIONS:
         return f"a cell's `{option}` cannot hold an inline value: {caption_fix(option)};"
     if any(m.start() < col <= m.end() for m in ALT_ATTRIBUTE.finditer(source)):
         return f"{caption_fix('fig-alt')};"

@@ -9,7 +9,7 @@ line and column. Pandoc resolves these exactly as it resolves prose, so a bad ke
 fails here, at a line, instead of inside pandoc or typst later.
 
 `caption_inlines(parsed)`: an inline `{python}` expression inside a caption option
-(`tbl-cap`, `fig-cap`, `fig-alt`, `lst-cap`, `fig-subcap`): Quarto leaves it as code
+(read/cell_options.py's CAPTION_OPTIONS: `fig-cap`, `tbl-cap`, …): Quarto leaves it as code
 in the caption; a finding at the option's line naming the fix (`caption_fix`, also
 the advice of a number typed into such an option).
 """
@@ -19,10 +19,10 @@ import re
 from dataclasses import replace
 
 from bookcheck.model import Finding, Kind
+from bookcheck.read.cell_options import CAPTION_OPTIONS
 from bookcheck.read.labels import AT_KEY, CROSSREF_PREFIXES, HTML_COMMENT
 
 CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
-CAPTIONS = ("tbl-cap", "fig-cap", "fig-alt", "lst-cap", "fig-subcap", "tbl-subcap")
 
 
 def _keys(markdown: str) -> list[str]:
@@ -122,7 +122,7 @@ def caption_inlines(parsed) -> list[Finding]:
     for cell in parsed.cells:
         for option, span in option_spans(parsed, cell).items():
             number = next((n for n in span if "{python}" in lines[n - 1]), None)
-            if option in CAPTIONS and number is not None:
+            if option in CAPTION_OPTIONS and number is not None:
                 line = lines[number - 1]
                 findings.append(Finding(
                     parsed.path, number, Kind.CAPTION_INLINE,

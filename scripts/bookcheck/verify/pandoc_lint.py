@@ -32,6 +32,7 @@ from bookcheck.binaries import pandoc_binary
 from bookcheck.model import Finding, Kind, ParsedChapter
 from bookcheck.read.labels import CROSSREF_PREFIXES
 
+LINT = "pandoc-lint"        # the store folder of pandoc's answers, one per chapter
 AT = re.compile(r"\bline (\d+),? column (\d+)")
 NOTE_UNUSED = re.compile(r"^Note with key '(.*)' defined at .*but not used")
 ADVICE = (
@@ -73,7 +74,7 @@ def _read(root: Path, rel: str, text: str) -> dict | None:
     binary = pandoc_binary()
     if binary is None:
         return None
-    cache = store.Store(root, "pandoc-lint", (__name__,), store.stamp(binary))
+    cache = store.Store(root, LINT, (__name__,), store.stamp(binary))
     key, text_digest = cache.key(rel), store.digest(text)
     answer = cache.get_json(key)
     if answer is None or answer.get("text") != text_digest:

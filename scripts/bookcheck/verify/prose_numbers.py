@@ -10,8 +10,8 @@ path and returns ``Finding(line, col, text)`` rows (1-based, of the number's fir
 character), in reading order.
 
 Scanned besides the running text: headings, callout titles (``title="…"`` on a
-``:::`` line), the caption and alt-text options of cells (``#| tbl-cap:``,
-``fig-cap``, ``fig-alt``, ``lst-cap``, ``fig-subcap``, ``tbl-subcap``; also a YAML block
+``:::`` line), the caption and alt-text options of cells (``#| tbl-cap:``, ``fig-cap``, …:
+read/cell_options.py's CAPTION_OPTIONS; also a YAML block
 or plain scalar continued over several ``#|`` lines), the alt text and title of an
 image's attributes (``{fig-alt="…"}``), numbers with a unit or suffix attached (``4x``,
 ``100ms``, ``5GB``, ``10k``, ``175B``, ``12.5%``), a unit or suffix glued to an inline
@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from bookcheck.read.cell_options import CAPTION_OPTIONS
 from bookcheck.verify.years import YEAR, allowed_span
 
 __all__ = ["ALLOWLIST", "Finding", "find_prose_numbers"]
@@ -60,7 +61,7 @@ _ALLOWED = [re.compile(p) for p, _ in ALLOWLIST]
 
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
 _CELL_FENCE = re.compile(r"^\s*(```+|~~~+)\s*\{")
-_CAPTION_OPTION = re.compile(r"^(\s*#\|\s*(?:tbl-cap|fig-cap|fig-alt|lst-cap|fig-subcap|tbl-subcap)"
+_CAPTION_OPTION = re.compile(r"^(\s*#\|\s*(?:" + "|".join(map(re.escape, CAPTION_OPTIONS)) + r")"
                              r"\s*:)(.*)$")
 _OPTION = re.compile(r"^\s*#\|")
 _SHOWN_ATTR = re.compile(r"\b(?:fig-alt|alt|title|fig-cap)=\"([^\"]*)\"")

@@ -26,17 +26,17 @@ too: `::: todo` or `::: {.todo}`, titled by `title=`, a leading heading or the
 type's default title, in every pass (their heading is no section).
 ]]
 
-local KINDS = {
-  note = { title = "Note", color = "#0758e5" },
-  tip = { title = "Tip", color = "#198754" },
-  warning = { title = "Warning", color = "#cc7a00" },
-  important = { title = "Important", color = "#dc3545" },
-  caution = { title = "Caution", color = "#a05a00" },
-}
+-- Quarto's callout types, class -> { title, color }, and the prefixes of their labels
+-- (`nte`, …): made from the context's `kinds` (group "callout", its env the type, its
+-- name the title; scripts/bookcheck/read/crossref_kinds.py). Only the colours are here.
+local KINDS = {}
+local CALLOUT_REFS = {}
+local COLORS = { note = "#0758e5", tip = "#198754", warning = "#cc7a00", important = "#dc3545",
+  caution = "#a05a00" }
+local GREY = "#6c757d"
 
 local target = "html"
 local refs = {}
-local CALLOUT_REFS = { nte = true, tip = true, wrn = true, imp = true, cau = true }
 local NBSP = "\u{a0}"
 
 local custom = {}          -- the extension's types, by class
@@ -65,7 +65,7 @@ local function kind_info(kind)
   end
   local spec = custom[kind]
   local color = spec.color or ""
-  return { title = spec.title or kind, color = color:match("^#%x%x%x%x%x%x$") and color or "#6c757d" }
+  return { title = spec.title or kind, color = color:match("^#%x%x%x%x%x%x$") and color or GREY }
 end
 
 --- Title inlines (nil: none given) and body blocks of a callout div.
@@ -142,16 +142,24 @@ local function Div(div)
   return html_callout(div, kind, title, body)
 end
 
+--- Quarto's callout types and the prefixes of their labels, from the kinds.
+local function callout_kinds(kinds)
+  for prefix, kind in pairs(kinds) do
+    if kind.group == "callout" then
+      KINDS[kind.env] = { title = kind.name, color = COLORS[kind.env] or GREY }
+      CALLOUT_REFS[prefix] = true
+    end
+  end
+end
+
 --- The book context: every label's entry (apply pass; none when collecting) and
 --- the custom callout types.
 local function read_context(doc)
   local path = pandoc.utils.stringify(doc.meta["book-context"] or "")
-  if path == "" then
-    return {}, {}
-  end
-  local f = assert(io.open(path, "r"))
+  local f = assert(path ~= "" and io.open(path, "r"), "callouts.lua: metadata book-context (a JSON file) is required")
   local ctx = pandoc.json.decode(f:read("a"), false)
   f:close()
+  callout_kinds(ctx.kinds or error("callouts.lua: the context has no `kinds` (render/book.py writes them)"))
   local types = type(ctx.custom_callouts) == "table" and ctx.custom_callouts or {}
   if ctx.mode ~= "apply" or type(ctx.refs) ~= "table" then
     return {}, types

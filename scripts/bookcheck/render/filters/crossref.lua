@@ -6,7 +6,8 @@ The filter reads a JSON context file named by the metadata `book-context`.
   mode "collect": list what this chapter defines, in document order
     (headings, and tbl-/fig-/eq-/lst- labels, callouts labelled nte-/tip-/
     wrn-/imp-/cau-, as callouts.lua left them, and theorem-like divs thm-/lem-/…
-    as theorems.lua left them), plus its title and the images it
+    and proofs prf-/rem-/sol- as theorems.lua left them; the kinds are the
+    context's `kinds`), plus its title and the images it
     uses, and write that as JSON to `context.out`. The document is unchanged.
     Python (scripts/bookcheck/render/numbering.py) turns the lists of all chapters
     into numbers: numbering needs every chapter before any page is written.
@@ -28,16 +29,9 @@ math followed by the string "{#eq-x}".
 
 local ctx = {}
 local NBSP = "\u{a0}"
-local CROSSREF_KINDS = { sec = true, tbl = true, fig = true, eq = true, lst = true,
-  -- callouts (callouts.lua, which runs first, numbers their titles)
-  nte = true, tip = true, wrn = true, imp = true, cau = true }
-local CALLOUT_KINDS = { nte = true, tip = true, wrn = true, imp = true, cau = true }
--- theorem-like divs (theorems.lua, which runs first, classes them `theorem` and titles them)
-local THEOREM_KINDS = { thm = true, lem = true, cor = true, prp = true, cnj = true, def = true,
-  exm = true, exr = true }
-for kind in pairs(THEOREM_KINDS) do
-  CROSSREF_KINDS[kind] = true
-end
+-- the cross-reference kinds, prefix -> { name, group, env }: the context's `kinds`
+-- (scripts/bookcheck/read/crossref_kinds.py, the one table)
+local KINDS = {}
 
 --- "tbl" for "tbl-x", nil for ids that are not cross-reference labels.
 local function label_kind(id)
@@ -45,7 +39,7 @@ local function label_kind(id)
     return nil
   end
   local prefix = id:match("^(%a+)%-.")
-  if prefix and CROSSREF_KINDS[prefix] then
+  if prefix and KINDS[prefix] then
     return prefix
   end
   return nil
@@ -115,11 +109,12 @@ local function collect(doc)
       end
     end,
     Div = function(d)
+      -- a float's div; a callout, theorem or proof as callouts.lua and theorems.lua
+      -- (which run first) left it: classed by its group
       local kind = label_kind(d.identifier)
-      if kind == "fig" or kind == "tbl" or kind == "lst" then
-        table.insert(found.labels, { id = d.identifier, kind = kind })
-      elseif (CALLOUT_KINDS[kind] and d.classes:includes("callout"))
-          or (THEOREM_KINDS[kind] and d.classes:includes("theorem")) then
+      local group = kind and KINDS[kind].group
+      if group == "float" or ((group == "callout" or group == "theorem" or group == "proof")
+          and d.classes:includes(group)) then
         table.insert(found.labels, { id = d.identifier, kind = kind })
       end
     end,
@@ -346,7 +341,7 @@ end
 --- paragraph as its caption); `::: {#lst-x}` around code is a listing.
 local function float_div(d)
   local kind = label_kind(d.identifier)
-  if kind ~= "fig" and kind ~= "tbl" and kind ~= "lst" then
+  if not kind or KINDS[kind].group ~= "float" then
     return nil
   end
   local entry = lookup(d.identifier)
@@ -462,6 +457,7 @@ function Pandoc(doc)
   local f = assert(io.open(path, "r"))
   ctx = pandoc.json.decode(f:read("a"), false)
   f:close()
+  KINDS = ctx.kinds or error("crossref.lua: the context has no `kinds` (render/book.py writes them)")
   ctx.refs = ctx.refs or {}
   ctx.headers = ctx.headers or {}
   ctx.appendix_title = ctx.appendix_title or "Appendix"

@@ -12,7 +12,21 @@ numbers (a div whose last paragraph is its caption). Runs before crossref.lua.
   (Quarto 1.7 names it "Listing 1.1" as well).
 ]]
 
-local CAPTIONS = { fig = "fig-cap", tbl = "tbl-cap", lst = "lst-cap" }
+-- the float kinds, prefix -> its caption attribute (`fig-cap`): the context's `kinds`
+-- of group "float" (scripts/bookcheck/read/crossref_kinds.py), read by `read_kinds`
+local CAPTIONS = {}
+
+local function read_kinds(meta)
+  local path = pandoc.utils.stringify(meta["book-context"] or "")
+  local f = assert(path ~= "" and io.open(path, "r"), "floats.lua: metadata book-context (a JSON file) is required")
+  local ctx = pandoc.json.decode(f:read("a"), false)
+  f:close()
+  for prefix, kind in pairs(ctx.kinds or error("floats.lua: the context has no `kinds` (render/book.py writes them)")) do
+    if kind.group == "float" then
+      CAPTIONS[prefix] = prefix .. "-cap"
+    end
+  end
+end
 
 local function caption_block(text)
   local blocks = pandoc.read(text, "markdown").blocks
@@ -69,4 +83,4 @@ local function code_block(code)
   return pandoc.Div(content, pandoc.Attr(id))
 end
 
-return { { Div = div, CodeBlock = code_block } }
+return { { Meta = read_kinds }, { Div = div, CodeBlock = code_block } }
