@@ -24,13 +24,13 @@ import io
 import json
 import subprocess
 from dataclasses import asdict, dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable
 
 from . import math_text, pagefind_check
 from .errors import RenderError
 from ..store import stamp
+from ..verify.html_tables import html_tree
 from .incremental import RENDERED, RenderCache, package_dir
 
 INDEX_JS = "search-index.js"
@@ -38,8 +38,6 @@ INDEX_JS = "search-index.js"
 #: TeX, a cell's or the page's script and stylesheet, a template
 NOT_TEXT = {"annotation", "script", "style", "template", "noscript"}
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-        "source", "track", "wbr"}
 
 
 @dataclass
@@ -51,92 +49,56 @@ class Section:
     text: str
 
 
-class _Sections(HTMLParser):
-    """Split `<main data-pagefind-body>` into sections at headings with ids."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.depth_main = 0          # >0 while inside main
-        self.ignore_depth = 0        # >0 while inside a data-pagefind-ignore element
-        self.stack: list[str] = []   # open tags inside main
-        self.heading: str | None = None   # open heading tag name
-        self.sections: list[dict] = [{"anchor": "", "title": "", "text": []}]
-        self.math: list = []         # the open elements of a formula being read (math_text)
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if not self.depth_main:
-            if tag == "main" and "data-pagefind-body" in a:
-                self.depth_main = 1
-            return
-        if self.math:                                    # inside a formula: its tree
-            node = (tag, [])
-            self.math[-1][1].append(node)
-            self.math.append(node)
-            return
-        if tag == "math" and not self.ignore_depth:
-            self.math = [("math", [])]
-            return
-        if tag in VOID:
-            return
-        self.stack.append(tag)
-        if self.ignore_depth or "data-pagefind-ignore" in a or tag in NOT_TEXT:
-            self.ignore_depth += 1
-            return
-        if tag in HEADINGS and a.get("id"):
-            self.heading = tag
-            self.sections.append({"anchor": a["id"], "title": [], "text": []})
-
-    def handle_endtag(self, tag):
-        if self.math:
-            while len(self.math) > 1 and self.math.pop()[0] != tag:
-                pass
-            if tag == "math":
-                self._text(math_text.linear(self.math[0]))
-                self.math = []
-            return
-        if not self.depth_main or tag in VOID:
-            return
-        if tag == "main":
-            self.depth_main, self.stack, self.ignore_depth, self.heading = 0, [], 0, None
-            return
-        while self.stack:
-            top = self.stack.pop()
-            if self.ignore_depth:
-                self.ignore_depth -= 1
-            elif top == self.heading:
-                self.heading = None
-            if top == tag:
-                break
-
-    def handle_data(self, data):
-        if self.math:
-            self.math[-1][1].append(data)
-        elif self.depth_main and not self.ignore_depth:
-            self._text(data)
-
-    def _text(self, text: str) -> None:
-        self.sections[-1]["title" if self.heading else "text"].append(text)
-
-
-def _squash(parts) -> str:
-    text = parts if isinstance(parts, str) else " ".join(parts)
-    return " ".join(text.replace("\u00a0", " ").split())
-
-
 def page_sections(page_url: str, page_title: str, html_text: str) -> list[Section]:
     """The sections of one page's `<main data-pagefind-body>`, in order."""
-    parser = _Sections()
-    parser.feed(html_text)
-    parser.close()
+    sections: list[dict] = [{"anchor": "", "title": [], "text": []}]
+    for main in html_tree(html_text).xpath(
+            "//main[@data-pagefind-body][not(ancestor::main[@data-pagefind-body])]"):
+        _read(main, sections, heading=False)
     out = []
-    for s in parser.sections:
+    for s in sections:
         title, text = _squash(s["title"]), _squash(s["text"])
         if not title and not text:
             continue
         url = f"{page_url}#{s['anchor']}" if s["anchor"] else page_url
         out.append(Section(url, page_title, title, text))
     return out
+
+
+def _read(element, sections: list[dict], heading: bool) -> None:
+    """Add the text in `element` to the last section (to its title in a `heading`),
+    starting a section at each heading with an id; a formula is one text (math_text)."""
+    def add(text: str | None) -> None:
+        if text:
+            sections[-1]["title" if heading else "text"].append(text)
+
+    add(element.text)
+    for child in element:
+        if child.tag == "math":
+            add(math_text.linear(_formula(child)))
+        elif isinstance(child.tag, str) and child.tag not in NOT_TEXT \
+                and "data-pagefind-ignore" not in child.attrib:
+            if child.tag in HEADINGS and child.get("id"):
+                sections.append({"anchor": child.get("id"), "title": [], "text": []})
+                _read(child, sections, heading=True)
+            else:
+                _read(child, sections, heading)
+        add(child.tail)
+
+
+def _formula(element) -> math_text.Tree:
+    """A `<math>` element as math_text reads it: (tag, [child tree or text])."""
+    children = [element.text] if element.text else []
+    for child in element:
+        if isinstance(child.tag, str):
+            children.append(_formula(child))
+        if child.tail:
+            children.append(child.tail)
+    return element.tag, children
+
+
+def _squash(parts: list[str]) -> str:
+    return " ".join(" ".join(parts).replace("\u00a0", " ").split())
 
 
 def cached_page_sections(cache: RenderCache | None, page_url: str, page_title: str,

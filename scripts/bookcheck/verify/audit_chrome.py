@@ -15,66 +15,37 @@ from __future__ import annotations
 
 import posixpath
 import re
-from html.parser import HTMLParser
 from pathlib import Path
+
+import lxml.etree
+import lxml.html
 
 from bookcheck.model import Finding, Kind, ParsedChapter
 from bookcheck.read import CONFIG
+from bookcheck.verify.html_tables import html_tree
 
 TITLE_CLASSES = {"book-title", "sidebar-title", "navbar-title"}
 SHORTCODE = re.compile(r"\{\{<.*?>\}\}")
 PART = "\n<!-- chrome -->\n"      # between the chrome's elements (split_chrome)
 
 
-class _Chrome(HTMLParser):
-    """The (start, end) offsets of the chrome elements of a page."""
-
-    def __init__(self, html: str, book_index: bool):
-        super().__init__(convert_charrefs=True)
-        self.html, self.book_index = html, book_index
-        self.starts = [0] + [i + 1 for i, c in enumerate(html) if c == "\n"]
-        self.open: tuple[str, int] | None = None       # (tag, start) of the chrome element open
-        self.nested = 0                                 # same-tag elements open inside it
-        self.spans: list[tuple[int, int]] = []
-
-    def _offset(self) -> int:
-        line, col = self.getpos()
-        return self.starts[line - 1] + col
-
-    def _chrome(self, tag: str, attrs: dict) -> bool:
-        classes = set((attrs.get("class") or "").split())
-        return tag == "footer" or bool(classes & TITLE_CLASSES) or tag == "header" and (
-            "title-block" in classes or self.book_index and attrs.get("id") == "title-block-header")
-
-    def handle_starttag(self, tag, attrs):
-        if self.open is None and self._chrome(tag, dict(attrs)):
-            self.open, self.nested = (tag, self._offset()), 0
-        elif self.open is not None and tag == self.open[0]:
-            self.nested += 1
-
-    def handle_endtag(self, tag):
-        if self.open is None or tag != self.open[0]:
-            return
-        if self.nested:
-            self.nested -= 1
-            return
-        end = self.html.find(">", self._offset()) + 1 or len(self.html)
-        self.spans.append((self.open[1], end))
-        self.open = None
+def _is_chrome(element, book_index: bool) -> bool:
+    """A title, a footer or the project's title block (`book_index`: a book's first page's)."""
+    classes = set((element.get("class") or "").split())
+    return element.tag == "footer" or bool(classes & TITLE_CLASSES) or element.tag == "header" and (
+        "title-block" in classes or book_index and element.get("id") == "title-block-header")
 
 
 def split_chrome(html: str, book_index: bool = False) -> tuple[str, str]:
     """(the page without its chrome, the chrome's elements); `book_index`: the page
     is a book's first page, whose title block is the book's."""
-    parser = _Chrome(html, book_index)
-    parser.feed(html)
-    parser.close()
-    rest, chrome, last = [], [], 0
-    for start, end in parser.spans:
-        rest.append(html[last:start])
-        chrome.append(html[start:end])
-        last = end
-    return "".join(rest) + html[last:], PART.join(chrome)
+    tree = html_tree(html)
+    chrome = [e for e in tree.iter(lxml.etree.Element) if _is_chrome(e, book_index)
+              and not any(_is_chrome(a, book_index) for a in e.iterancestors())]
+    parts = [lxml.html.tostring(e, encoding="unicode", with_tail=False) for e in chrome]
+    for element in chrome:
+        element.drop_tree()             # its tail stays
+    return lxml.html.tostring(tree, encoding="unicode"), PART.join(parts)
 
 
 def audit_chrome(result, out_dir: Path, page_of=None) -> list[Finding]:

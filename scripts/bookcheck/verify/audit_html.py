@@ -25,16 +25,15 @@ separator may stand apart (`<mn>961</mn><mo>,</mo><mn>538</mn>`) or be TeX's `{,
 it reads as the one number `961,538`.
 
 Works on any HTML (the built-in renderer's and Quarto's use the same classes).
-Stdlib only (html.parser).
+Read with lxml.html (html_tables.html_tree).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 
 from bookcheck.verify.audit_tokens import visible
-from bookcheck.verify.html_tables import css_content, shown_attributes
+from bookcheck.verify.html_tables import css_content, html_tree, shown_attributes
 
 EXEMPT_CLASSES = {"chapter-number", "header-section-number", "eq-number", "toc-number",
                   "quarto-xref", "citation", "csl-entry", "references", "csl-bib-body",
@@ -69,46 +68,46 @@ class ReaderText:
     raw_math: list[tuple[int, int]] = field(default_factory=list)
 
 
-class _Reader(HTMLParser):
+class _Reader:
+    """The reader's text of a tree, in the order a walk of it meets it (`reader_text`)."""
+
     def __init__(self, only_main: bool):
-        super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.size = 0
         self.stack: list[tuple[str, str]] = []   # (tag, zone: "" | hidden | exempt | soft | output)
-        self.formulas: list[tuple] = []     # open math: (depth, offset, part, raw TeX?)
         self.math: list[tuple[int, int]] = []
         self.only_main = only_main
         self.out = ReaderText()
 
-    def _zone(self, stack=None) -> str:
-        stack = self.stack if stack is None else stack
-        for _, zone in reversed(stack):
+    def _zone(self) -> str:
+        for _, zone in reversed(self.stack):
             if zone in ("hidden", "exempt"):
                 return zone
-        if any(z == "soft" for _, z in stack) and not any(z == "output" for _, z in stack):
+        if any(z == "soft" for _, z in self.stack) and not any(z == "output" for _, z in self.stack):
             return "soft"
-        if self.only_main and not any(t == "main" for t, _ in stack):
+        if self.only_main and not any(t == "main" for t, _ in self.stack):
             return "hidden"
         return ""
 
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
+    def walk(self, element) -> None:
+        """Read `element` (not its tail)."""
+        tag, attrs, outer = element.tag, element.attrib, self._zone()
         if tag in BLOCK:
             self._add("\n", "")
         classes = set((attrs.get("class") or "").split())
-        if tag == "img" and is_math(tag, classes) and self._zone() != "hidden":
+        if tag == "img" and is_math(tag, classes) and outer != "hidden":
             start = self.size                  # webtex: the formula is an image, its TeX the alt
             self._add(f" {visible(attrs.get('alt') or '')} ", "soft")
             self.math.append((start, self.size))
-        if self._zone() != "hidden":       # a tooltip, a field's value, an image's alt
+        if outer != "hidden":              # a tooltip, a field's value, an image's alt
             for text in shown_attributes(tag, attrs):
-                self._add(f" {visible(text)} ", self._zone())
+                self._add(f" {visible(text)} ", outer)
         if tag in VOID:
             return
         start = attrs.get("start") or "1"
         if tag == "ol" and start != "1" and start.isdigit() and (attrs.get("type") or "1") == "1" \
-                and self._zone() != "hidden":
-            self._add(f"{start}. ", self._zone())   # CSS counts from it: the reader sees it
+                and outer != "hidden":
+            self._add(f"{start}. ", outer)   # CSS counts from it: the reader sees it
         zone = ""
         if tag in HIDDEN or (tag == "div" and "page-toc" in classes):
             zone = "hidden"
@@ -120,26 +119,25 @@ class _Reader(HTMLParser):
             zone = "soft"
         if tag == "details" and "page-toc" in classes:
             zone = "hidden"
-        if is_math(tag, classes):
-            self.formulas.append((len(self.stack), self.size, len(self.parts), tag == "eq"))
+        formula = (self.size, len(self.parts), tag == "eq") if is_math(tag, classes) else None
         self.stack.append((tag, zone))
-
-    def handle_endtag(self, tag):
-        for i in range(len(self.stack) - 1, -1, -1):
-            if self.stack[i][0] == tag:
-                del self.stack[i:]
-                break
-        while self.formulas and self.formulas[-1][0] >= len(self.stack):
-            self._formula(*self.formulas.pop()[1:])
+        if tag == "style" and outer != "hidden":   # `content: "…"`: shown by the stylesheet
+            for text in css_content(element.text or ""):
+                self._add(f" {visible(text)} ", outer)
+        self._data(element.text)
+        for child in element:
+            if isinstance(child.tag, str):     # not a comment
+                self.walk(child)
+            self._data(child.tail)
+        self.stack.pop()
+        if formula:
+            self._formula(*formula)
         if tag in BLOCK:
             self._add("\n", "")
 
-    def handle_data(self, data):
-        zone = self._zone()
+    def _data(self, data: str | None) -> None:
+        zone = self._zone() if data else "hidden"       # (no text: no zone to look up)
         if zone == "hidden":
-            if self.stack and self.stack[-1][0] == "style" and self._zone(self.stack[:-1]) != "hidden":
-                for text in css_content(data):         # `content: "…"`: shown by the stylesheet
-                    self._add(f" {visible(text)} ", self._zone(self.stack[:-1]))
             return
         data = visible(data)
         if any(t in ("math", "sup", "sub") for t, _ in self.stack):
@@ -169,12 +167,11 @@ class _Reader(HTMLParser):
 def reader_text(html: str, whole_page: bool = False) -> ReaderText:
     """The reader's text of a page (of its `<main>`, or all of it when it has none or
     `whole_page`), with the renderer's and the soft spans."""
-    parser = _Reader(only_main=not whole_page and "<main" in html)
-    parser.feed(html)
-    parser.close()
-    text = "".join(parser.parts)
-    parser.out.text = _joined(text, parser.math) if parser.math else text
-    return parser.out
+    reader = _Reader(only_main=not whole_page and "<main" in html)
+    reader.walk(html_tree(html))
+    text = "".join(reader.parts)
+    reader.out.text = _joined(text, reader.math) if reader.math else text
+    return reader.out
 
 
 def _joined(text: str, math: list[tuple[int, int]]) -> str:

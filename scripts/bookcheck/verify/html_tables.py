@@ -5,7 +5,8 @@ ledger's pipe-table reader: `header` is the cells of the first row of
 ``<thead>`` (a DataFrame's column names, with its blank index corner), `rows`
 the cells of each body row (a DataFrame's index cell first). Cell text is the
 element's text with entities decoded and whitespace collapsed; a ``colspan``
-cell counts once. Nested tables are read as cells of their own table only.
+cell counts once. A table in a cell is read as a table of its own, not as the
+cell's text (the cell keeps its place in its row).
 
 `html_text(text)` is the rest a reader sees of the fragment: the text outside its
 tables (a sentence, `<b>42</b> nodes`, a DataFrame's "3 rows × 2 columns"), one
@@ -15,17 +16,22 @@ field's `value`/`placeholder`, an image's `alt` (shown when the image is broken,
 read aloud), a stylesheet's `content: "…"`), each on a line of its own, wherever it
 is (also in a table). The page audit reads the same (audit_html.py).
 
-Stdlib only (html.parser).
+Read with lxml.html (`html_tree`), the parser the page audit and the search index use too.
 """
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
+
+import lxml.etree
+import lxml.html
 
 #: (tag or None for any, attribute) whose value a reader sees
 SHOWN = ((None, "title"), ("input", "value"), ("input", "placeholder"),
          ("textarea", "placeholder"), ("button", "value"), ("img", "alt"))
 CSS_CONTENT = re.compile(r"""\bcontent\s*:\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')""")
+FULL_PAGE = re.compile(r"[\s\ufeff]*<(?:!doctype|html)", re.I)     # else a fragment
+#: void elements libxml2 does not know are void: it nests what follows one inside it
+UNKNOWN_VOID = ("embed", "source", "track", "wbr")
 
 
 def shown_attributes(tag: str, attrs: dict) -> list[str]:
@@ -43,105 +49,110 @@ def css_content(style: str) -> list[str]:
             for m in CSS_CONTENT.finditer(style)]
 
 
-class _Tables(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.tables: list[dict] = []
-        self.stack: list[dict] = []        # open tables (innermost last)
-        self.cell: list[str] | None = None
+def html_tree(text: str):
+    """The element tree of a page or a fragment: lxml.html (libxml2's HTML parser, which
+    mends malformed HTML and decodes entities), `huge_tree` (a `data:` image over 10 MB
+    would end the parse), a parser per call (its own error log). A fragment is read in
+    a `<body>` of its own (a leading `<style>` stays out of `<head>`); a void element
+    is empty, as in a browser (`UNKNOWN_VOID`). HTML nested deeper than 2,048 elements
+    is a ValueError, not a page cut short (the readers, which recurse, stop at Python's
+    recursion limit, about 1,000)."""
+    if not FULL_PAGE.match(text):
+        text = f"<html><body>{text}</body></html>"
+    parser = lxml.html.HTMLParser(encoding="utf-8", huge_tree=True)
+    tree = lxml.html.document_fromstring(text.encode("utf-8", "replace"), parser=parser)
+    stopped = [e.message for e in parser.error_log if e.level_name == "FATAL"]
+    if stopped:
+        raise ValueError(f"unreadable HTML: {stopped[0].strip()}")
+    for element in list(tree.iter(*UNKNOWN_VOID)):     # an outer one first
+        _unnest(element)
+    return tree
 
-    def handle_starttag(self, tag, attrs):
-        if tag == "table":
-            self.stack.append({"head": [], "body": [], "section": "body", "row": None})
-        elif not self.stack:
-            return
-        elif tag == "thead":
-            self.stack[-1]["section"] = "head"
-        elif tag in ("tbody", "tfoot"):
-            self.stack[-1]["section"] = "body"
-        elif tag == "tr":
-            table = self.stack[-1]
-            table["row"] = []
-            table[table["section"]].append(table["row"])
-        elif tag in ("td", "th"):
-            if self.stack[-1]["row"] is None:     # a cell outside any <tr>
-                self.handle_starttag("tr", [])
-            self.cell = []
-        elif tag == "br" and self.cell is not None:
-            self.cell.append(" ")
 
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self.cell is not None and self.stack:
-            row = self.stack[-1]["row"]
-            if row is not None:
-                row.append(" ".join("".join(self.cell).split()))
-            self.cell = None
-        elif tag == "thead" and self.stack:
-            self.stack[-1]["section"] = "body"
-        elif tag == "table" and self.stack:
-            self.tables.append(self.stack.pop())
-
-    def handle_data(self, data):
-        if self.cell is not None:
-            self.cell.append(data)
+def _unnest(element) -> None:
+    """Move what the parser put inside a void `element` (`GPU_<wbr>HOURS`) after it."""
+    moved, tail = list(element), element.tail
+    element.tail, element.text = element.text, None
+    at = element.getparent().index(element)
+    element.getparent()[at + 1:at + 1] = moved
+    last = moved[-1] if moved else element
+    last.tail = (last.tail or "") + (tail or "") or None
 
 
 def html_tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
-    parser = _Tables()
-    parser.feed(text)
-    parser.close()
+    """The tables of `text`, an inner one before the table holding it."""
     out = []
-    for table in parser.tables:
-        head = [r for r in table["head"] if r]
-        body = [r for r in table["body"] if r]
+    for _, table in lxml.etree.iterwalk(html_tree(text), events=("end",), tag="table"):
+        rows: dict[str, list[list[str]]] = {"head": [], "body": []}
+        row = None
+        for section, cell in _cells(table):
+            if cell is None or row is None:     # a <tr>, or a cell outside any
+                row = []
+                rows[section].append(row)
+            if cell is not None:
+                row.append(cell)
+        head, body = [r for r in rows["head"] if r], [r for r in rows["body"] if r]
         if not head and body:           # no <thead>: the first row is the header
             head, body = [body[0]], body[1:]
         out.append((head[0] if head else [], body))
     return out
 
 
+def _cells(element, section: str = "body"):
+    """(section, text) of each cell of `element` (not of a table inside it), and
+    (section, None) where a `<tr>` starts; `section` is "head" in a `<thead>`."""
+    for child in element:
+        if child.tag in ("thead", "tbody", "tfoot"):
+            yield from _cells(child, "head" if child.tag == "thead" else "body")
+        elif child.tag == "tr":
+            yield section, None
+            yield from _cells(child, section)
+        elif child.tag in ("td", "th"):
+            yield section, " ".join(_cell_text(child).split())
+        elif child.tag != "table" and isinstance(child.tag, str):
+            yield from _cells(child, section)
+
+
+def _cell_text(element) -> str:
+    """The text of a cell's `element`: a `<br>` is a space, a table inside it is its own."""
+    parts = [element.text or ""]
+    for child in element:
+        if child.tag == "br":
+            parts.append(" ")
+        elif child.tag != "table" and isinstance(child.tag, str):
+            parts.append(_cell_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
 _BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
            "blockquote", "ul", "ol", "table", "hr", "dl", "dt", "dd", "section"}
 
 
-class _Text(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.tables = 0
-        self.hidden = 0
-        self.style = False
-
-    def handle_starttag(self, tag, attrs):
-        if tag in _BLOCKS:
-            self.parts.append("\n")
-        if not self.hidden:
-            self.parts += [f"\n{text}\n" for text in shown_attributes(tag, dict(attrs))]
-        if tag == "table":
-            self.tables += 1
-        elif tag in ("style", "script"):
-            self.hidden += 1
-            self.style = tag == "style"
-
-    def handle_endtag(self, tag):
-        if tag == "table":
-            self.tables = max(0, self.tables - 1)
-        elif tag in ("style", "script"):
-            self.hidden = max(0, self.hidden - 1)
-        if tag in _BLOCKS:
-            self.parts.append("\n")
-
-    def handle_data(self, data):
-        if self.hidden and self.style:
-            self.parts += [f"\n{text}\n" for text in css_content(data)]
-        elif not self.tables and not self.hidden:
-            self.parts.append(data)
-
-
 def html_text(text: str) -> str:
     """The text of an HTML fragment outside its tables, one line per block."""
-    parser = _Text()
-    parser.feed(text)
-    parser.close()
-    lines = (" ".join(line.split()) for line in "".join(parser.parts).split("\n"))
+    parts: list[str] = []
+    _shown(html_tree(text), parts, in_table=False)
+    lines = (" ".join(line.split()) for line in "".join(parts).split("\n"))
     return "\n".join(line for line in lines if line)
+
+
+def _shown(element, parts: list[str], in_table: bool) -> None:
+    """Add to `parts` what a reader sees of `element` outside tables (its shown
+    attributes and stylesheet strings wherever it is), a block on lines of its own."""
+    tag = element.tag
+    if tag in _BLOCKS:
+        parts.append("\n")
+    parts += [f"\n{text}\n" for text in shown_attributes(tag, element.attrib)]
+    in_table = in_table or tag == "table"
+    if tag == "style":
+        parts += [f"\n{text}\n" for text in css_content(element.text or "")]
+    elif tag != "script" and not in_table:
+        parts.append(element.text or "")
+    for child in element:
+        if isinstance(child.tag, str):
+            _shown(child, parts, in_table)
+        if not in_table:
+            parts.append(child.tail or "")
+    if tag in _BLOCKS:
+        parts.append("\n")
