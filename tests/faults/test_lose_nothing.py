@@ -159,7 +159,8 @@ def test_an_editors_lock_link_in_mlsys_does_not_break_make(tmp_path):
     """Emacs' `.#formulas.py` lock is a dangling symlink: `make check` stopped with "No rule
     to make target 'mlsys/.#formulas.py'" (the bytecode rule listed every `*.py` name)."""
     make = require_tool("make")
-    for rel in ("requirements.txt", "requirements.lock", "pyproject.toml", "scripts/x.py",
+    for rel in ("requirements.txt", "requirements.lock", "pyproject.toml", "scripts/pyproject.toml",
+                "scripts/bookcheck/x.py",
                 "mlsys/formulas.py", ".venv/.installed"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
