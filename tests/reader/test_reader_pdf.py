@@ -123,12 +123,24 @@ def outline_titles(pdf) -> list[tuple[int, str]]:
     return out
 
 
+def numbered_chapter_titles(project) -> list[str]:
+    """"N Title" of each numbered chapter, from the book's own sources (a chapter an
+    author adds is expected without a test edit)."""
+    titles = []
+    for rel in project.chapters:
+        first = next(line for line in (project.root / rel).read_text(encoding="utf-8").splitlines()
+                     if line.startswith("# "))
+        if ".unnumbered" not in first:
+            titles.append(f"{len(titles) + 1} {re.sub(r' *[{].*[}] *$', '', first[2:]).strip()}")
+    return titles
+
+
 def test_bookmarks_for_chapters_and_sections(real_pdf):
     result, pdf = real_pdf
     titles = outline_titles(pdf)
     top = [t for depth, t in titles if depth == 0]
     assert top[0] == "Preface"
-    assert [t for t in top if re.match(r"^\d+ ", t)] == ["1 Failure at Scale", "2 Fault-Tolerance Techniques"]
+    assert [t for t in top if re.match(r"^\d+ ", t)] == numbered_chapter_titles(result.project)
     assert sum(1 for t in top if t.startswith("Appendix ")) == len(result.project.appendices)
     assert ("1.1 The failure contract") in [t for depth, t in titles if depth == 1]
     assert any(depth == 2 and re.match(r"A\.\d+\.\d+ ", t) for depth, t in titles)
