@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from bookcheck.run import cache
-from bookcheck.model import CellRun, ChapterRun, Finding, InlineRun, Kind, Output, ParsedChapter
 from bookcheck.read.qmd import parse_chapter
+from bookcheck.run import cache, facts_side
+from bookcheck.model import CellRun, ChapterRun, Finding, InlineRun, Kind, Output, ParsedChapter
 from tests.bookkit import make_book
 
 
@@ -40,8 +40,7 @@ def test_key_is_stable(book):
 
 
 def _read(text: str) -> ParsedChapter:
-    from bookcheck.read.qmd import parse_chapter
-    return parse_chapter("contents/a.qmd", text)
+        return parse_chapter("contents/a.qmd", text)
 
 
 CODE = "# A\n\nProse.\n\n```{python}\nx = 1\n```\n\nValue `{python} x`.\n"
@@ -65,29 +64,27 @@ def test_key_changes_with_the_chapter_path(book):
     assert cache.chapter_key(book, parsed()) != cache.chapter_key(book, parsed(path="contents/b.qmd"))
 
 
-IMPORTS_MLSYS = "# A\n\n```{python}\nfrom mlsys.constants import GPU_MTTF_HOURS\n```\n"
-
-
-def test_key_changes_when_any_file_of_an_imported_book_package_changes(book):
-    """The book's own package (here named mlsys, as in any book) is keyed whole where a
-    chapter imports it; a chapter that imports none is not keyed on it."""
-    importing = lambda: cache.chapter_key(book, parse_chapter("contents/a.qmd", IMPORTS_MLSYS))
-    before, plain = importing(), cache.chapter_key(book, parsed())
+def test_key_changes_when_any_file_of_a_book_package_changes(book):
+    """The book's own package (a folder beside _quarto.yml with an __init__.py, named
+    mlsys here as in any book) is keyed whole; another folder is not a package."""
+    before = cache.chapter_key(book, parsed())
     (book / "mlsys" / "constants.py").write_text("GPU_MTTF_HOURS = 40_000\n")   # same size
-    edited = importing()
+    edited = cache.chapter_key(book, parsed())
     (book / "mlsys" / "data").mkdir()
     (book / "mlsys" / "data" / "table.csv").write_text("a,b\n")
-    added = importing()
+    added = cache.chapter_key(book, parsed())
     assert len({before, edited, added}) == 3
-    assert cache.chapter_key(book, parsed()) == plain
-    assert cache.book_packages(book, [parse_chapter("contents/a.qmd", IMPORTS_MLSYS)]) == ["mlsys"]
+    (book / "notes").mkdir()
+    (book / "notes" / "todo.py").write_text("x = 1\n")
+    assert cache.chapter_key(book, parsed()) == added
+    assert facts_side.book_packages(str(book)) == ["mlsys"]
 
 
 def test_key_ignores_bytecode_caches(book):
-    before = cache.chapter_key(book, parse_chapter("contents/a.qmd", IMPORTS_MLSYS))
+    before = cache.chapter_key(book, parsed())
     (book / "mlsys" / "__pycache__").mkdir()
     (book / "mlsys" / "__pycache__" / "constants.cpython-311.pyc").write_bytes(b"\0junk")
-    assert cache.chapter_key(book, parse_chapter("contents/a.qmd", IMPORTS_MLSYS)) == before
+    assert cache.chapter_key(book, parsed()) == before
 
 
 def test_key_does_not_change_when_another_chapter_changes(book):

@@ -30,7 +30,7 @@ def served(root: Path, chapters: list[ParsedChapter], options: dict, timeout_s: 
     options = {**options, "timeout": timeout_s}
     env = kernel_env(root)
     facts = Facts(str(Path(root).resolve()), env)
-    packages = cache.packages_digest(root, chapters)
+    packages = cache.packages_digest(root)
     found = {}
     for parsed in chapters:
         if not parsed.execute:

@@ -6,8 +6,8 @@ known before it runs:
 - what the chapter executes, not its prose (`bookcheck.run.fingerprint`): its
   path, front matter, code cells with their cascaded options, inline
   expressions and where they sit between the cells;
-- every file of the book's own packages the chapters import (`book_packages`: the
-  fork server imports them before any chapter runs, unobserved, so each is keyed whole),
+- every file of the book's own packages (`facts_side.book_packages`: the folders
+  beside _quarto.yml holding an __init__.py; not observed, so keyed whole),
 - the Python version, the versions of the checker-side packages that collect
   a kernel's outputs (nbclient, jupyter_client), the kernel (name and argv of
   the `python3` kernelspec),
@@ -38,7 +38,7 @@ from pathlib import Path
 
 from bookcheck import store as _store
 from bookcheck.model import ChapterRun, ParsedChapter
-from bookcheck.run import deps
+from bookcheck.run import deps, facts_side
 from bookcheck.run.fingerprint import execution_digest
 from bookcheck.run.kernelspec import kernel_spec
 
@@ -73,19 +73,11 @@ def forget_environment() -> None:
     _environment_digest = None
 
 
-def book_packages(root: Path, chapters) -> list[str]:
-    """The book's own packages: top-level names the chapters import that are folders
-    under the root, whatever their names."""
-    from bookcheck.run.forkserver import package_imports
-    tops = {name.split(".")[0] for name in package_imports(root, chapters)}
-    return sorted(top for top in tops if (Path(root) / top).is_dir())
-
-
-def packages_digest(root: Path, chapters) -> str:
+def packages_digest(root: Path) -> str:
     """Digest of the sorted relative paths and bytes of every regular file of the
-    book's own packages (`book_packages`)."""
+    book's own packages (`facts_side.book_packages`: not observed, keyed whole)."""
     files = []
-    for name in book_packages(root, chapters):
+    for name in facts_side.book_packages(str(root)):
         base = Path(root) / name
         for folder, dirs, names in os.walk(base, followlinks=True):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
@@ -99,9 +91,9 @@ def chapter_key(root: Path, parsed: ParsedChapter, options: dict | None = None,
                 *, packages: str | None = None) -> str:
     """The cache key of one chapter (hex sha256; its parts: the module docstring).
     `options`: the execute options that affect results (timeout, execute:, …);
-    `packages`: `packages_digest` of the whole book (default: of this chapter alone)."""
+    `packages`: `packages_digest(root)`, for a caller keying many chapters."""
     return entries(root).key(execution_digest(parsed), environment_digest(), options or {},
-                            packages if packages is not None else packages_digest(root, [parsed]))
+                            packages if packages is not None else packages_digest(root))
 
 
 # ------------------------------------------------------------------ entries

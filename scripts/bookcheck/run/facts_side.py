@@ -58,6 +58,19 @@ RESOURCE_PROBES = ("/sys/fs/cgroup", "/sys/devices/system/cpu", "/sys/devices/sy
                    "/proc/self", "/proc/thread-self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat")
 
 
+def book_packages(root):
+    """The book's own packages: the folders beside _quarto.yml holding an __init__.py
+    (this book's `mlsys`; another book's, whatever its name). The fork server imports
+    them before any chapter runs, so they are not observed but keyed whole
+    (`bookcheck.run.cache.packages_digest`)."""
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return []
+    return sorted(n for n in names if n not in SKIP_NAMES and not n.startswith(".")
+                  and os.path.isfile(os.path.join(root, n, "__init__.py")))
+
+
 def resource_probe(path):
     if any(path == p or path.startswith(p + "/") for p in RESOURCE_PROBES):
         return True

@@ -21,7 +21,8 @@ instead (`_install_file_hooks`: the fallback).
 
 Not inputs: files of the interpreter (the stdlib: the Python version is part of
 the key; site-packages: the distribution's version is a fact), the skipped
-folders (``_bookcheck``, ``.git`` …), ``__pycache__``.
+folders (the book's packages, keyed whole: ``facts_side.book_packages``;
+``_bookcheck``, ``.git`` …), ``__pycache__``.
 Events of threads that existed before observing began (the kernel's own) are
 ignored. Stdlib only; paths are reported as facts_side stores them.
 """
@@ -57,7 +58,8 @@ class _Observer:
         self.root = os.path.realpath(root)
         prefixes = (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix)
         self.prefixes = sorted({f(p) for p in prefixes for f in (os.path.realpath, os.path.abspath)})
-        names = [os.path.join(self.root, n) for n in _facts.SKIP_NAMES]
+        names = [os.path.join(self.root, n)
+                 for n in (*_facts.SKIP_NAMES, *_facts.book_packages(self.root))]
         self.skip = sorted({os.path.realpath(p) for p in [*names, *skip]})
         self.site = sorted({os.path.realpath(p) for p in sys.path if p and "-packages" in p})
         self.facts = {}          # key -> value at the first touch

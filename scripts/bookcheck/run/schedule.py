@@ -87,7 +87,7 @@ def run_chapters(root: Path, chapters: list[ParsedChapter], *, options: dict,
     keys: dict[str, str] = {}
     runs: dict[str, ChapterRun] = {}
     todo: list[ParsedChapter] = []
-    packages = cache.packages_digest(root, chapters)
+    packages = cache.packages_digest(root)
     env = kernel_env(root)
     facts = Facts(str(Path(root).resolve()), env)
     for parsed in chapters:
