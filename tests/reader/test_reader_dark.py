@@ -97,7 +97,8 @@ def dark_context(browser, width: int):  # noqa: F811
 
 def axe_dark(page, script: str) -> tuple[list[str], int]:
     """axe-core's serious and critical violations, and how many elements its
-    color-contrast rule checked (it must not be switched off or see nothing)."""
+    color-contrast rule checked (it must not be switched off or miss the page's text:
+    at least every paragraph of <main>, however short the chapter)."""
     page.evaluate(script)
     found = page.evaluate(AXE_RUN)
     return ([f"{v['impact']} {v['id']} x{v['n']} at {v['where']}" for v in found["violations"]
@@ -120,7 +121,8 @@ def test_every_page_is_dark_readable_and_axe_clean(site, browser, width):  # noq
             page.click(".nav-button")         # the contents menu too
         violations, checked = axe_dark(page, script)
         problems += [f"{rel} @{width}: {v}" for v in violations]
-        assert checked >= 50, (rel, checked)
+        paragraphs = page.locator("main p").count()     # each one text the rule must check
+        assert checked >= paragraphs > 0, (rel, checked, paragraphs)
     context.close()
     assert not problems, "\n".join(problems[:40])
 
